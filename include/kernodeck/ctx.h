@@ -1,0 +1,75 @@
+/*
+ * ctx.h - one project opened: its folders, state, reference and chosen
+ * interpreter.  Both the walkthrough and the headless commands hold one.
+ *
+ * The kernodeck folder (default PROJECT/kernodeck, or --state-dir) holds
+ * state.yaml, reference.yaml, logs/, cache/ and the observation files.
+ * The reference's identity is the SHA-256 of its canonical form (keys
+ * sorted, no comments, UTF-8): kd_ctx_ref_id().
+ */
+#ifndef KD_CTX_H
+#define KD_CTX_H
+
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+#include "kernodeck/state.h"
+#include "kernodeck/yamlio.h"
+
+struct kd_lock;
+
+struct kd_ctx {
+	char *project_dir;       /* absolute */
+	char *state_dir;         /* absolute: PROJECT/kernodeck by default */
+	char *state_path;        /* STATE_DIR/state.yaml */
+	char *ref_path;          /* STATE_DIR/reference.yaml */
+	struct kd_state state;
+	json_t *ref;             /* the reference (object; {} when absent) */
+	struct yamlio_doc refdoc;/* lines of the loaded reference */
+	char ref_id[65];         /* hex SHA-256 of the canonical reference */
+	json_t *obs[KD_NSTAGES]; /* last observations of each stage, or NULL */
+	char *python;            /* interpreter chosen for the rebuild, or NULL */
+	const char *python_override; /* --python */
+	int strict;              /* --strict, or strict: true in the reference */
+	int readonly;            /* another kernodeck holds the lock */
+	struct kd_lock *lock;
+	double timeout_install;  /* seconds */
+	double timeout_probe;
+	double timeout_sample;
+};
+
+/* Open a project: create the kernodeck folder when missing (unless it
+ * cannot be written, then readonly), take the lock (or open read-only when
+ * lock_mode is KD_LOCK_READONLY_OK; fail with KD_EFAIL when KD_LOCK_REQUIRED
+ * and someone holds it), load state, reference and observations. */
+enum { KD_LOCK_REQUIRED = 0, KD_LOCK_READONLY_OK = 1, KD_LOCK_NONE = 2 };
+int kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
+		int lock_mode, struct kd_err *err);
+void kd_ctx_close(struct kd_ctx *ctx);
+/* A path under the kernodeck folder (malloc'd). */
+char *kd_ctx_path(const struct kd_ctx *ctx, const char *rel);
+/* A fresh log path logs/YYYYmmddTHHMMSSZ-what.log (malloc'd), folder made. */
+char *kd_ctx_log_path(const struct kd_ctx *ctx, const char *what);
+/* Save the state (refused when readonly). */
+int kd_ctx_save_state(struct kd_ctx *ctx, struct kd_err *err);
+/* Save the reference after a change: writes reference.yaml, recomputes its
+ * identity and, when it changed, marks stage 1 and later stale. */
+int kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err);
+/* Reload reference.yaml from disk (after $EDITOR); on a malformed file the
+ * in-memory reference is kept and err names file and line. */
+int kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err);
+/* Identity of a reference tree: hex SHA-256 of the canonical YAML. */
+void kd_ref_identity(const json_t *ref, char out[65]);
+/* Save observations of stage i to its obs_file and keep them in ctx. */
+int kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err);
+
+/* Run stage i: gather, save observations, check, describe; store rows and
+ * status in the state and save it.  When gather or check fail, a failing
+ * row "stage.error" carries the message into the state.  (To describe
+ * saved observations later, call ops->describe on a kd_result whose obs is
+ * ctx->obs[i].)  Returns 0 when the stage ran (whatever
+ * its verdict), else the error code (input 2, environment 3). */
+int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
+	      struct kd_rows *info_rows, struct kd_err *err);
+
+#endif

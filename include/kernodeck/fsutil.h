@@ -1,0 +1,41 @@
+/*
+ * fsutil.h - files: atomic writes, capped reads, paths.
+ *
+ * Every write of state goes through fsutil_write_atomic: a temporary file in
+ * the same folder, write, fsync, rename over the target, fsync of the
+ * folder.  A crash at any moment leaves the previous or the new content.
+ * Every file kernodeck writes passes through redaction first (the caller
+ * passes KD_WRITE_REDACT, the default for text).
+ */
+#ifndef KD_FSUTIL_H
+#define KD_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "kernodeck/err.h"
+
+enum {
+	FSUTIL_RAW = 1 << 0,     /* do not redact (binary content) */
+};
+
+/* Test aid: when KD_FAULT_WRITE is set in the environment to a substring
+ * of the target path, writes to that path fail with ENOSPC. */
+int fsutil_write_atomic(const char *path, const void *data, size_t len,
+			int flags, struct kd_err *err);
+/* Read a whole regular file, refusing one over cap, a directory, a FIFO.
+ * The buffer is NUL-terminated (not counted in *lenp). */
+int fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
+		     struct kd_err *err);
+/* mkdir -p with mode 0755. */
+int fsutil_mkdirs(const char *path, struct kd_err *err);
+/* Join two path parts into a malloc'd string. */
+char *fsutil_join(const char *a, const char *b);
+/* Does a path exist (lstat)? */
+int fsutil_exists(const char *path);
+/* Remove a directory tree (no following of symlinks). */
+int fsutil_rmtree(const char *path, struct kd_err *err);
+/* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ". */
+void fsutil_utc_now(char *buf, size_t len);
+
+#endif

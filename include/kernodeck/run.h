@@ -1,0 +1,74 @@
+/*
+ * run.h - running programs: fork/exec of an argument vector, never a shell.
+ *
+ * Each child gets its own process group, standard input from /dev/null,
+ * standard output and error merged into one pipe read line by line.  Every
+ * line goes, redacted, to the log file (when given), to the on_line
+ * callback (the live log pane, or stderr headless) and to a bounded tail in
+ * memory (KD_CAP_RUN_TAIL; the oldest bytes are dropped first).  A timeout
+ * or a cancellation sends SIGTERM to the whole group, then SIGKILL after a
+ * grace period.  The child is always reaped: no zombie is left.
+ */
+#ifndef KD_RUN_H
+#define KD_RUN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "kernodeck/err.h"
+
+struct run_opts {
+	const char *const *argv;     /* argv[0] is looked up on PATH when it has no '/' */
+	const char *cwd;             /* NULL: inherit */
+	const char *const *env_set;  /* "NAME=VALUE" to add or replace, NULL-terminated, or NULL */
+	const char *const *env_unset;/* names to remove, or NULL */
+	double timeout_s;            /* <= 0: none */
+	double grace_s;              /* SIGTERM -> SIGKILL delay; 0 means 2 s */
+	const char *log_path;        /* NULL: no log file */
+	size_t tail_cap;             /* 0 means KD_CAP_RUN_TAIL */
+	void (*on_line)(void *u, const char *line, size_t len);
+	int (*cancelled)(void *u);   /* polled about 10 times a second */
+	void *u;
+	int keep_stderr_apart;       /* 1: stderr is not captured (inherited) */
+};
+
+struct run_result {
+	int started;       /* 0 when exec failed (see err) */
+	int exited;        /* 1: exit_code valid */
+	int exit_code;
+	int signaled;      /* 1: term_signal valid */
+	int term_signal;
+	int timed_out;
+	int cancelled;
+	double elapsed_s;
+	char *tail;        /* last bytes of output, NUL-terminated (malloc'd) */
+	size_t tail_len;
+	size_t total_bytes;/* all bytes the child wrote */
+	size_t lines;
+	double timeout_s;  /* the timeout it ran under (for run_describe) */
+	int log_errnum;    /* errno of the first failed write to the log, or 0 */
+};
+
+/* Run to completion.  Returns 0 when the program ran (whatever its exit
+ * code), KD_EENV when it could not be started (err says why: not found,
+ * not executable, fork failed, the log file cannot be opened).  The log
+ * (appended to, its folder created) opens with a "# kernodeck: run ..."
+ * line and ends with a "# kernodeck: ..." line saying how the run ended.
+ * Lines longer than KD_CAP_LINE reach on_line in pieces.  When the
+ * program ends, any process still left in its group is ended too. */
+int run_program(const struct run_opts *o, struct run_result *r, struct kd_err *err);
+void run_result_free(struct run_result *r);
+/* One line describing how it ended: "exit 0", "killed by SIGKILL",
+ * "timed out after 30 s", "cancelled". */
+const char *run_describe(const struct run_result *r, char *buf, size_t len);
+/* Find a program on PATH; returns malloc'd path or NULL. */
+char *run_which(const char *name);
+/* Convenience: run argv with a timeout and return its whole output (capped
+ * at cap: the first cap bytes are kept; 0 means KD_CAP_PIP_OUTPUT), redacted
+ * and NUL-terminated, in *out; for short queries like `gcc --version`.
+ * Returns 0 with *exit_code set when the program exited, KD_EENV (and
+ * *out NULL) when it could not start, timed out or was killed. */
+int run_capture(const char *const *argv, double timeout_s, size_t cap,
+		char **out, int *exit_code, struct kd_err *err);
+
+#endif

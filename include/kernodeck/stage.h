@@ -1,0 +1,178 @@
+/*
+ * stage.h - the seven stages, their results and the rules that join them.
+ *
+ * Every stage is a const struct kd_stage_ops with the same small interface,
+ * registered once, in order, in kd_stages[] (src/stage.c).  The walkthrough
+ * and `kernodeck check` both call stage_run(), which calls:
+ *
+ *   gather(ctx, res, sink, err)  observe: fill res->obs (a JSON tree saved
+ *                                to the stage's observation file) and report
+ *                                progress and output lines through the sink;
+ *   check(ctx, res, err)         judge: append one row per check to res->rows;
+ *   describe(res, rows)          optional: informative rows (status INFO)
+ *                                summarising the observations for a person.
+ *
+ * Status of a stage (KD_STATUS_INFO):
+ *
+ *   pending    never checked (or checked with an error before any row);
+ *   passed     every row is pass, warn or info;
+ *   failed     a row is fail and has no deviation;
+ *   deviation  every failing row has a deviation recorded;
+ *   stale      an input of this or an earlier stage changed after it passed
+ *              or deviated: it must be checked again.
+ *
+ * The advance rule: the walkthrough (and check) goes past stage i only when
+ * stage i is passed or deviation.  Going back is always allowed.  Changing an
+ * input of stage i (stage_mark_changed) turns stage i and every later stage
+ * that was passed or deviation into stale.
+ */
+#ifndef KD_STAGE_H
+#define KD_STAGE_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+
+#define KD_NSTAGES 7
+
+/* X(enum, name, mark) -- the status list, its names and its one-char mark. */
+#define KD_STATUS_INFO(X) \
+	X(KD_ST_PENDING,   "pending",   ' ') \
+	X(KD_ST_PASSED,    "passed",    '+') \
+	X(KD_ST_FAILED,    "failed",    '!') \
+	X(KD_ST_DEVIATION, "deviation", '~') \
+	X(KD_ST_STALE,     "stale",     '?')
+
+#define KD_ST_ENUM(e, n, m) e,
+enum kd_status { KD_STATUS_INFO(KD_ST_ENUM) KD_ST__COUNT };
+#undef KD_ST_ENUM
+
+/* X(enum, name) -- the status of one check row. */
+#define KD_RSTAT_INFO(X) \
+	X(KD_R_PASS, "pass") \
+	X(KD_R_FAIL, "fail") \
+	X(KD_R_WARN, "warn") \
+	X(KD_R_INFO, "info")
+
+#define KD_R_ENUM(e, n) e,
+enum kd_rstat { KD_RSTAT_INFO(KD_R_ENUM) KD_R__COUNT };
+#undef KD_R_ENUM
+
+const char *kd_status_name(enum kd_status s);
+char kd_status_mark(enum kd_status s);
+int kd_status_parse(const char *name, enum kd_status *out);
+const char *kd_rstat_name(enum kd_rstat s);
+int kd_rstat_parse(const char *name, enum kd_rstat *out);
+
+/* One check: a row of the checks table. */
+struct kd_row {
+	char *id;           /* stable id, used by deviations: "code.clean" */
+	enum kd_rstat status;
+	char *label;        /* what is checked, for a person: "tree is clean" */
+	char *observed;
+	char *expected;
+	char *evidence;     /* a file under the kernodeck folder, relative, or NULL */
+	char *first_error;  /* for a failure: the first error line */
+	char *hint;         /* for a failure: what to do */
+};
+
+struct kd_rows {
+	struct kd_row *v;
+	size_t n, cap;
+};
+
+/* Append a row; strings are copied (NULL allowed).  Returns the row so
+ * that first_error and hint can be set with kd_row_set_error. */
+struct kd_row *kd_rows_add(struct kd_rows *rows, const char *id, enum kd_rstat st,
+			   const char *label, const char *observed,
+			   const char *expected, const char *evidence);
+/* printf-style variant for observed. */
+struct kd_row *kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat st,
+			    const char *label, const char *expected,
+			    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint);
+const struct kd_row *kd_rows_find(const struct kd_rows *rows, const char *id);
+void kd_rows_free(struct kd_rows *rows);
+void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
+
+/* What a stage produced in one run. */
+struct kd_result {
+	json_t *obs;          /* observations (owned); saved to ops->obs_file */
+	struct kd_rows rows;  /* the checks */
+};
+void kd_result_init(struct kd_result *res);
+void kd_result_free(struct kd_result *res);
+
+/* Progress and output, backed by the log pane (walkthrough) or stderr
+ * (check).  Any member may be NULL. */
+struct kd_sink {
+	void (*on_step)(void *u, const char *step, double fraction); /* fraction < 0: unknown */
+	void (*on_line)(void *u, const char *line, size_t len);
+	int (*cancelled)(void *u);
+	void *u;
+};
+void kd_sink_step(const struct kd_sink *s, const char *step, double fraction);
+void kd_sink_line(const struct kd_sink *s, const char *line);
+int kd_sink_cancelled(const struct kd_sink *s);
+
+/* An editable field of a stage, addressed by a path in reference.yaml
+ * ("code.entry_point") or, with the prefix "settings.", in the state. */
+enum kd_field_kind {
+	KD_FIELD_TEXT,     /* a string */
+	KD_FIELD_CHOICE,   /* one of choices, "|"-separated */
+	KD_FIELD_ARGV,     /* an argument vector, edited as a shell-like line */
+	KD_FIELD_LIST,     /* a list of items, each with item_fields */
+	KD_FIELD_BOOL,
+	KD_FIELD_NUMBER,
+};
+
+struct kd_field {
+	const char *path;
+	const char *label;
+	enum kd_field_kind kind;
+	const char *help;
+	const char *choices;                 /* KD_FIELD_CHOICE */
+	const struct kd_field *item_fields;  /* KD_FIELD_LIST: relative paths */
+	size_t nitem_fields;
+};
+
+struct kd_ctx;
+
+/* A stage-specific action offered by its screen (and, where it makes sense,
+ * by a headless command): capture this machine, move an old venv aside,
+ * download an item to hash it, write the dossier...  `key` is a lowercase
+ * letter not used by the frame's keys (see keys.h).  `arg` is the selected
+ * row id, or NULL.  The frame saves the state after it. */
+struct kd_action {
+	int key;
+	const char *label;       /* "capture this machine" */
+	int (*run)(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
+		   struct kd_err *err);
+};
+
+struct kd_stage_ops {
+	const char *id;        /* "reference", "system", ... */
+	const char *title;     /* "Reference" */
+	const char *summary;   /* one line: what the stage gathers or checks */
+	const char *obs_file;  /* observation file under the kernodeck folder, or NULL */
+	const struct kd_field *fields;
+	size_t nfields;
+	int (*gather)(struct kd_ctx *ctx, struct kd_result *res,
+		      const struct kd_sink *sink, struct kd_err *err);
+	int (*check)(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err);
+	void (*describe)(const struct kd_result *res, struct kd_rows *rows);
+	const struct kd_action *actions;
+	size_t nactions;
+};
+
+extern const struct kd_stage_ops kd_stage_reference, kd_stage_system,
+	kd_stage_rebuild, kd_stage_contract, kd_stage_compute, kd_stage_sample,
+	kd_stage_dossier;
+
+/* The ordered table. */
+extern const struct kd_stage_ops *const kd_stages[KD_NSTAGES];
+/* Index of a stage id, or -1. */
+int stage_index(const char *id);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * sysinfo.h - the system chain of this machine, read by the C program
+ * itself (sysfs, /proc, /dev, /etc, and a few programs), apart from Python
+ * packages.  Everything read from /proc, /sys, /dev and /etc goes through
+ * one root prefix ($KD_SYSROOT, default "/") so tests can use fixture trees.
+ *
+ * The observation tree (system.yaml) has these members, each present even
+ * when nothing was found (then with a `status` and a `reason`):
+ *
+ *   os {name, id, version_id, pretty}   kernel {release}   arch
+ *   libc {name, version}   cpu {model, count}   container {kind, evidence}
+ *   gpus [ {vendor, vendor_id, device_id, pci, class, name, name_source,
+ *           kernel_driver, ...nvidia-smi fields} ]   gpu_vendor  gpu_count
+ *   nvidia {...}   amd {...}   driver {vendor, version, source}
+ *   cuda {driver_max, toolkit}   rocm {version, source}   backend
+ *   devices [ {path, kind, exists, access, group, in_group, hint} ]
+ *   tools {gcc, g++, nvcc, hipcc, cmake, ninja: {path, version, status}}
+ *   python {chosen {...}, available [...]}   env {NAME: redacted value}
+ *   plan {...}   (the planned PyTorch variant, src/variant.c)
+ *
+ * Programs are looked up on PATH and run only when they are there, each with
+ * a short timeout; a missing program or a timeout is recorded with its
+ * reason, never fatal.
+ */
+#ifndef KD_SYSINFO_H
+#define KD_SYSINFO_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+#include "kernodeck/stage.h"
+
+/* Timeout of one short query (gcc --version, nvidia-smi ...), seconds. */
+#define KD_SYS_QUERY_TIMEOUT 5.0
+/* Output kept from one query. */
+#define KD_CAP_SYS_QUERY (256u * 1024)
+/* A small file read from /proc, /sys or /etc. */
+#define KD_CAP_SYS_FILE (1024u * 1024)
+
+/* Observe this machine: the tree saved as system.yaml. */
+int sysinfo_observe(json_t **obs, const struct kd_sink *sink, struct kd_err *err);
+/* The reference's `system` row (see doc/reference-format.md) from an
+ * observation tree (sysinfo_observe) or from a parsed collect_env report. */
+json_t *sysinfo_reference_row(const json_t *obs);
+/* Choose the interpreter for the rebuild (DESIGN.md section 1): override
+ * when given, else the reference's (same path, or first on PATH with the
+ * same major.minor), else /usr/bin/python3, else python3 on PATH.
+ * *path and *reason are malloc'd. */
+int sysinfo_choose_python(const json_t *ref, const char *override, char **path,
+			  char **reason, struct kd_err *err);
+
+/* --- helpers shared by the sys-*.c modules --- */
+
+/* The root prefix: $KD_SYSROOT or "/". */
+const char *sysinfo_root(void);
+/* malloc'd path of an absolute system path under the root prefix. */
+char *sysinfo_path(const char *abs);
+/* Read a small file (absolute system path, under the root prefix) into a
+ * malloc'd NUL-terminated buffer; NULL when it is missing or unreadable. */
+char *sysinfo_read(const char *abs, size_t *lenp);
+/* The first line of a small file, trimmed (malloc'd), or NULL. */
+char *sysinfo_read_line(const char *abs);
+/* printf into a malloc'd string. */
+char *sysinfo_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Trim leading and trailing blanks in place; returns s. */
+char *sysinfo_trim(char *s);
+/* A program's record {path, status, version?, reason?}: runs argv[0]
+ * found on PATH (or at prog when not NULL) with a timeout and keeps its
+ * output in *out (malloc'd, may be NULL).  status is "ok", "missing",
+ * "failed" (non-zero exit, reason holds the first line), or "timeout". */
+json_t *sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
+		    char **out, int *exit_code);
+/* Add {"status": status, "reason": reason} to obj; returns obj. */
+json_t *sysinfo_status(json_t *obj, const char *status, const char *reason);
+
+#endif

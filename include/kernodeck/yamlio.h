@@ -1,0 +1,63 @@
+/*
+ * yamlio.h - YAML documents as jansson trees (libyaml underneath).
+ *
+ * Every structured file kernodeck reads or writes (state, reference,
+ * observations, dossier) is held in memory as a json_t tree: mappings are
+ * objects (insertion order kept), sequences arrays, scalars strings, except
+ * that plain (unquoted) scalars resolve to null (~, null, empty), booleans
+ * (true/false), integers and reals as YAML 1.2's core schema says.
+ *
+ * Loading is defensive: the file is refused over KD_CAP_YAML_FILE, when it
+ * holds a NUL byte or invalid UTF-8, when nesting exceeds KD_CAP_YAML_DEPTH,
+ * when a mapping repeats a key, and on anchors/aliases or several
+ * documents.  The error names the file and the line.  The line of every
+ * node is remembered, so a later validation can point at it.
+ *
+ * Emitting is deterministic: the same tree gives the same bytes.  With
+ * YAMLIO_SORT_KEYS the keys are sorted, which is the canonical form used for
+ * identities.
+ */
+#ifndef KD_YAMLIO_H
+#define KD_YAMLIO_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+
+struct yamlio_doc {
+	json_t *root;
+	char *path;              /* the file it came from, or "<string>" */
+	struct yamlio_line {
+		const json_t *node;
+		int line;
+	} *lines;
+	size_t nlines, caplines;
+};
+
+enum {
+	YAMLIO_SORT_KEYS = 1 << 0,
+};
+
+/* Load a YAML file.  On error returns KD_EINPUT (or KD_EENV when the file
+ * cannot be read for a reason other than its content) with err filled. */
+int yamlio_load_file(const char *path, struct yamlio_doc *doc, struct kd_err *err);
+/* Load YAML from memory; name is used in messages. */
+int yamlio_load_mem(const char *buf, size_t len, const char *name,
+		    struct yamlio_doc *doc, struct kd_err *err);
+void yamlio_doc_free(struct yamlio_doc *doc);
+/* The 1-based line where node started, or 0. */
+int yamlio_line_of(const struct yamlio_doc *doc, const json_t *node);
+
+/* Emit a tree as YAML into a malloc'd, NUL-terminated string. */
+char *yamlio_dump(const json_t *root, int flags, size_t *lenp);
+/* Emit a tree and write it atomically (fsutil_write_atomic). */
+int yamlio_save_file(const char *path, const json_t *root, int flags, struct kd_err *err);
+
+/* Path helpers on trees: "a.b[2].c".  get returns a borrowed ref or NULL. */
+json_t *yamlio_get(const json_t *root, const char *path);
+const char *yamlio_get_str(const json_t *root, const char *path);
+/* Set, creating intermediate objects (not arrays); steals value. */
+int yamlio_set(json_t *root, const char *path, json_t *value);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * cmd-inspect.c - `kernodeck inspect KIND FILE [--format text|json|yaml]`:
+ * plumbing that shows what kernodeck understood from one file.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernodeck/cmd.h"
+#include "kernodeck/inspect.h"
+#include "kernodeck/report.h"
+
+struct inspect_kind {
+	const char *name;
+	int (*parse)(const char *path, json_t **out, struct kd_err *err);
+};
+
+static const struct inspect_kind kinds[] = {
+	/* KD_INSPECT_KINDS: entries are added as the parsers land */
+	{ NULL, NULL },
+};
+
+static int
+inspect_usage(FILE *fp, int rc)
+{
+	fputs("usage: kernodeck inspect KIND FILE [--format text|json|yaml]\n  KIND:", fp);
+	for (const struct inspect_kind *k = kinds; k->name; k++)
+		fprintf(fp, " %s", k->name);
+	fputc('\n', fp);
+	return rc;
+}
+
+int
+cmd_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum kd_format fmt = KD_FMT_YAML;
+	struct kd_err err = { 0 };
+	const struct inspect_kind *k;
+	json_t *out = NULL;
+	char buf[2200];
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_parse_format(optarg, &fmt) != 0) {
+				fprintf(stderr, "kernodeck inspect: unknown format \"%s\"\n", optarg);
+				return 2;
+			}
+			if (fmt == KD_FMT_TEXT)
+				fmt = KD_FMT_YAML;
+			break;
+		case 'h': return inspect_usage(stdout, 0);
+		default: return inspect_usage(stderr, 2);
+		}
+	}
+	if (argc - optind != 2)
+		return inspect_usage(stderr, 2);
+	for (k = kinds; k->name; k++)
+		if (strcmp(k->name, argv[optind]) == 0)
+			break;
+	if (k->name == NULL) {
+		fprintf(stderr, "kernodeck inspect: unknown kind \"%s\"\n", argv[optind]);
+		return inspect_usage(stderr, 2);
+	}
+	rc = k->parse(argv[optind + 1], &out, &err);
+	if (rc != 0) {
+		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		return rc;
+	}
+	report_print_tree(stdout, out, fmt);
+	json_decref(out);
+	return 0;
+}

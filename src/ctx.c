@@ -1,0 +1,318 @@
+/*
+ * ctx.c - a project opened: folders, lock, state, reference, observations;
+ * and stage_run(), the one place where a stage is gathered, judged and
+ * recorded, for the walkthrough and for `kernodeck check` alike.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/lock.h"
+#include "kernodeck/paths.h"
+
+void
+kd_ref_identity(const json_t *ref, char out[65])
+{
+	size_t len = 0;
+	char *s = yamlio_dump(ref, YAMLIO_SORT_KEYS, &len);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	EVP_Digest(s ? s : "", s ? len : 0, md, &mdlen, EVP_sha256(), NULL);
+	for (unsigned i = 0; i < mdlen && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	out[64] = '\0';
+	free(s);
+}
+
+char *
+kd_ctx_path(const struct kd_ctx *ctx, const char *rel)
+{
+	return fsutil_join(ctx->state_dir, rel);
+}
+
+char *
+kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
+{
+	char name[256], stamp[32];
+	char *dir = kd_ctx_path(ctx, "logs"), *p = NULL;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	fsutil_mkdirs(dir, NULL);
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	for (int n = 0; n < 1000; n++) {
+		if (n == 0)
+			snprintf(name, sizeof name, "%s-%s.log", stamp, what);
+		else
+			snprintf(name, sizeof name, "%s-%s.%d.log", stamp, what, n);
+		free(p);
+		p = fsutil_join(dir, name);
+		if (!fsutil_exists(p))
+			break;
+	}
+	free(dir);
+	return p;
+}
+
+static void
+load_obs(struct kd_ctx *ctx)
+{
+	for (int i = 0; i < KD_NSTAGES; i++) {
+		const char *f = kd_stages[i]->obs_file;
+		struct yamlio_doc doc;
+		char *p;
+		if (f == NULL)
+			continue;
+		p = kd_ctx_path(ctx, f);
+		if (fsutil_exists(p) && yamlio_load_file(p, &doc, NULL) == 0) {
+			ctx->obs[i] = json_incref(doc.root);
+			yamlio_doc_free(&doc);
+		}
+		free(p);
+	}
+}
+
+/* Stages checked against another reference identity are stale. */
+static void
+mark_stale_by_identity(struct kd_ctx *ctx)
+{
+	for (int i = 0; i < KD_NSTAGES; i++) {
+		struct kd_stage_state *ss = &ctx->state.st[i];
+		if ((ss->status == KD_ST_PASSED || ss->status == KD_ST_DEVIATION) &&
+		    ss->checked_ref[0] != '\0' && strcmp(ss->checked_ref, ctx->ref_id) != 0)
+			ss->status = KD_ST_STALE;
+	}
+}
+
+static int
+load_ref(struct kd_ctx *ctx, struct kd_err *err)
+{
+	json_t *strict;
+	int rc;
+
+	if (!fsutil_exists(ctx->ref_path)) {
+		ctx->ref = json_object();
+		kd_ref_identity(ctx->ref, ctx->ref_id);
+		return 0;
+	}
+	rc = yamlio_load_file(ctx->ref_path, &ctx->refdoc, err);
+	if (rc != 0)
+		return rc;
+	if (!json_is_object(ctx->refdoc.root))
+		return kd_err_set(err, KD_EINPUT, ctx->ref_path,
+				  yamlio_line_of(&ctx->refdoc, ctx->refdoc.root),
+				  "%s: the reference must be a mapping", ctx->ref_path);
+	ctx->ref = json_incref(ctx->refdoc.root);
+	kd_ref_identity(ctx->ref, ctx->ref_id);
+	strict = json_object_get(ctx->ref, "strict");
+	if (json_is_true(strict))
+		ctx->strict = 1;
+	return 0;
+}
+
+int
+kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
+	    int lock_mode, struct kd_err *err)
+{
+	struct stat st;
+	const char *py;
+	int rc;
+
+	memset(ctx, 0, sizeof *ctx);
+	state_init(&ctx->state);
+	ctx->timeout_install = 3600;
+	ctx->timeout_probe = 300;
+	ctx->timeout_sample = 1800;
+	ctx->project_dir = kd_abspath(project_dir ? project_dir : ".");
+	if (stat(ctx->project_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return kd_err_set(err, KD_EINPUT, ctx->project_dir, 0,
+				  "%s is not a folder", ctx->project_dir);
+	if (state_dir != NULL) {
+		char *a = kd_abspath(state_dir);
+		ctx->state_dir = a;
+	} else {
+		ctx->state_dir = fsutil_join(ctx->project_dir, "kernodeck");
+	}
+	ctx->state_path = fsutil_join(ctx->state_dir, "state.yaml");
+	ctx->ref_path = fsutil_join(ctx->state_dir, "reference.yaml");
+	if (lock_mode != KD_LOCK_NONE) {
+		if (fsutil_mkdirs(ctx->state_dir, err) != 0) {
+			if (lock_mode != KD_LOCK_READONLY_OK || !fsutil_exists(ctx->state_dir))
+				return KD_EENV;
+			ctx->readonly = 1;
+		} else {
+			struct kd_lock_holder h;
+			rc = lock_take(ctx->state_dir, &ctx->lock, &h, err);
+			if (rc == KD_EFAIL && lock_mode == KD_LOCK_READONLY_OK)
+				ctx->readonly = 1;
+			else if (rc == KD_EENV && lock_mode == KD_LOCK_READONLY_OK)
+				ctx->readonly = 1;
+			else if (rc != 0)
+				return rc;
+		}
+	} else {
+		ctx->readonly = 1;
+	}
+	if ((rc = state_load(ctx->state_path, &ctx->state, err)) != 0)
+		return rc;
+	if ((rc = load_ref(ctx, err)) != 0)
+		return rc;
+	mark_stale_by_identity(ctx);
+	load_obs(ctx);
+	py = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
+	if (py != NULL)
+		ctx->python = strdup(py);
+	return 0;
+}
+
+void
+kd_ctx_close(struct kd_ctx *ctx)
+{
+	lock_release(ctx->lock);
+	state_free(&ctx->state);
+	json_decref(ctx->ref);
+	yamlio_doc_free(&ctx->refdoc);
+	for (int i = 0; i < KD_NSTAGES; i++)
+		json_decref(ctx->obs[i]);
+	free(ctx->project_dir);
+	free(ctx->state_dir);
+	free(ctx->state_path);
+	free(ctx->ref_path);
+	free(ctx->python);
+	memset(ctx, 0, sizeof *ctx);
+}
+
+int
+kd_ctx_save_state(struct kd_ctx *ctx, struct kd_err *err)
+{
+	if (ctx->readonly)
+		return kd_err_set(err, KD_EENV, ctx->state_path, 0,
+				  "read-only: another kernodeck holds %s", ctx->state_dir);
+	if (fsutil_mkdirs(ctx->state_dir, err) != 0)
+		return KD_EENV;
+	return state_save(ctx->state_path, &ctx->state, err);
+}
+
+int
+kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
+{
+	char id[65];
+	int rc;
+
+	if (ctx->readonly)
+		return kd_err_set(err, KD_EENV, ctx->ref_path, 0,
+				  "read-only: another kernodeck holds %s", ctx->state_dir);
+	if (fsutil_mkdirs(ctx->state_dir, err) != 0)
+		return KD_EENV;
+	rc = yamlio_save_file(ctx->ref_path, ctx->ref, 0, err);
+	if (rc != 0)
+		return rc;
+	kd_ref_identity(ctx->ref, id);
+	if (strcmp(id, ctx->ref_id) != 0) {
+		memcpy(ctx->ref_id, id, sizeof id);
+		stage_mark_changed(&ctx->state, 0);
+		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
+		return kd_ctx_save_state(ctx, err);
+	}
+	return 0;
+}
+
+int
+kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
+{
+	struct yamlio_doc doc;
+	char id[65];
+	int rc = yamlio_load_file(ctx->ref_path, &doc, err);
+
+	if (rc != 0)
+		return rc;
+	if (!json_is_object(doc.root)) {
+		rc = kd_err_set(err, KD_EINPUT, ctx->ref_path, 1,
+				"%s: the reference must be a mapping", ctx->ref_path);
+		yamlio_doc_free(&doc);
+		return rc;
+	}
+	json_decref(ctx->ref);
+	yamlio_doc_free(&ctx->refdoc);
+	ctx->refdoc = doc;
+	ctx->ref = json_incref(doc.root);
+	kd_ref_identity(ctx->ref, id);
+	if (strcmp(id, ctx->ref_id) != 0) {
+		memcpy(ctx->ref_id, id, sizeof id);
+		stage_mark_changed(&ctx->state, 0);
+		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
+		if (!ctx->readonly)
+			return kd_ctx_save_state(ctx, err);
+	}
+	return 0;
+}
+
+int
+kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err)
+{
+	const char *f = kd_stages[i]->obs_file;
+	char *p;
+	int rc = 0;
+
+	if (obs == NULL)
+		return 0;
+	json_decref(ctx->obs[i]);
+	ctx->obs[i] = json_incref(obs);
+	if (f == NULL || ctx->readonly)
+		return 0;
+	p = kd_ctx_path(ctx, f);
+	rc = yamlio_save_file(p, obs, 0, err);
+	free(p);
+	return rc;
+}
+
+int
+stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
+	  struct kd_rows *info_rows, struct kd_err *err)
+{
+	const struct kd_stage_ops *ops = kd_stages[i];
+	struct kd_result res;
+	int rc = 0;
+
+	kd_result_init(&res);
+	if (ops->gather != NULL)
+		rc = ops->gather(ctx, &res, sink, err);
+	if (rc == 0 && res.obs != NULL)
+		rc = kd_ctx_save_obs(ctx, i, res.obs, err);
+	if (rc == 0 && ops->check != NULL)
+		rc = ops->check(ctx, &res, err);
+	if (rc != 0 && ctx->ref_id[0] != '\0') {
+		/* keep the failure visible in the state: a row with the error */
+		char msg[1400];
+		struct kd_row *r;
+		kd_err_format(err, msg, sizeof msg);
+		r = kd_rows_add(&res.rows, "stage.error", KD_R_FAIL, "the stage could run",
+				"error", "no error", NULL);
+		kd_row_set_error(r, msg, rc == KD_EINPUT ? "fix the input named above and check again" :
+				 "fix the environment problem named above and check again");
+		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
+		if (!ctx->readonly)
+			kd_ctx_save_state(ctx, NULL);
+	}
+	if (rc == 0) {
+		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
+		if (info_rows != NULL && ops->describe != NULL)
+			ops->describe(&res, info_rows);
+		if (!ctx->readonly)
+			rc = kd_ctx_save_state(ctx, err);
+	}
+	kd_result_free(&res);
+	return rc;
+}

@@ -1,0 +1,282 @@
+/*
+ * fsutil.c - atomic writes, capped reads and small path helpers.
+ *
+ * fsutil_write_atomic is the only way kernodeck writes a file: a
+ * temporary file beside the target (same folder, so rename is atomic),
+ * write, fsync, rename, fsync of the folder.  Text is redacted first.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernodeck/fsutil.h"
+#include "kernodeck/redact.h"
+
+static int
+write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+fsync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, rc;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* Test aid: KD_FAULT_WRITE=substring makes writes to matching paths fail. */
+static int
+fault_injected(const char *path)
+{
+	const char *f = getenv("KD_FAULT_WRITE");
+
+	return f != NULL && *f != '\0' && strstr(path, f) != NULL;
+}
+
+int
+fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
+		    struct kd_err *err)
+{
+	char tmp[PATH_MAX];
+	char *red = NULL;
+	const char *p = data;
+	int fd = -1, rc = KD_EENV, e;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+		return kd_err_set(err, KD_EENV, path, 0, "%s: path too long", path);
+	if (!(flags & FSUTIL_RAW)) {
+		red = redact_text(data, len, &len);
+		if (red == NULL)
+			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot redact", path);
+		p = red;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		kd_err_sys(err, KD_EENV, path, errno, "cannot write %s", path);
+		goto out;
+	}
+	if (fault_injected(path)) {
+		errno = ENOSPC;
+		goto fail;
+	}
+	if (write_all(fd, p, len) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	fsync_dir_of(path);
+	rc = 0;
+	goto out;
+fail:
+	e = errno;
+	kd_err_sys(err, KD_EENV, path, e, "cannot write %s (the previous version is kept)", path);
+	unlink(tmp);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(red);
+	return rc;
+}
+
+int
+fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
+		 struct kd_err *err)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0, size;
+	int fd;
+
+	*bufp = NULL;
+	if (lenp)
+		*lenp = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return kd_err_sys(err, errno == ENOENT ? KD_EINPUT : KD_EINPUT, path, errno,
+				  "cannot read %s", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return kd_err_set(err, KD_EINPUT, path, 0, "%s is not a regular file", path);
+	}
+	if ((unsigned long long)st.st_size > cap) {
+		close(fd);
+		return kd_err_set(err, KD_EINPUT, path, 0,
+				  "%s is too large (%lld bytes; the limit is %zu)",
+				  path, (long long)st.st_size, cap);
+	}
+	size = (size_t)st.st_size + 1;
+	buf = malloc(size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return kd_err_sys(err, KD_EENV, path, ENOMEM, "cannot read %s", path);
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, size - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			return kd_err_sys(err, KD_EINPUT, path, e, "cannot read %s", path);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == size) {
+			/* grew while reading */
+			if (len > cap) {
+				free(buf);
+				close(fd);
+				return kd_err_set(err, KD_EINPUT, path, 0,
+						  "%s is too large (the limit is %zu)", path, cap);
+			}
+			size *= 2;
+			char *nb = realloc(buf, size + 1);
+			if (nb == NULL) {
+				free(buf);
+				close(fd);
+				return kd_err_sys(err, KD_EENV, path, ENOMEM, "cannot read %s", path);
+			}
+			buf = nb;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	*bufp = buf;
+	if (lenp)
+		*lenp = len;
+	return 0;
+}
+
+int
+fsutil_mkdirs(const char *path, struct kd_err *err)
+{
+	char tmp[PATH_MAX];
+	size_t n;
+
+	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+		return kd_err_set(err, KD_EENV, path, 0, "%s: path too long", path);
+	n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return kd_err_sys(err, KD_EENV, tmp, errno, "cannot create folder %s", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return kd_err_sys(err, KD_EENV, tmp, errno, "cannot create folder %s", tmp);
+	return 0;
+}
+
+char *
+fsutil_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s;
+
+	if (lb > 0 && b[0] == '/')
+		return strdup(b);
+	s = malloc(la + lb + 2);
+	if (s == NULL)
+		return NULL;
+	memcpy(s, a, la);
+	if (la > 0 && a[la - 1] != '/')
+		s[la++] = '/';
+	memcpy(s + la, b, lb + 1);
+	return s;
+}
+
+int
+fsutil_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+fsutil_rmtree(const char *path, struct kd_err *err)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	int rc = 0;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : kd_err_sys(err, KD_EENV, path, errno, "cannot remove %s", path);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0)
+			return kd_err_sys(err, KD_EENV, path, errno, "cannot remove %s", path);
+		return 0;
+	}
+	d = opendir(path);
+	if (d == NULL)
+		return kd_err_sys(err, KD_EENV, path, errno, "cannot remove %s", path);
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char *sub;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		sub = fsutil_join(path, de->d_name);
+		rc = sub ? fsutil_rmtree(sub, err) : KD_EENV;
+		free(sub);
+	}
+	closedir(d);
+	if (rc == 0 && rmdir(path) < 0)
+		rc = kd_err_sys(err, KD_EENV, path, errno, "cannot remove %s", path);
+	return rc;
+}
+
+void
+fsutil_utc_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

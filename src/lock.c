@@ -1,0 +1,127 @@
+/*
+ * lock.c - one kernodeck writes a kernodeck folder at a time.
+ *
+ * STATE_DIR/lock is held with flock(2) while the process lives: the kernel
+ * drops it when the holder dies, so a lock left behind by a dead process
+ * is recognised as free.  The file's content says who holds it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "kernodeck/fsutil.h"
+#include "kernodeck/lock.h"
+
+struct kd_lock {
+	int fd;
+	char *path;
+};
+
+static void
+read_holder(int fd, struct kd_lock_holder *h)
+{
+	char buf[1024];
+	ssize_t n;
+
+	memset(h, 0, sizeof *h);
+	n = pread(fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "user: ", 6) == 0)
+			snprintf(h->user, sizeof h->user, "%s", line + 6);
+		else if (strncmp(line, "host: ", 6) == 0)
+			snprintf(h->host, sizeof h->host, "%s", line + 6);
+		else if (strncmp(line, "pid: ", 5) == 0)
+			h->pid = strtol(line + 5, NULL, 10);
+		else if (strncmp(line, "since: ", 7) == 0)
+			snprintf(h->since, sizeof h->since, "%s", line + 7);
+	}
+}
+
+int
+lock_take(const char *state_dir, struct kd_lock **lockp, struct kd_lock_holder *holder,
+	  struct kd_err *err)
+{
+	char *path = fsutil_join(state_dir, "lock");
+	struct kd_lock_holder me;
+	struct passwd *pw;
+	char buf[1024];
+	int fd, n;
+
+	*lockp = NULL;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		int e = errno;
+		kd_err_sys(err, KD_EENV, path, e, "cannot open the lock %s", path);
+		free(path);
+		return KD_EENV;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		struct kd_lock_holder h;
+		read_holder(fd, &h);
+		if (holder)
+			*holder = h;
+		kd_err_set(err, KD_EFAIL, path, 0,
+			   "%s is in use by another kernodeck: user %s on %s, process %ld, since %s",
+			   state_dir, h.user[0] ? h.user : "?", h.host[0] ? h.host : "?",
+			   h.pid, h.since[0] ? h.since : "?");
+		close(fd);
+		free(path);
+		return KD_EFAIL;
+	}
+	memset(&me, 0, sizeof me);
+	pw = getpwuid(geteuid());
+	snprintf(me.user, sizeof me.user, "%s", pw ? pw->pw_name : "?");
+	gethostname(me.host, sizeof me.host - 1);
+	me.pid = (long)getpid();
+	fsutil_utc_now(me.since, sizeof me.since);
+	n = snprintf(buf, sizeof buf, "user: %s\nhost: %s\npid: %ld\nsince: %s\n",
+		     me.user, me.host, me.pid, me.since);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		/* the lock is held even when its description cannot be written */
+	}
+	*lockp = calloc(1, sizeof **lockp);
+	(*lockp)->fd = fd;
+	(*lockp)->path = path;
+	return 0;
+}
+
+void
+lock_release(struct kd_lock *lock)
+{
+	if (lock == NULL)
+		return;
+	if (ftruncate(lock->fd, 0) < 0) {
+		/* nothing to do: closing releases the lock */
+	}
+	close(lock->fd);
+	free(lock->path);
+	free(lock);
+}
+
+int
+lock_holder(const char *state_dir, struct kd_lock_holder *holder)
+{
+	char *path = fsutil_join(state_dir, "lock");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int rc = KD_EFAIL;
+
+	free(path);
+	if (fd < 0)
+		return KD_EFAIL;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		read_holder(fd, holder);
+		rc = 0;
+	}
+	close(fd);
+	return rc;
+}

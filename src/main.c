@@ -1,0 +1,61 @@
+/*
+ * main.c - kernodeck's command table: the walkthrough, and the headless
+ * commands (check, deviate, capture, inspect, replay, diff, demo, dossier).
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernodeck/cmd.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+};
+
+static const struct command commands[] = {
+	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--format text|yaml|json] [--junit FILE]" },
+	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
+	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
+	{ NULL, NULL, NULL },
+};
+
+static void
+usage(FILE *fp)
+{
+	fputs("usage: kernodeck [DIR] [--state-dir DIR] [--python PATH]\n"
+	      "       kernodeck COMMAND [ARGS]\n\n"
+	      "Walk a PyTorch project through seven stages (reference, system, rebuild,\n"
+	      "contract, compute, sample, dossier) until its rebuild is proven.\n\n"
+	      "commands:\n", fp);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(fp, "  kernodeck %s\n", c->synopsis);
+	fputs("\n  kernodeck --help | --version\n\n"
+	      "exit status: 0 passed (or deviations recorded), 1 a check failed or a stage is\n"
+	      "pending/stale, 2 bad usage or a malformed input file, 3 the environment failed.\n"
+	      "See kernodeck(1).\n", fp);
+}
+
+int
+main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+		printf("kernodeck %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (argc >= 2)
+		for (const struct command *c = commands; c->name; c++)
+			if (strcmp(argv[1], c->name) == 0)
+				return c->run(argc - 1, argv + 1);
+	fputs("kernodeck: the walkthrough is not built yet\n", stderr);
+	return 2;
+}

@@ -1,0 +1,448 @@
+/*
+ * stage.c - the ordered stage table, statuses, rows, and the rules:
+ * advance, deviation and stale (see include/kernodeck/stage.h).
+ */
+#include "config.h"
+
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "kernodeck/fsutil.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/state.h"
+
+const struct kd_stage_ops *const kd_stages[KD_NSTAGES] = {
+	&kd_stage_reference,
+	&kd_stage_system,
+	&kd_stage_rebuild,
+	&kd_stage_contract,
+	&kd_stage_compute,
+	&kd_stage_sample,
+	&kd_stage_dossier,
+};
+
+#define KD_ST_NAME(e, n, m) n,
+#define KD_ST_MARK(e, n, m) m,
+#define KD_R_NAME(e, n) n,
+static const char *const status_names[] = { KD_STATUS_INFO(KD_ST_NAME) };
+static const char status_marks[] = { KD_STATUS_INFO(KD_ST_MARK) };
+static const char *const rstat_names[] = { KD_RSTAT_INFO(KD_R_NAME) };
+
+const char *
+kd_status_name(enum kd_status s)
+{
+	return (unsigned)s < KD_ST__COUNT ? status_names[s] : "?";
+}
+
+char
+kd_status_mark(enum kd_status s)
+{
+	return (unsigned)s < KD_ST__COUNT ? status_marks[s] : '?';
+}
+
+int
+kd_status_parse(const char *name, enum kd_status *out)
+{
+	for (int i = 0; i < KD_ST__COUNT; i++)
+		if (name != NULL && strcmp(name, status_names[i]) == 0) {
+			*out = (enum kd_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+kd_rstat_name(enum kd_rstat s)
+{
+	return (unsigned)s < KD_R__COUNT ? rstat_names[s] : "?";
+}
+
+int
+kd_rstat_parse(const char *name, enum kd_rstat *out)
+{
+	for (int i = 0; i < KD_R__COUNT; i++)
+		if (name != NULL && strcmp(name, rstat_names[i]) == 0) {
+			*out = (enum kd_rstat)i;
+			return 0;
+		}
+	return -1;
+}
+
+int
+stage_index(const char *id)
+{
+	for (int i = 0; i < KD_NSTAGES; i++)
+		if (id != NULL && strcmp(kd_stages[i]->id, id) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- rows ---- */
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct kd_row *
+kd_rows_add(struct kd_rows *rows, const char *id, enum kd_rstat st,
+	    const char *label, const char *observed, const char *expected,
+	    const char *evidence)
+{
+	struct kd_row *r;
+
+	if (rows->n == rows->cap) {
+		size_t nc = rows->cap ? rows->cap * 2 : 8;
+		struct kd_row *nv = realloc(rows->v, nc * sizeof *nv);
+		if (nv == NULL)
+			abort();
+		rows->v = nv;
+		rows->cap = nc;
+	}
+	r = &rows->v[rows->n++];
+	memset(r, 0, sizeof *r);
+	r->id = strdup(id ? id : "");
+	r->status = st;
+	r->label = dup_or_null(label ? label : id);
+	r->observed = dup_or_null(observed);
+	r->expected = dup_or_null(expected);
+	r->evidence = dup_or_null(evidence);
+	return r;
+}
+
+struct kd_row *
+kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat st,
+	     const char *label, const char *expected, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return kd_rows_add(rows, id, st, label, buf, expected, NULL);
+}
+
+void
+kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint)
+{
+	if (first_error != NULL) {
+		free(row->first_error);
+		row->first_error = strdup(first_error);
+	}
+	if (hint != NULL) {
+		free(row->hint);
+		row->hint = strdup(hint);
+	}
+}
+
+const struct kd_row *
+kd_rows_find(const struct kd_rows *rows, const char *id)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		if (strcmp(rows->v[i].id, id) == 0)
+			return &rows->v[i];
+	return NULL;
+}
+
+static void
+row_free(struct kd_row *r)
+{
+	free(r->id);
+	free(r->label);
+	free(r->observed);
+	free(r->expected);
+	free(r->evidence);
+	free(r->first_error);
+	free(r->hint);
+}
+
+void
+kd_rows_free(struct kd_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		row_free(&rows->v[i]);
+	free(rows->v);
+	memset(rows, 0, sizeof *rows);
+}
+
+void
+kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		const struct kd_row *s = &src->v[i];
+		struct kd_row *d = kd_rows_add(dst, s->id, s->status, s->label, s->observed,
+					       s->expected, s->evidence);
+		kd_row_set_error(d, s->first_error, s->hint);
+	}
+}
+
+void
+kd_result_init(struct kd_result *res)
+{
+	memset(res, 0, sizeof *res);
+}
+
+void
+kd_result_free(struct kd_result *res)
+{
+	json_decref(res->obs);
+	kd_rows_free(&res->rows);
+	memset(res, 0, sizeof *res);
+}
+
+/* ---- sinks ---- */
+
+void
+kd_sink_step(const struct kd_sink *s, const char *step, double fraction)
+{
+	if (s != NULL && s->on_step != NULL)
+		s->on_step(s->u, step, fraction);
+}
+
+void
+kd_sink_line(const struct kd_sink *s, const char *line)
+{
+	if (s != NULL && s->on_line != NULL)
+		s->on_line(s->u, line, strlen(line));
+}
+
+int
+kd_sink_cancelled(const struct kd_sink *s)
+{
+	return s != NULL && s->cancelled != NULL && s->cancelled(s->u);
+}
+
+/* ---- the rules ---- */
+
+const struct kd_deviation *
+stage_find_deviation(const struct kd_state *s, int i, const char *check)
+{
+	const struct kd_stage_state *ss = &s->st[i];
+
+	for (size_t k = 0; k < ss->ndevs; k++)
+		if (strcmp(ss->devs[k].check, check) == 0)
+			return &ss->devs[k];
+	return NULL;
+}
+
+void
+stage_recompute(struct kd_state *s, int i)
+{
+	struct kd_stage_state *ss = &s->st[i];
+	int failing = 0, deviated = 0;
+
+	if (ss->status == KD_ST_STALE)
+		return;
+	if (ss->checked_at == NULL) {
+		ss->status = KD_ST_PENDING;
+		return;
+	}
+	for (size_t k = 0; k < ss->rows.n; k++) {
+		if (ss->rows.v[k].status != KD_R_FAIL)
+			continue;
+		if (stage_find_deviation(s, i, ss->rows.v[k].id) != NULL)
+			deviated++;
+		else
+			failing++;
+	}
+	if (failing > 0)
+		ss->status = KD_ST_FAILED;
+	else if (deviated > 0)
+		ss->status = KD_ST_DEVIATION;
+	else
+		ss->status = KD_ST_PASSED;
+}
+
+void
+stage_apply_rows(struct kd_state *s, int i, const struct kd_rows *rows, const char *ref_id)
+{
+	struct kd_stage_state *ss = &s->st[i];
+	char now[32];
+
+	kd_rows_free(&ss->rows);
+	kd_rows_copy(&ss->rows, rows);
+	fsutil_utc_now(now, sizeof now);
+	free(ss->checked_at);
+	ss->checked_at = strdup(now);
+	snprintf(ss->checked_ref, sizeof ss->checked_ref, "%s", ref_id ? ref_id : "");
+	ss->status = KD_ST_PENDING;  /* leave stale: it was checked again */
+	stage_recompute(s, i);
+}
+
+int
+stage_can_advance(const struct kd_state *s, int i, char *why, size_t len)
+{
+	const struct kd_stage_state *ss = &s->st[i];
+	const char *title = kd_stages[i]->title;
+	size_t n;
+
+	switch (ss->status) {
+	case KD_ST_PASSED:
+	case KD_ST_DEVIATION:
+		if (why && len)
+			why[0] = '\0';
+		return 1;
+	case KD_ST_PENDING:
+		snprintf(why, len, "%s has not been checked yet: run its checks (r) first.", title);
+		return 0;
+	case KD_ST_STALE:
+		snprintf(why, len, "%s is stale (an earlier input changed): check it again (r).", title);
+		return 0;
+	default:
+		break;
+	}
+	n = (size_t)snprintf(why, len, "%s has failing checks without a deviation:", title);
+	for (size_t k = 0; k < ss->rows.n && n < len; k++) {
+		const struct kd_row *r = &ss->rows.v[k];
+		if (r->status == KD_R_FAIL && stage_find_deviation(s, i, r->id) == NULL)
+			n += (size_t)snprintf(why + n, len - n, " %s", r->id);
+	}
+	if (n < len)
+		snprintf(why + n, len - n,
+			 ". Fix them and check again, or record a deviation for each "
+			 "(d in the walkthrough, or kernodeck deviate DIR --stage %s --check ID --why TEXT).",
+			 kd_stages[i]->id);
+	return 0;
+}
+
+static void
+deviation_free(struct kd_deviation *d)
+{
+	free(d->check);
+	free(d->what);
+	free(d->why);
+	free(d->author);
+	free(d->time);
+}
+
+int
+stage_record_deviation(struct kd_state *s, int i, const char *check,
+		       const char *what, const char *why, int intentional,
+		       const char *author, struct kd_err *err)
+{
+	struct kd_stage_state *ss;
+	const struct kd_row *row;
+	struct kd_deviation *d = NULL;
+	char now[32];
+	const char *p;
+
+	if (i < 0 || i >= KD_NSTAGES)
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "unknown stage");
+	ss = &s->st[i];
+	for (p = why; p != NULL && (*p == ' ' || *p == '\t' || *p == '\n'); p++)
+		;
+	if (p == NULL || *p == '\0')
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "a deviation needs a reason (why): it cannot be empty");
+	if (check == NULL || (row = kd_rows_find(&ss->rows, check)) == NULL)
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "stage %s has no check \"%s\" (run its checks first)",
+				  kd_stages[i]->id, check ? check : "");
+	if (row->status != KD_R_FAIL && row->status != KD_R_WARN)
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "check %s of stage %s is not failing: no deviation to record",
+				  check, kd_stages[i]->id);
+	for (size_t k = 0; k < ss->ndevs; k++)
+		if (strcmp(ss->devs[k].check, check) == 0) {
+			d = &ss->devs[k];
+			deviation_free(d);
+			break;
+		}
+	if (d == NULL) {
+		struct kd_deviation *nv = realloc(ss->devs, (ss->ndevs + 1) * sizeof *nv);
+		if (nv == NULL)
+			return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
+		ss->devs = nv;
+		d = &ss->devs[ss->ndevs++];
+	}
+	fsutil_utc_now(now, sizeof now);
+	d->check = strdup(check);
+	if (what != NULL && *what != '\0') {
+		d->what = strdup(what);
+	} else {
+		char buf[1024];
+		snprintf(buf, sizeof buf, "observed %s, expected %s",
+			 row->observed ? row->observed : "(nothing)",
+			 row->expected ? row->expected : "(nothing)");
+		d->what = strdup(buf);
+	}
+	d->why = strdup(why);
+	d->intentional = intentional ? 1 : 0;
+	d->author = strdup(author ? author : kd_author());
+	d->time = strdup(now);
+	stage_recompute(s, i);
+	return 0;
+}
+
+void
+stage_mark_changed(struct kd_state *s, int i)
+{
+	for (int k = i; k < KD_NSTAGES; k++)
+		if (s->st[k].status == KD_ST_PASSED || s->st[k].status == KD_ST_DEVIATION)
+			s->st[k].status = KD_ST_STALE;
+}
+
+int
+stage_add_note(struct kd_state *s, int i, const char *text, const char *author,
+	       struct kd_err *err)
+{
+	struct kd_stage_state *ss = &s->st[i];
+	struct kd_note *nv;
+	char now[32];
+
+	if (text == NULL || *text == '\0')
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "a note cannot be empty");
+	nv = realloc(ss->notes, (ss->nnotes + 1) * sizeof *nv);
+	if (nv == NULL)
+		return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
+	ss->notes = nv;
+	fsutil_utc_now(now, sizeof now);
+	nv[ss->nnotes].text = strdup(text);
+	nv[ss->nnotes].author = strdup(author ? author : kd_author());
+	nv[ss->nnotes].time = strdup(now);
+	ss->nnotes++;
+	return 0;
+}
+
+const char *
+kd_author(void)
+{
+	static char name[256];
+	git_config *cfg = NULL;
+	git_buf buf = { 0 };
+	const char *u;
+
+	if (name[0] != '\0')
+		return name;
+	git_libgit2_init();
+	if (git_config_open_default(&cfg) == 0) {
+		if (git_config_get_string_buf(&buf, cfg, "user.name") == 0 && buf.ptr && *buf.ptr)
+			snprintf(name, sizeof name, "%s", buf.ptr);
+		git_buf_dispose(&buf);
+		git_config_free(cfg);
+	}
+	git_libgit2_shutdown();
+	if (name[0] == '\0') {
+		u = getenv("USER");
+		if (u == NULL || *u == '\0') {
+			struct passwd *pw = getpwuid(getuid());
+			u = pw ? pw->pw_name : "unknown";
+		}
+		snprintf(name, sizeof name, "%s", u);
+	}
+	return name;
+}
+
+void
+state_deviation_free(struct kd_deviation *d)
+{
+	deviation_free(d);
+}
