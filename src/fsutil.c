@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,40 @@ fsync_dir_of(const char *path)
 	return rc;
 }
 
+/* Remove PATH.tmp.PID files left by killed writers (their PID is gone). */
+static void
+sweep_stale_temps(const char *path)
+{
+	char dir[PATH_MAX], prefix[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	DIR *d;
+	struct dirent *de;
+	size_t plen;
+
+	if (base == NULL) {
+		snprintf(dir, sizeof dir, ".");
+		base = path;
+	} else {
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - path) ? (int)(base - path) : 1, path);
+		base++;
+	}
+	plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long pid;
+		if (strncmp(de->d_name, prefix, plen) != 0)
+			continue;
+		pid = strtol(de->d_name + plen, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* Test aid: KD_FAULT_WRITE=substring makes writes to matching paths fail. */
 static int
 fault_injected(const char *path)
@@ -105,6 +140,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 	if (rename(tmp, path) < 0)
 		goto fail;
 	fsync_dir_of(path);
+	sweep_stale_temps(path);
 	rc = 0;
 	goto out;
 fail:

@@ -1,0 +1,85 @@
+#!/bin/sh
+# kernodeck check / deviate headless: exit codes, formats, JUnit, lock,
+# the advance rule and a deviation recorded without a terminal.
+. "$KD_SRCDIR/tests/lib.sh"
+P="$KD_TMP/proj"
+mkdir -p "$P"
+PY=/usr/bin/python3
+
+expect_exit 2 "check: unknown option is bad usage" "$KD_BIN" check --bogus "$P"
+expect_exit 2 "check: unknown stage is bad usage" "$KD_BIN" check "$P" --stage nowhere
+expect_exit 2 "check: unknown format is bad usage" "$KD_BIN" check "$P" --format xml
+expect_exit 2 "check: a missing folder is an input error" "$KD_BIN" check "$KD_TMP/none" --quiet
+
+# an empty project: the reference is incomplete, so stage 1 fails and check stops there
+"$KD_BIN" check "$P" --quiet --format json >"$KD_TMP/r.json" 2>"$KD_TMP/r.err"
+rc=$?
+check "check: an empty project fails (exit 1)" [ "$rc" -eq 1 ]
+check "check: says where it stopped and how to deviate" grep -q "stopped at stage 1 (reference).*kernodeck deviate" "$KD_TMP/r.err"
+check "check: json report is valid and stops at stage 1" $PY -c "
+import json,sys; r=json.load(open('$KD_TMP/r.json'))
+assert [s['id'] for s in r['stages']]==['reference'], r['stages']
+assert r['stages'][0]['status']=='failed'
+assert any(x['status']=='fail' for x in r['stages'][0]['rows'])"
+check "check: state.yaml saved with schema" grep -q '^schema: 1' "$P/kernodeck/state.yaml"
+
+"$KD_BIN" check "$P" --quiet --format yaml >"$KD_TMP/r.yaml" 2>/dev/null
+check "check: yaml report" grep -q 'reference_identity:' "$KD_TMP/r.yaml"
+
+"$KD_BIN" check "$P" --quiet --junit "$KD_TMP/junit.xml" >/dev/null 2>&1
+check "check: junit has testsuites/testsuite/testcase and failures" $PY -c "
+import xml.etree.ElementTree as ET; t=ET.parse('$KD_TMP/junit.xml').getroot()
+assert t.tag=='testsuites' and int(t.get('failures'))>0
+s=t.find('testsuite'); assert s is not None and s.get('name')=='reference' and s.get('tests')
+c=s.find('testcase'); assert c is not None and c.get('name') and c.get('classname')
+assert s.find('testcase/failure') is not None"
+
+# record a deviation for every failing check of stage 1, headless
+ids=$($PY -c "
+import json; r=json.load(open('$KD_TMP/r.json'))
+print(' '.join(x['id'] for x in r['stages'][0]['rows'] if x['status']=='fail'))")
+expect_exit 2 "deviate: an empty why is refused" "$KD_BIN" deviate "$P" --stage reference --check "${ids%% *}" --why ""
+expect_exit 2 "deviate: an unknown check is refused" "$KD_BIN" deviate "$P" --stage reference --check no.such --why "x"
+expect_exit 2 "deviate: missing --why is bad usage" "$KD_BIN" deviate "$P" --stage reference --check x
+allok=0
+for id in $ids; do
+	"$KD_BIN" deviate "$P" --stage reference --check "$id" --why "test: reference left empty on purpose" >/dev/null || allok=1
+done
+check "deviate: recorded for each failing check" [ "$allok" -eq 0 ]
+check "deviate: author and time saved" grep -q 'author:' "$P/kernodeck/state.yaml"
+"$KD_BIN" check "$P" --stage reference --quiet --format json >"$KD_TMP/r2.json" 2>/dev/null
+check "check --stage: stage 1 now deviation (the same failures are covered)" $PY -c "
+import json; r=json.load(open('$KD_TMP/r2.json')); s=r['stages'][0]
+assert s['status']=='deviation', s['status']"
+
+# a malformed state: exit 2, file named with its line, file untouched
+cp "$P/kernodeck/state.yaml" "$KD_TMP/good.yaml"
+printf 'schema: 1\ncurrent: [\n' >"$P/kernodeck/state.yaml"
+cp "$P/kernodeck/state.yaml" "$KD_TMP/bad.copy"
+"$KD_BIN" check "$P" --quiet >/dev/null 2>"$KD_TMP/bad.err"
+rc=$?
+check "check: malformed state.yaml is exit 2" [ "$rc" -eq 2 ]
+check "check: the error names the file and line" grep -q 'state.yaml:[0-9]' "$KD_TMP/bad.err"
+check "check: the bad state is left as it was" cmp -s "$P/kernodeck/state.yaml" "$KD_TMP/bad.copy"
+cp "$KD_TMP/good.yaml" "$P/kernodeck/state.yaml"
+
+# another process holds the lock: check stops with exit 3 and names the holder
+$PY - "$P/kernodeck/lock" <<'PYEOF' &
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.write(fd, b"user: alice\nhost: elsewhere\npid: %d\nsince: 2026-01-01T00:00:00Z\n" % os.getpid())
+open(sys.argv[1] + ".ready", "w").close()
+time.sleep(30)
+PYEOF
+holder=$!
+i=0; while [ ! -f "$P/kernodeck/lock.ready" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+"$KD_BIN" check "$P" --quiet >/dev/null 2>"$KD_TMP/lock.err"
+rc=$?
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+check "check: a held lock stops check (exit 3)" [ "$rc" -eq 3 ]
+check "check: says who holds the lock" grep -q "alice on elsewhere, process $holder" "$KD_TMP/lock.err"
+"$KD_BIN" check "$P" --quiet --stage reference >/dev/null 2>&1
+rc=$?
+check "check: the lock of a dead process is free again" [ "$rc" -ne 3 ]
