@@ -25,6 +25,7 @@
 #ifndef KD_SYSINFO_H
 #define KD_SYSINFO_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <jansson.h>
 
@@ -50,6 +51,10 @@ json_t *sysinfo_reference_row(const json_t *obs);
 int sysinfo_choose_python(const json_t *ref, const char *override, char **path,
 			  char **reason, struct kd_err *err);
 
+/* The allowed environment variables (device visibility, package sources),
+ * their values redacted (redact.h); secret-named variables never. */
+json_t *sysinfo_env(void);
+
 /* --- helpers shared by the sys-*.c modules --- */
 
 /* The root prefix: $KD_SYSROOT or "/". */
@@ -71,6 +76,26 @@ char *sysinfo_trim(char *s);
  * "failed" (non-zero exit, reason holds the first line), or "timeout". */
 json_t *sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		    char **out, int *exit_code);
+/* Several queries at once (one thread each, at most KD_SYS_JOBS): the
+ * machine is observed in the time of its slowest program, not their sum. */
+#define KD_SYS_JOBS 16
+struct sysinfo_job {
+	const char *prog;            /* in: a path, or NULL to look up argv[0] */
+	const char *argv[8];         /* in: NULL-terminated */
+	double timeout_s;            /* in */
+	json_t *rec;                 /* out: as sysinfo_run returns */
+	char *out;                   /* out: malloc'd output, or NULL */
+	int code;                    /* out: exit code, -1 when it did not exit */
+};
+void sysinfo_run_jobs(struct sysinfo_job *jobs, size_t n);
+/* Run fn(arg) on another thread; sysinfo_join waits for it (when the
+ * thread could not be made, fn ran at once and the join does nothing). */
+struct sysinfo_thread {
+	pthread_t tid;
+	int started;
+};
+void sysinfo_spawn(struct sysinfo_thread *t, void *(*fn)(void *), void *arg);
+void sysinfo_join(struct sysinfo_thread *t);
 /* Add {"status": status, "reason": reason} to obj; returns obj. */
 json_t *sysinfo_status(json_t *obj, const char *status, const char *reason);
 
