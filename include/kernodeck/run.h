@@ -7,7 +7,10 @@
  * callback (the live log pane, or stderr headless) and to a bounded tail in
  * memory (KD_CAP_RUN_TAIL; the oldest bytes are dropped first).  A timeout
  * or a cancellation sends SIGTERM to the whole group, then SIGKILL after a
- * grace period.  The child is always reaped: no zombie is left.
+ * grace period.  The child is always reaped: no zombie is left.  When the
+ * child ends, what is left of its group ends too (SIGTERM, then SIGKILL);
+ * the first run makes kernodeck a child subreaper (Linux) so that it reaps
+ * those grandchildren itself rather than leave them to init.
  */
 #ifndef KD_RUN_H
 #define KD_RUN_H

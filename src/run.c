@@ -1,0 +1,719 @@
+/*
+ * run.c - run a program from an argument vector, never through a shell.
+ *
+ * The parent does every allocation before fork(): it finds the program on
+ * PATH and builds the child's environment, so that between fork and exec
+ * the child calls only async-signal-safe functions (kernodeck may have
+ * threads hashing).  An exec failure travels back through a close-on-exec
+ * pipe: end of file on it means the exec succeeded.  One poll() loop reads
+ * the output and watches the timeout, the cancellation and the child's
+ * end.  Each line is redacted once, then goes to the log, the callback and
+ * the tail ring.  When the leader exits, what is left of its process group
+ * is ended as well (SIGTERM, SIGKILL after the grace).  kernodeck makes
+ * itself a child subreaper, so the grandchildren it ends are its own to
+ * reap: a run leaves neither an orphan nor a zombie, even under an init
+ * that does not reap.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/redact.h"
+#include "kernodeck/run.h"
+
+#define RUN_READ_SIZE (64u * 1024)
+#define RUN_LOG_BUF   (64u * 1024)
+#define RUN_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+extern char **environ;
+
+/* What the child reports when it cannot exec. */
+struct child_fail {
+	int step;     /* 0 chdir, 1 exec */
+	int errnum;
+};
+
+struct capbuf {
+	char *buf;
+	size_t len, alloc, cap;
+};
+
+struct runner {
+	const struct run_opts *o;
+	struct run_result *r;
+	struct capbuf *cap;
+	int logfd;
+	char *line;          /* the line being assembled, KD_CAP_LINE bytes */
+	size_t line_len;
+	char *logbuf;        /* redacted output not yet written to the log */
+	size_t log_len;
+	char *ring;          /* the tail: ring_len bytes from ring_head */
+	size_t ring_cap, ring_head, ring_len;
+};
+
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* An executable regular file? */
+static int
+is_exec(const char *path, int *exists)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	*exists = 1;
+	return S_ISREG(st.st_mode) && faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+}
+
+/* Find name the way execvp would (a name with '/' is taken as it is,
+ * otherwise each PATH entry in turn); *why says why not on failure. */
+static char *
+find_program(const char *name, const char *pathvar, const char **why)
+{
+	int exists = 0;
+
+	*why = "not found";
+	if (name == NULL || *name == '\0')
+		return NULL;
+	if (strchr(name, '/') != NULL) {
+		if (is_exec(name, &exists))
+			return strdup(name);
+		if (exists)
+			*why = "not executable (not a regular file with execute permission)";
+		return NULL;
+	}
+	if (pathvar == NULL)
+		pathvar = RUN_DEFAULT_PATH;
+	for (const char *p = pathvar;; p++) {
+		const char *e = strchr(p, ':');
+		size_t dl = e ? (size_t)(e - p) : strlen(p);
+		size_t need = dl + strlen(name) + 3;
+		char *full = malloc(need);
+
+		if (full == NULL)
+			return NULL;
+		/* an empty entry is the current folder */
+		snprintf(full, need, "%.*s/%s", dl ? (int)dl : 1, dl ? p : ".", name);
+		if (is_exec(full, &exists))
+			return full;
+		free(full);
+		if (exists)
+			*why = "found on PATH but not executable";
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return NULL;
+}
+
+char *
+run_which(const char *name)
+{
+	const char *why;
+
+	return find_program(name, getenv("PATH"), &why);
+}
+
+static int
+env_named(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	const char *eq = strchr(name, '=');
+
+	if (eq != NULL)
+		n = (size_t)(eq - name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+static int
+env_listed(const char *entry, const char *const *list)
+{
+	for (size_t i = 0; list != NULL && list[i] != NULL; i++)
+		if (env_named(entry, list[i]))
+			return 1;
+	return 0;
+}
+
+/* The child's environment: ours, less env_unset and what env_set replaces,
+ * plus env_set.  The strings are shared, only the array is allocated. */
+static char **
+build_env(const struct run_opts *o, const char **pathvar)
+{
+	size_t n = 0, k = 0, s = 0;
+	char **env;
+
+	while (environ != NULL && environ[n] != NULL)
+		n++;
+	while (o->env_set != NULL && o->env_set[s] != NULL)
+		s++;
+	env = calloc(n + s + 1, sizeof *env);
+	if (env == NULL)
+		return NULL;
+	*pathvar = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_set))
+			env[k++] = environ[i];
+	for (size_t i = 0; i < s; i++)
+		if (strchr(o->env_set[i], '=') != NULL)
+			env[k++] = (char *)o->env_set[i];
+	for (size_t i = 0; i < k; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			*pathvar = env[i] + 5;
+	return env;
+}
+
+/* Move an fd above 2 so that the child's dup2 onto 0..2 never clashes. */
+static int
+fd_high(int fd)
+{
+	int nfd;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return nfd;
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void
+child_exec(const char *path, char *const argv[], char *const envp[],
+	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd)
+{
+	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD,
+				     SIGTTIN, SIGTTOU, SIGTSTP };
+	struct sigaction sa;
+	struct child_fail f = { 1, 0 };
+	sigset_t none;
+
+	setpgid(0, 0);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+		sigaction(reset[i], &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	dup2(nullfd, 0);
+	dup2(outfd, 1);
+	if (!o->keep_stderr_apart)
+		dup2(outfd, 2);
+#ifdef CLOSE_RANGE_CLOEXEC
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+#endif
+		for (int fd = 3; fd < maxfd; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (o->cwd != NULL && chdir(o->cwd) != 0) {
+		f.step = 0;
+	} else {
+		execve(path, argv, envp);
+	}
+	f.errnum = errno;
+	(void)!write(errfd, &f, sizeof f);
+	_exit(127);
+}
+
+static void
+log_flush(struct runner *rn)
+{
+	if (rn->logfd >= 0 && rn->log_len > 0 &&
+	    write_all(rn->logfd, rn->logbuf, rn->log_len) != 0 && rn->r->log_errnum == 0)
+		rn->r->log_errnum = errno;
+	rn->log_len = 0;
+}
+
+static void
+log_put(struct runner *rn, const char *p, size_t n)
+{
+	if (rn->logfd < 0)
+		return;
+	if (rn->log_len + n > RUN_LOG_BUF)
+		log_flush(rn);
+	if (n >= RUN_LOG_BUF) {
+		if (write_all(rn->logfd, p, n) != 0 && rn->r->log_errnum == 0)
+			rn->r->log_errnum = errno;
+		return;
+	}
+	memcpy(rn->logbuf + rn->log_len, p, n);
+	rn->log_len += n;
+}
+
+/* Append to the tail ring, dropping the oldest bytes. */
+static void
+ring_put(struct runner *rn, const char *p, size_t n)
+{
+	size_t cap = rn->ring_cap, w, first;
+
+	if (n >= cap) {
+		memcpy(rn->ring, p + n - cap, cap);
+		rn->ring_head = 0;
+		rn->ring_len = cap;
+		return;
+	}
+	w = (rn->ring_head + rn->ring_len) % cap;
+	first = n < cap - w ? n : cap - w;
+	memcpy(rn->ring + w, p, first);
+	memcpy(rn->ring, p + first, n - first);
+	rn->ring_len += n;
+	if (rn->ring_len > cap) {
+		rn->ring_head = (rn->ring_head + rn->ring_len - cap) % cap;
+		rn->ring_len = cap;
+	}
+}
+
+static void
+cap_put(struct capbuf *c, const char *p, size_t n)
+{
+	if (c == NULL || c->len >= c->cap)
+		return;
+	if (n > c->cap - c->len)
+		n = c->cap - c->len;
+	if (c->len + n + 1 > c->alloc) {
+		size_t na = c->alloc ? c->alloc : 4096;
+		char *nb;
+		while (na < c->len + n + 1)
+			na *= 2;
+		if (na > c->cap + 1)
+			na = c->cap + 1;
+		if ((nb = realloc(c->buf, na)) == NULL)
+			return;
+		c->buf = nb;
+		c->alloc = na;
+	}
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+}
+
+static void
+out_put(struct runner *rn, const char *p, size_t n)
+{
+	log_put(rn, p, n);
+	ring_put(rn, p, n);
+	cap_put(rn->cap, p, n);
+}
+
+/* One line of output (without its newline), redacted before anyone sees
+ * it.  Without memory to redact, the line is dropped, never kept raw. */
+static void
+emit_line(struct runner *rn, const char *s, size_t n, int newline)
+{
+	size_t rlen;
+	char *red = redact_text(s, n, &rlen);
+
+	if (red == NULL)
+		return;
+	rn->r->lines++;
+	if (rn->o->on_line != NULL)
+		rn->o->on_line(rn->o->u, red, rlen);
+	out_put(rn, red, rlen);
+	if (newline)
+		out_put(rn, "\n", 1);
+	free(red);
+}
+
+/* Cut raw output into lines; a line longer than KD_CAP_LINE is split. */
+static void
+feed(struct runner *rn, const char *p, size_t n)
+{
+	rn->r->total_bytes += n;
+	while (n > 0) {
+		const char *nl = memchr(p, '\n', n);
+		size_t take = nl ? (size_t)(nl - p) : n;
+
+		if (rn->line_len + take > KD_CAP_LINE) {
+			size_t room = KD_CAP_LINE - rn->line_len;
+			memcpy(rn->line + rn->line_len, p, room);
+			emit_line(rn, rn->line, KD_CAP_LINE, 0);
+			rn->line_len = 0;
+			p += room;
+			n -= room;
+			continue;
+		}
+		memcpy(rn->line + rn->line_len, p, take);
+		rn->line_len += take;
+		p += take;
+		n -= take;
+		if (nl != NULL) {
+			emit_line(rn, rn->line, rn->line_len, 1);
+			rn->line_len = 0;
+			p++;
+			n--;
+		}
+	}
+}
+
+/* Is any process left in the group?  Those of its members that have
+ * become our children (we are a subreaper) are reaped first. */
+static int
+group_alive(pid_t pgid)
+{
+	while (waitpid(-pgid, NULL, WNOHANG) > 0)
+		;
+	return kill(-pgid, 0) == 0;
+}
+
+/* End what is left of the group once its leader is gone. */
+static void
+end_group(pid_t pgid, double grace)
+{
+	double t0 = mono_now();
+
+	if (!group_alive(pgid))
+		return;
+	kill(-pgid, SIGTERM);
+	while (group_alive(pgid) && mono_now() - t0 < grace)
+		sleep_ms(10);
+	if (group_alive(pgid)) {
+		kill(-pgid, SIGKILL);
+		while (group_alive(pgid) && mono_now() - t0 < grace + 1.0)
+			sleep_ms(10);
+	}
+}
+
+/* The loop: read output, watch the clock and the cancellation, reap.  A
+ * leader gone while a process of its group still holds the pipe means the
+ * group lives on: it gets SIGTERM, then SIGKILL after the grace.  A pipe
+ * still open a second after that (held by a process that left the group)
+ * is abandoned. */
+static void
+supervise(struct runner *rn, pid_t pid, int fd, char *buf)
+{
+	const struct run_opts *o = rn->o;
+	double grace = o->grace_s > 0 ? o->grace_s : 2.0;
+	double t0 = mono_now(), term_at = -1, reaped_at = 0, last_cancel = -1, t;
+	int status = 0, reaped = 0, killed = 0, leftover = 0;
+
+	for (;;) {
+		t = mono_now() - t0;
+		if (!reaped && term_at < 0) {
+			if (o->timeout_s > 0 && t >= o->timeout_s)
+				rn->r->timed_out = 1;
+			else if (o->cancelled != NULL && t - last_cancel >= 0.1) {
+				last_cancel = t;
+				rn->r->cancelled = o->cancelled(o->u) != 0;
+			}
+		}
+		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = 1;
+			reaped_at = t;
+			leftover = fd >= 0 && group_alive(pid);
+		}
+		if (term_at < 0 && (rn->r->timed_out || rn->r->cancelled || leftover)) {
+			kill(-pid, SIGTERM);
+			term_at = t;
+		}
+		if (term_at >= 0 && !killed && t - term_at >= grace) {
+			kill(-pid, SIGKILL);
+			killed = 1;
+		}
+		if (reaped && fd >= 0 && t - reaped_at >= grace + 1.0) {
+			close(fd);
+			fd = -1;
+		}
+		if (reaped && fd < 0)
+			break;
+		if (fd < 0) {
+			sleep_ms(5);   /* output ended, the leader has not yet */
+			continue;
+		}
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		if (poll(&pfd, 1, 100) > 0) {
+			ssize_t n = read(fd, buf, RUN_READ_SIZE);
+			if (n > 0) {
+				feed(rn, buf, (size_t)n);
+				log_flush(rn);
+			} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+	}
+	if (rn->line_len > 0)
+		emit_line(rn, rn->line, rn->line_len, 0);
+	rn->line_len = 0;
+	end_group(pid, grace);
+	rn->r->elapsed_s = mono_now() - t0;
+	if (WIFEXITED(status)) {
+		rn->r->exited = 1;
+		rn->r->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		rn->r->signaled = 1;
+		rn->r->term_signal = WTERMSIG(status);
+	}
+}
+
+static int
+open_log(const char *path, struct kd_err *err)
+{
+	char *dir = strdup(path), *slash;
+	int fd;
+
+	if (dir == NULL) {
+		kd_err_sys(err, KD_EENV, path, ENOMEM, "cannot open the log");
+		return -1;
+	}
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (fsutil_mkdirs(dir, err) != 0) {
+			free(dir);
+			return -1;
+		}
+	}
+	free(dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		kd_err_sys(err, KD_EENV, path, errno, "cannot open the log");
+	return fd;
+}
+
+/* "# kernodeck: run ARGV" into the log, redacted like the rest. */
+static void
+log_header(struct runner *rn)
+{
+	const char *const *a = rn->o->argv;
+
+	log_put(rn, "# kernodeck: run", 16);
+	for (size_t i = 0; a[i] != NULL; i++) {
+		size_t rl;
+		char *red = redact_text(a[i], strlen(a[i]), &rl);
+		log_put(rn, " ", 1);
+		if (red != NULL)
+			log_put(rn, red, rl);
+		free(red);
+	}
+	log_put(rn, "\n", 1);
+}
+
+static int
+run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
+	 struct kd_err *err)
+{
+	struct runner rn = { .o = o, .r = r, .cap = cap, .logfd = -1 };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, nullfd = -1, rc = KD_EENV;
+	const char *pathvar, *why;
+	char **envp = NULL, *path = NULL, *buf = NULL, line[128], how[64];
+	struct child_fail f;
+	ssize_t n;
+	long maxfd = sysconf(_SC_OPEN_MAX);
+	pid_t pid;
+
+	memset(r, 0, sizeof *r);
+	/* orphaned grandchildren come to us, to be ended and reaped */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	r->timeout_s = o->timeout_s;
+	rn.ring_cap = o->tail_cap ? o->tail_cap : KD_CAP_RUN_TAIL;
+	if (o->argv == NULL || o->argv[0] == NULL) {
+		rc = kd_err_set(err, KD_EINPUT, NULL, 0, "no program to run");
+		goto out;
+	}
+	rn.ring = malloc(rn.ring_cap);
+	rn.line = malloc(KD_CAP_LINE);
+	rn.logbuf = malloc(RUN_LOG_BUF);
+	buf = malloc(RUN_READ_SIZE);
+	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, &pathvar))) {
+		kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", o->argv[0]);
+		goto out;
+	}
+	if ((path = find_program(o->argv[0], pathvar, &why)) == NULL) {
+		kd_err_set(err, KD_EENV, NULL, 0, "cannot run %s: %s", o->argv[0], why);
+		goto out;
+	}
+	if (o->log_path != NULL && (rn.logfd = open_log(o->log_path, err)) < 0)
+		goto out;
+	if (pipe2(outp, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 ||
+	    (nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		kd_err_sys(err, KD_EENV, NULL, errno, "cannot run %s", o->argv[0]);
+		goto out;
+	}
+	outp[0] = fd_high(outp[0]);
+	outp[1] = fd_high(outp[1]);
+	errp[1] = fd_high(errp[1]);
+	nullfd = fd_high(nullfd);
+	if (outp[0] < 0 || outp[1] < 0 || errp[1] < 0 || nullfd < 0) {
+		kd_err_sys(err, KD_EENV, NULL, errno, "cannot run %s", o->argv[0]);
+		goto out;
+	}
+	if (rn.logfd >= 0)
+		log_header(&rn);
+	log_flush(&rn);
+	if ((pid = fork()) < 0) {
+		kd_err_sys(err, KD_EENV, NULL, errno, "cannot run %s: fork", o->argv[0]);
+		goto out;
+	}
+	if (pid == 0)
+		child_exec(path, (char *const *)o->argv, envp, o, nullfd, outp[1],
+			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536);
+	setpgid(pid, pid);   /* both sides, whoever runs first */
+	close(outp[1]);
+	close(errp[1]);
+	outp[1] = errp[1] = -1;
+	while ((n = read(errp[0], &f, sizeof f)) < 0 && errno == EINTR)
+		;
+	if (n == (ssize_t)sizeof f) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (f.step == 0)
+			kd_err_sys(err, KD_EENV, o->cwd, f.errnum,
+				   "cannot run %s: cannot enter its folder", o->argv[0]);
+		else
+			kd_err_sys(err, KD_EENV, NULL, f.errnum, "cannot run %s (%s)",
+				   o->argv[0], f.errnum == ENOEXEC ? "not a program this system runs" :
+				   f.errnum == ENOENT ? "its interpreter is missing" : path);
+		goto out;
+	}
+	r->started = 1;
+	supervise(&rn, pid, outp[0], buf);
+	outp[0] = -1;   /* closed by supervise */
+	if (rn.logfd >= 0) {
+		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
+			 run_describe(r, how, sizeof how), r->elapsed_s);
+		log_put(&rn, line, strlen(line));
+	}
+	rc = KD_OK;
+out:
+	log_flush(&rn);
+	if (rn.logfd >= 0)
+		close(rn.logfd);
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (nullfd >= 0)
+		close(nullfd);
+	r->tail = malloc(rn.ring_len + 1);
+	if (r->tail != NULL) {
+		for (size_t i = 0; i < rn.ring_len; i++)
+			r->tail[i] = rn.ring[(rn.ring_head + i) % rn.ring_cap];
+		r->tail[rn.ring_len] = '\0';
+		r->tail_len = rn.ring_len;
+	}
+	free(buf);
+	free(rn.ring);
+	free(rn.line);
+	free(rn.logbuf);
+	free(envp);
+	free(path);
+	return rc;
+}
+
+int
+run_program(const struct run_opts *o, struct run_result *r, struct kd_err *err)
+{
+	return run_exec(o, r, NULL, err);
+}
+
+void
+run_result_free(struct run_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->tail);
+	r->tail = NULL;
+	r->tail_len = 0;
+}
+
+static const char *
+signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev != NULL)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "signal %d", sig);
+	return buf;
+}
+
+const char *
+run_describe(const struct run_result *r, char *buf, size_t len)
+{
+	char sig[32];
+
+	if (!r->started)
+		snprintf(buf, len, "not started");
+	else if (r->timed_out)
+		snprintf(buf, len, "timed out after %g s", r->timeout_s);
+	else if (r->cancelled)
+		snprintf(buf, len, "cancelled");
+	else if (r->signaled)
+		snprintf(buf, len, "killed by %s", signal_name(r->term_signal, sig, sizeof sig));
+	else
+		snprintf(buf, len, "exit %d", r->exit_code);
+	return buf;
+}
+
+int
+run_capture(const char *const *argv, double timeout_s, size_t cap,
+	    char **out, int *exit_code, struct kd_err *err)
+{
+	struct run_opts o = { .argv = argv, .timeout_s = timeout_s, .tail_cap = 1 };
+	struct capbuf cb = { .cap = cap ? cap : KD_CAP_PIP_OUTPUT };
+	struct run_result r;
+	char how[64];
+	int rc;
+
+	*out = NULL;
+	*exit_code = -1;
+	rc = run_exec(&o, &r, &cb, err);
+	if (rc == KD_OK && !r.exited)
+		rc = kd_err_set(err, KD_EENV, NULL, 0, "%s: %s", argv[0],
+				run_describe(&r, how, sizeof how));
+	run_result_free(&r);
+	if (rc != KD_OK) {
+		free(cb.buf);
+		return rc;
+	}
+	*exit_code = r.exit_code;
+	*out = cb.buf != NULL ? cb.buf : strdup("");
+	if (*out == NULL)
+		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "%s", argv[0]);
+	return KD_OK;
+}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/check-source.sh - the house rules of STYLE.md, checked on the code.
+#
+# Usage: check-source.sh [TOPDIR]   (default: the tree holding this script)
+#
+# One TAP line per rule; a broken rule names each offending FILE:LINE.
+#   - no system(, popen(, sprintf(/vsprintf(, strcpy(, strcat(, gets( in
+#     src/, screens/ and include/ (snprintf, strncpy, fgets are fine);
+#   - no curses header (<curses.h>, <ncurses.h>, <ncursesw/...>, <term.h>,
+#     <panel.h>) under src/ and include/, except include/kernodeck/screen.h,
+#     the one header that names curses types;
+#   - nothing in the core library (src/ but main.c) includes
+#     kernodeck/screen.h, which would bring curses in.
+# Comments, string and character literals are blanked before matching, so
+# "never call system()" in a comment is no offence.
+# Exit status: 0 when every rule holds, 1 otherwise.
+
+set -u
+top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top" || { echo "not ok - source rules: cannot enter $top"; exit 1; }
+fail=0
+
+# The C files of some folders, one path a line.
+sources() {
+	for d in "$@"; do
+		[ -d "$d" ] && find "$d" -type f \( -name '*.c' -o -name '*.h' \)
+	done | LC_ALL=C sort
+}
+
+# FILE:LINE:TEXT for every line, comments and literals blanked (but the
+# file name of an #include).
+clean() {
+	[ $# -gt 0 ] || return 0
+	LC_ALL=C awk '
+	FNR == 1 { inc = 0 }
+	{
+		s = $0; out = ""; i = 1; n = length(s)
+		keepq = !inc && s ~ /^[ \t]*#[ \t]*include/
+		while (i <= n) {
+			c = substr(s, i, 1); c2 = substr(s, i, 2)
+			if (inc) {
+				if (c2 == "*/") { inc = 0; i += 2 } else i++
+				continue
+			}
+			if (c2 == "/*") { inc = 1; out = out " "; i += 2; continue }
+			if (c2 == "//") break
+			if ((c == "\"" || c == "\047") && !keepq) {
+				q = c; out = out q; i++
+				while (i <= n && substr(s, i, 1) != q)
+					i += substr(s, i, 1) == "\\" ? 2 : 1
+				out = out q; i++
+				continue
+			}
+			out = out c; i++
+		}
+		print FILENAME ":" FNR ":" out
+	}' "$@"
+}
+
+# report RULE OFFENCES: one TAP line for the rule, each offence below it.
+report() {
+	if [ -z "$2" ]; then
+		echo "ok - source rule: $1"
+	else
+		fail=1
+		where=$(printf '%s\n' "$2" | cut -d: -f1,2 | tr '\n' ' ')
+		echo "not ok - source rule: $1: ${where% }"
+		printf '%s\n' "$2" | sed 's/^/#   /'
+	fi
+}
+
+code=$(clean $(sources src screens include))
+for f in system popen sprintf vsprintf strcpy strcat gets; do
+	hits=$(printf '%s\n' "$code" | grep -E "^[^:]*:[0-9]+:(.*[^A-Za-z0-9_])?$f[[:space:]]*\(" || true)
+	report "no $f( in src/ screens/ include/" "$hits"
+done
+
+inc='^[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]'
+headers=$(clean $(sources src include | grep -v '^include/kernodeck/screen\.h$') |
+	grep -E "$inc(n?curses\.h|ncursesw?/|term\.h|panel\.h)" || true)
+report "no curses header under src/ include/ (but include/kernodeck/screen.h)" "$headers"
+
+screen=$(clean $(sources src | grep -v '^src/main\.c$') | grep -E "${inc}kernodeck/screen\.h" || true)
+report "the core library (src/ but main.c) does not include kernodeck/screen.h" "$screen"
+
+exit $fail

@@ -1,0 +1,72 @@
+# tests/integration/source-rules.sh - the house rules hold on the real tree
+# (one TAP line per rule, from tests/check-source.sh), and the checker
+# itself catches what it must and nothing else, on a planted tree.
+. "$KD_SRCDIR/tests/lib.sh"
+
+checker="$KD_SRCDIR/tests/check-source.sh"
+
+# 1. The real tree: check-source.sh prints its own TAP lines.
+sh "$checker" "$KD_SRCDIR"
+
+# 2. A planted tree.
+t="$KD_TMP/tree"
+mkdir -p "$t/src" "$t/screens" "$t/include/kernodeck"
+cat >"$t/src/bad.c" <<'EOF'
+/* bad.c: never call system() or popen( here */
+#include <stdio.h>
+static void f(char *b) { sprintf(b, "%d", 1); }
+static void g(char *b) { snprintf(b, 4, "popen(%s)", "strcpy("); }
+// strcat(b, "x") in a comment
+static void h(char *b, char *c) { strcat(b, c); }
+static int k(void) { char s[8]; return fgets(s, 8, stdin) != NULL; }
+/* a comment over
+   two lines: gets(buf) */
+static char q = '"'; static void r(void) { system ("ls"); }
+EOF
+cat >"$t/src/ui.c" <<'EOF'
+#include "config.h"
+#include <ncursesw/curses.h>
+#include "kernodeck/screen.h"
+EOF
+cat >"$t/src/main.c" <<'EOF'
+#include "kernodeck/screen.h"
+EOF
+cat >"$t/screens/table.c" <<'EOF'
+#include <curses.h>
+static void d(char *a, char *b) { strcpy(a, b); }
+EOF
+cat >"$t/include/kernodeck/screen.h" <<'EOF'
+#include <curses.h>
+EOF
+cat >"$t/include/kernodeck/keys.h" <<'EOF'
+/* values checked against <curses.h> in screen.h:
+#include <curses.h> is not needed here */
+#define KD_X 1
+EOF
+
+out=$(sh "$checker" "$t"); rc=$?
+printf '%s\n' "$out" | sed 's/^/#   planted: /'
+has() { printf '%s\n' "$out" | grep -qE "$1"; }
+check "checker: a broken rule fails the run" [ "$rc" -eq 1 ]
+check "checker: sprintf( found at src/bad.c:3" has '^not ok - .*no sprintf\(.*: src/bad\.c:3$'
+check "checker: snprintf and fgets are no offence" has '^ok - .*no gets\('
+check "checker: strcat( in code found, the one in a // comment not" \
+	has '^not ok - .*no strcat\(.*: src/bad\.c:6$'
+check "checker: system ( with a space found, after a quote character literal" \
+	has '^not ok - .*no system\(.*: src/bad\.c:10$'
+check "checker: popen( in a comment or a string is no offence" has '^ok - .*no popen\('
+check "checker: strcpy( in screens/ found" has '^not ok - .*no strcpy\(.*: screens/table\.c:2$'
+check "checker: curses header in src/ found, screen.h and comments spared" \
+	has '^not ok - .*no curses header.*\): src/ui\.c:2$'
+check "checker: screen.h included by the core library, not by main.c" \
+	has '^not ok - .*does not include kernodeck/screen\.h: src/ui\.c:3$'
+
+# 3. The same tree mended passes.
+sed -i 's/sprintf(b, "%d", 1)/snprintf(b, 2, "%d", 1)/; s/strcat(b, c)/(void)c/; s/system ("ls")/(void)q/' "$t/src/bad.c"
+printf '#include "config.h"\n' >"$t/src/ui.c"
+printf 'static void d(void) { }\n' >"$t/screens/table.c"
+out=$(sh "$checker" "$t"); rc=$?
+printf '%s\n' "$out" | sed 's/^/#   mended: /'
+check "checker: a clean tree passes" [ "$rc" -eq 0 ]
+check "checker: every rule reported ok on the clean tree" \
+	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 9 ]

@@ -1,0 +1,695 @@
+/*
+ * test-run.c - the process runner: exit codes, start failures, timeout,
+ * cancellation, a 100 MB flood in bounded memory, signals, SIGTERM ignored,
+ * grandchildren that outlive their parent, the log and its redaction, the
+ * environment, and no zombie after any of them.
+ *
+ * The misbehaving children are modes of tests/helpers/child-tool.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/run.h"
+
+#ifndef KD_CHILD_TOOL
+#error KD_CHILD_TOOL (the path of tests/helpers/child-tool) must be defined
+#endif
+
+static char tmpdir[256];
+
+/* Lines seen by on_line, and whether to cancel. */
+struct seen {
+	size_t lines, max_len;
+	int saw_ready, cancel_on_ready, saw_secret;
+	char last[256];
+};
+
+static void
+on_line(void *u, const char *line, size_t len)
+{
+	struct seen *s = u;
+
+	s->lines++;
+	if (len > s->max_len)
+		s->max_len = len;
+	if (len == 5 && memcmp(line, "ready", 5) == 0)
+		s->saw_ready = 1;
+	if (memmem(line, len, "hunter2xyz", 10) != NULL)
+		s->saw_secret = 1;
+	snprintf(s->last, sizeof s->last, "%.*s", (int)(len < 200 ? len : 200), line);
+	assert_int_equal(line[len], '\0');
+}
+
+static int
+cancelled(void *u)
+{
+	struct seen *s = u;
+
+	return s->cancel_on_ready && s->saw_ready;
+}
+
+/* No child of ours is left, zombie or not. */
+static int
+no_children(void)
+{
+	return waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD;
+}
+
+/* A process is gone: not even a zombie is left (the runner, a subreaper,
+ * reaps the grandchildren it ends). */
+static int
+proc_gone(long pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%ld", pid);
+	return access(path, F_OK) != 0 && errno == ENOENT;
+}
+
+static long
+grandchild_pid(const struct run_result *r)
+{
+	const char *p = strstr(r->tail, "grandchild ");
+
+	return p ? atol(p + 11) : -1;
+}
+
+/* Run child-tool with the given arguments (NULL-terminated). */
+static int
+tool(struct run_opts *o, struct run_result *r, struct kd_err *err, ...)
+{
+	const char *argv[16] = { KD_CHILD_TOOL };
+	size_t n = 1;
+	va_list ap;
+
+	va_start(ap, err);
+	while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	o->argv = argv;
+	return run_program(o, r, err);
+}
+
+static void
+test_exit_code(void **state)
+{
+	struct run_opts o = { 0 };
+	struct run_result r;
+	struct kd_err err;
+	char buf[64];
+
+	assert_int_equal(tool(&o, &r, &err, "exit", "7", NULL), KD_OK);
+	assert_true(r.started);
+	assert_true(r.exited);
+	assert_int_equal(r.exit_code, 7);
+	assert_false(r.signaled);
+	assert_string_equal(run_describe(&r, buf, sizeof buf), "exit 7");
+	run_result_free(&r);
+	assert_int_equal(tool(&o, &r, &err, "exit", "0", NULL), KD_OK);
+	assert_int_equal(r.exit_code, 0);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_not_found(void **state)
+{
+	const char *argv[] = { "kd-no-such-program-xyz", NULL };
+	const char *argv2[] = { "/nonexistent/kd-prog", NULL };
+	struct run_opts o = { .argv = argv };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_false(r.started);
+	assert_non_null(strstr(err.msg, "kd-no-such-program-xyz"));
+	assert_non_null(strstr(err.msg, "not found"));
+	run_result_free(&r);
+	o.argv = argv2;
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_non_null(strstr(err.msg, "not found"));
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Files that exist but cannot be run: each reported, nothing left behind. */
+static void
+test_not_executable(void **state)
+{
+	char plain[512], script[512], junk[512];
+	const char *argv[2] = { NULL, NULL };
+	struct run_opts o = { .argv = argv };
+	struct run_result r;
+	struct kd_err err;
+
+	snprintf(plain, sizeof plain, "%s/plain", tmpdir);
+	snprintf(script, sizeof script, "%s/script", tmpdir);
+	snprintf(junk, sizeof junk, "%s/junk", tmpdir);
+	write_file(plain, "#!/bin/sh\necho hi\n", 0644);
+	write_file(script, "#!/nonexistent/interpreter\n", 0755);
+	write_file(junk, "\x01\x02\x03 not a program\n", 0755);
+
+	argv[0] = plain;
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_non_null(strstr(err.msg, "not executable"));
+	run_result_free(&r);
+	argv[0] = tmpdir;   /* a folder */
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_non_null(strstr(err.msg, "not executable"));
+	run_result_free(&r);
+	/* these two fail in execve, reported through the error pipe */
+	argv[0] = script;
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_false(r.started);
+	assert_non_null(strstr(err.msg, "interpreter is missing"));
+	run_result_free(&r);
+	argv[0] = junk;   /* execvp would hand it to /bin/sh: never */
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_non_null(strstr(err.msg, "not a program"));
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_timeout(void **state)
+{
+	const char *argv[] = { "sleep", "30", NULL };
+	struct run_opts o = { .argv = argv, .timeout_s = 0.5 };
+	struct run_result r;
+	struct kd_err err;
+	char buf[64];
+
+	assert_int_equal(run_program(&o, &r, &err), KD_OK);
+	assert_true(r.timed_out);
+	assert_true(r.signaled);
+	assert_int_equal(r.term_signal, SIGTERM);
+	assert_true(r.elapsed_s >= 0.45 && r.elapsed_s < 3.0);
+	assert_string_equal(run_describe(&r, buf, sizeof buf), "timed out after 0.5 s");
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_cancel(void **state)
+{
+	struct seen s = { .cancel_on_ready = 1 };
+	struct run_opts o = { .on_line = on_line, .cancelled = cancelled, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+	char buf[64];
+
+	assert_int_equal(tool(&o, &r, &err, "sleep", "30", NULL), KD_OK);
+	assert_true(s.saw_ready);
+	assert_true(r.cancelled);
+	assert_false(r.timed_out);
+	assert_true(r.signaled);
+	assert_true(r.elapsed_s < 3.0);
+	assert_string_equal(run_describe(&r, buf, sizeof buf), "cancelled");
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static long
+max_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* 100 MB of output: all counted, all logged, the tail and the memory
+ * bounded. */
+static void
+test_flood(void **state)
+{
+	char log[512];
+	struct seen s = { 0 };
+	struct run_opts o = { .log_path = log, .tail_cap = 65536, .on_line = on_line, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+	struct stat st;
+	long before = max_rss_kb();
+
+	snprintf(log, sizeof log, "%s/logs/flood.log", tmpdir);
+	assert_int_equal(tool(&o, &r, &err, "flood", "100000000", "1000", NULL), KD_OK);
+	assert_true(r.exited);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.total_bytes, 100000000);
+	assert_int_equal(r.lines, 100000);
+	assert_int_equal(s.lines, 100000);
+	assert_true(r.tail_len <= 65536);
+	assert_int_equal(r.tail_len, 65536);
+	assert_int_equal(strlen(r.tail), r.tail_len);
+	assert_int_equal(r.tail[r.tail_len - 1], '\n');
+	assert_int_equal(r.tail[r.tail_len - 2], 'x');
+	assert_int_equal(stat(log, &st), 0);
+	assert_true(st.st_size > 100000000 && st.st_size < 100000000 + 4096);
+	assert_int_equal(r.log_errnum, 0);
+	assert_true(max_rss_kb() - before < 64 * 1024);
+	unlink(log);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+/* Lines longer than KD_CAP_LINE arrive in pieces; one of exactly the cap
+ * stays whole. */
+static void
+test_long_lines(void **state)
+{
+	struct seen s = { 0 };
+	struct run_opts o = { .on_line = on_line, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+	char n[32];
+
+	assert_int_equal(tool(&o, &r, &err, "flood", "200000", "0", NULL), KD_OK);
+	assert_int_equal(r.total_bytes, 200000);
+	assert_int_equal(r.lines, (200000 + KD_CAP_LINE - 1) / KD_CAP_LINE);
+	assert_int_equal(s.max_len, KD_CAP_LINE);
+	run_result_free(&r);
+	memset(&s, 0, sizeof s);
+	snprintf(n, sizeof n, "%u", KD_CAP_LINE + 1);
+	assert_int_equal(tool(&o, &r, &err, "flood", n, n, NULL), KD_OK);
+	assert_int_equal(r.lines, 1);
+	assert_int_equal(s.max_len, KD_CAP_LINE);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_tail_ring(void **state)
+{
+	struct run_opts o = { .tail_cap = 10 };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(tool(&o, &r, &err, "echo", "abcdefghij", "klmnop", NULL), KD_OK);
+	assert_int_equal(r.total_bytes, 18);
+	assert_int_equal(r.lines, 2);
+	assert_int_equal(r.tail_len, 10);
+	assert_string_equal(r.tail, "ij\nklmnop\n");
+	run_result_free(&r);
+}
+
+static void
+test_signaled(void **state)
+{
+	struct run_opts o = { 0 };
+	struct run_result r;
+	struct kd_err err;
+	char buf[64];
+
+	assert_int_equal(tool(&o, &r, &err, "kill-self", "9", NULL), KD_OK);
+	assert_true(r.signaled);
+	assert_false(r.exited);
+	assert_int_equal(r.term_signal, SIGKILL);
+	assert_string_equal(run_describe(&r, buf, sizeof buf), "killed by SIGKILL");
+	run_result_free(&r);
+	assert_int_equal(tool(&o, &r, &err, "kill-self", "11", NULL), KD_OK);
+	assert_int_equal(r.term_signal, SIGSEGV);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_ignores_sigterm(void **state)
+{
+	struct seen s = { 0 };
+	struct run_opts o = { .timeout_s = 0.3, .grace_s = 0.3, .on_line = on_line, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(tool(&o, &r, &err, "ignore-term", "30", NULL), KD_OK);
+	assert_true(s.saw_ready);
+	assert_true(r.timed_out);
+	assert_true(r.signaled);
+	assert_int_equal(r.term_signal, SIGKILL);
+	assert_true(r.elapsed_s >= 0.55 && r.elapsed_s < 3.0);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+/* A grandchild that outlives the leader ends with the leader's group,
+ * however it holds on. */
+static void
+orphan_case(const char *how, double timeout, int want_timeout)
+{
+	struct run_opts o = { .grace_s = 0.3, .timeout_s = timeout };
+	struct run_result r;
+	struct kd_err err;
+	long gpid;
+
+	assert_int_equal(tool(&o, &r, &err, "orphan", how, NULL), KD_OK);
+	gpid = grandchild_pid(&r);
+	assert_true(gpid > 1);
+	/* ended at once (SIGTERM), or after the 0.3 s grace (SIGKILL) */
+	assert_true(r.elapsed_s < timeout + 0.9);
+	assert_int_equal(r.timed_out, want_timeout);
+	if (!want_timeout) {
+		assert_true(r.exited);
+		assert_int_equal(r.exit_code, 0);
+	}
+	assert_true(proc_gone(gpid));
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_orphan_holding_output(void **state)
+{
+	orphan_case("hold", 0, 0);
+}
+
+static void
+test_orphan_detached(void **state)
+{
+	orphan_case("detach", 0, 0);
+}
+
+static void
+test_orphan_ignoring_sigterm(void **state)
+{
+	orphan_case("stubborn", 0, 0);
+}
+
+static void
+test_family_timeout(void **state)
+{
+	orphan_case("family", 0.5, 1);
+}
+
+static int
+file_has(const char *path, const char *needle)
+{
+	char *buf;
+	size_t len;
+	int has;
+
+	if (fsutil_read_file(path, 1 << 20, &buf, &len, NULL) != 0)
+		return -1;
+	has = memmem(buf, len, needle, strlen(needle)) != NULL;
+	free(buf);
+	return has;
+}
+
+/* The log gets the output, redacted, appended run after run; the tail
+ * and the callback see the redacted line too. */
+static void
+test_log_redacted(void **state)
+{
+	char log[512];
+	struct seen s = { 0 };
+	struct run_opts o = { .log_path = log, .on_line = on_line, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+
+	snprintf(log, sizeof log, "%s/logs/sub/clone.log", tmpdir);
+	assert_int_equal(tool(&o, &r, &err, "echo", "first run",
+			      "clone https://alice:hunter2xyz@example.org/r.git", NULL), KD_OK);
+	assert_null(strstr(r.tail, "hunter2xyz"));
+	assert_non_null(strstr(r.tail, "example.org/r.git"));
+	assert_false(s.saw_secret);
+	run_result_free(&r);
+	assert_int_equal(tool(&o, &r, &err, "echo", "second run", NULL), KD_OK);
+	run_result_free(&r);
+	assert_int_equal(file_has(log, "hunter2xyz"), 0);
+	assert_int_equal(file_has(log, "${CREDENTIALS}"), 1);
+	assert_int_equal(file_has(log, "example.org/r.git"), 1);
+	assert_int_equal(file_has(log, "first run\n"), 1);
+	assert_int_equal(file_has(log, "second run\n"), 1);
+	assert_int_equal(file_has(log, "# kernodeck: exit 0"), 1);
+}
+
+static void
+test_log_unopenable(void **state)
+{
+	struct run_opts o = { .log_path = "/dev/null/kd/run.log" };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(tool(&o, &r, &err, "exit", "0", NULL), KD_EENV);
+	assert_false(r.started);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_env(void **state)
+{
+	const char *set[] = { "KD_T_SET=hello", "KD_T_REPLACED=new", NULL };
+	const char *unset[] = { "KD_T_UNSET", NULL };
+	struct run_opts o = { .env_set = set, .env_unset = unset };
+	struct run_result r;
+	struct kd_err err;
+
+	setenv("KD_T_UNSET", "present", 1);
+	setenv("KD_T_REPLACED", "old", 1);
+	assert_int_equal(tool(&o, &r, &err, "env", "KD_T_SET", "KD_T_UNSET",
+			      "KD_T_REPLACED", "HOME", NULL), KD_OK);
+	assert_non_null(strstr(r.tail, "KD_T_SET=hello\n"));
+	assert_non_null(strstr(r.tail, "KD_T_UNSET=(unset)\n"));
+	assert_non_null(strstr(r.tail, "KD_T_REPLACED=new\n"));
+	assert_null(strstr(r.tail, "HOME=(unset)"));
+	run_result_free(&r);
+	/* only the child's environment changed */
+	assert_string_equal(getenv("KD_T_UNSET"), "present");
+	assert_string_equal(getenv("KD_T_REPLACED"), "old");
+	assert_null(getenv("KD_T_SET"));
+	unsetenv("KD_T_UNSET");
+	unsetenv("KD_T_REPLACED");
+}
+
+/* The program is looked up on the PATH the child will have. */
+static void
+test_env_path(void **state)
+{
+	const char *argv[] = { "sleep", "0", NULL };
+	const char *set[] = { "PATH=/nonexistent", NULL };
+	struct run_opts o = { .argv = argv, .env_set = set };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(run_program(&o, &r, &err), KD_EENV);
+	assert_non_null(strstr(err.msg, "not found"));
+	run_result_free(&r);
+}
+
+static void
+test_cwd(void **state)
+{
+	struct run_opts o = { .cwd = tmpdir };
+	struct run_result r;
+	struct kd_err err;
+	char want[1024];
+
+	assert_non_null(realpath(tmpdir, want));
+	strncat(want, "\n", sizeof want - strlen(want) - 1);
+	assert_int_equal(tool(&o, &r, &err, "pwd", NULL), KD_OK);
+	assert_string_equal(r.tail, want);
+	run_result_free(&r);
+	o.cwd = "/nonexistent/kd-folder";
+	assert_int_equal(tool(&o, &r, &err, "pwd", NULL), KD_EENV);
+	assert_false(r.started);
+	assert_non_null(strstr(err.msg, "folder"));
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+/* Standard input is /dev/null: a program reading it does not hang. */
+static void
+test_stdin_null(void **state)
+{
+	struct run_opts o = { .timeout_s = 5 };
+	struct run_result r;
+	struct kd_err err;
+
+	assert_int_equal(tool(&o, &r, &err, "stdin", NULL), KD_OK);
+	assert_false(r.timed_out);
+	assert_string_equal(r.tail, "stdin 0 bytes\n");
+	run_result_free(&r);
+}
+
+static void
+test_stderr(void **state)
+{
+	struct run_opts o = { 0 };
+	struct run_result r;
+	struct kd_err err;
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+
+	assert_int_equal(tool(&o, &r, &err, "stderr", NULL), KD_OK);
+	assert_string_equal(r.tail, "to-out\nto-err\n");
+	run_result_free(&r);
+	o.keep_stderr_apart = 1;
+	dup2(null, 2);
+	assert_int_equal(tool(&o, &r, &err, "stderr", NULL), KD_OK);
+	dup2(saved, 2);
+	close(saved);
+	close(null);
+	assert_string_equal(r.tail, "to-out\n");
+	run_result_free(&r);
+}
+
+/* The child gets 0, 1 and 2 only, whatever the parent holds open, and a
+ * default SIGPIPE even when the parent ignores it. */
+static void
+test_child_setup(void **state)
+{
+	struct run_opts o = { 0 };
+	struct run_result r;
+	struct kd_err err;
+	int leak = open("/dev/null", O_RDONLY);   /* no O_CLOEXEC on purpose */
+	sigset_t set, old;
+
+	assert_true(leak > 2);
+	assert_int_equal(tool(&o, &r, &err, "fds", NULL), KD_OK);
+	assert_string_equal(r.tail, "fds 0 1 2\n");
+	run_result_free(&r);
+	close(leak);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	assert_int_equal(tool(&o, &r, &err, "sigpipe", NULL), KD_OK);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	assert_string_equal(r.tail, "SIGPIPE default unblocked\n");
+	run_result_free(&r);
+}
+
+static void
+test_capture(void **state)
+{
+	const char *echo[] = { KD_CHILD_TOOL, "echo", "a", "b", NULL };
+	const char *ex[] = { KD_CHILD_TOOL, "exit", "3", NULL };
+	const char *fl[] = { KD_CHILD_TOOL, "flood", "10000", "100", NULL };
+	const char *sl[] = { KD_CHILD_TOOL, "sleep", "30", NULL };
+	const char *nf[] = { "kd-no-such-program-xyz", NULL };
+	struct kd_err err;
+	char *out;
+	int code;
+
+	assert_int_equal(run_capture(echo, 5, 0, &out, &code, &err), KD_OK);
+	assert_int_equal(code, 0);
+	assert_string_equal(out, "a\nb\n");
+	free(out);
+	assert_int_equal(run_capture(ex, 5, 0, &out, &code, &err), KD_OK);
+	assert_int_equal(code, 3);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(run_capture(fl, 5, 1000, &out, &code, &err), KD_OK);
+	assert_int_equal(strlen(out), 1000);
+	free(out);
+	assert_int_equal(run_capture(sl, 0.3, 0, &out, &code, &err), KD_EENV);
+	assert_null(out);
+	assert_non_null(strstr(err.msg, "timed out"));
+	assert_int_equal(run_capture(nf, 5, 0, &out, &code, &err), KD_EENV);
+	assert_null(out);
+	assert_true(no_children());
+}
+
+static void
+test_which(void **state)
+{
+	char *p = run_which("sh");
+
+	assert_non_null(p);
+	assert_int_equal(p[0], '/');
+	assert_int_equal(access(p, X_OK), 0);
+	free(p);
+	assert_null(run_which("kd-no-such-program-xyz"));
+	assert_null(run_which("/etc/passwd"));
+	assert_null(run_which(""));
+	p = run_which("/bin/sh");
+	assert_non_null(p);
+	assert_string_equal(p, "/bin/sh");
+	free(p);
+}
+
+static void
+test_describe_not_started(void **state)
+{
+	struct run_result r = { 0 };
+	char buf[64];
+
+	assert_string_equal(run_describe(&r, buf, sizeof buf), "not started");
+}
+
+static int
+setup(void **state)
+{
+	snprintf(tmpdir, sizeof tmpdir, "%s/kd-test-run.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) == NULL;
+}
+
+static int
+teardown(void **state)
+{
+	return fsutil_rmtree(tmpdir, NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_not_executable),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_flood),
+		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_tail_ring),
+		cmocka_unit_test(test_signaled),
+		cmocka_unit_test(test_ignores_sigterm),
+		cmocka_unit_test(test_orphan_holding_output),
+		cmocka_unit_test(test_orphan_detached),
+		cmocka_unit_test(test_orphan_ignoring_sigterm),
+		cmocka_unit_test(test_family_timeout),
+		cmocka_unit_test(test_log_redacted),
+		cmocka_unit_test(test_log_unopenable),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_env_path),
+		cmocka_unit_test(test_cwd),
+		cmocka_unit_test(test_stdin_null),
+		cmocka_unit_test(test_stderr),
+		cmocka_unit_test(test_child_setup),
+		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_which),
+		cmocka_unit_test(test_describe_not_started),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
