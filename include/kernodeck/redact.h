@@ -6,6 +6,14 @@
  * tokens of known shapes and values of secret-named assignments, each by
  * ${NAME}.  redact_scan() reports findings without changing anything (the
  * dossier refuses to write a file with one).  Both use the same patterns.
+ *
+ * Kinds: url-userinfo, pip-conf-credential, authorization-bearer,
+ * authorization-basic, authorization-token, private-key, aws-access-key,
+ * github-token, gitlab-token, huggingface-token, slack-token, slack-webhook,
+ * pypi-token, secret-assignment (NAME=VALUE where NAME ends in _TOKEN,
+ * _SECRET, _PASSWORD, _PASSWD, _KEY), netrc-password.  References
+ * (${NAME}, $NAME), masks and placeholders are not findings, so redacting
+ * twice changes nothing.
  */
 #ifndef KD_REDACT_H
 #define KD_REDACT_H
@@ -26,5 +34,12 @@ char *redact_text(const char *text, size_t len, size_t *lenp);
 char *redact_url(const char *url, int *had);
 /* Findings in text; returns their number, fills up to max. */
 size_t redact_scan(const char *text, size_t len, struct redact_finding *out, size_t max);
+/* Replace the spans of findings (sorted by offset, as redact_scan gives
+ * them) by ${NAME}; a malloc'd copy. */
+char *redact_apply(const char *text, size_t len, const struct redact_finding *f,
+		   size_t n, size_t *lenp);
+/* The kind of a file that holds credentials by its name (.netrc, _netrc,
+ * .git-credentials, .pypirc, credentials), or NULL. */
+const char *redact_credential_file(const char *path);
 
 #endif

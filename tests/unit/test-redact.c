@@ -1,0 +1,306 @@
+/*
+ * test-redact.c - the redaction on the corpus of planted secrets and
+ * look-alikes (tests/fixtures/secrets/), and its small rules one by one.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+
+#include "kernodeck/fsutil.h"
+#include "kernodeck/redact.h"
+
+#define CORPUS KD_SRCDIR "/tests/fixtures/secrets"
+#define MAXF 256
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	struct kd_err err;
+	char *buf = NULL;
+
+	if (fsutil_read_file(path, 1 << 20, &buf, len, &err) != 0)
+		fail_msg("cannot read %s: %s", path, err.msg);
+	return buf;
+}
+
+static char *
+red(const char *s)
+{
+	size_t n;
+
+	return redact_text(s, strlen(s), &n);
+}
+
+/* Every planted secret is found at its line with its kind, nothing else is
+ * found, and the redacted text holds none of them. */
+static void
+test_planted(void **state)
+{
+	size_t tlen, nrows = 0;
+	char *tsv = slurp(CORPUS "/planted.tsv", &tlen);
+	char *save = NULL, *line;
+	char prev[256] = "";
+	(void)state;
+
+	for (line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char file[256], kind[64], path[512];
+		char *value;
+		int ln;
+		size_t len, n, m, perfile = 0;
+		struct redact_finding f[MAXF];
+		char *text, *out, *again;
+
+		if (line[0] == '#')
+			continue;
+		value = strrchr(line, '\t');
+		assert_non_null(value);
+		*value++ = '\0';
+		assert_int_equal(sscanf(line, "%255[^\t]\t%d\t%63s", file, &ln, kind), 3);
+		nrows++;
+		snprintf(path, sizeof path, CORPUS "/planted/%s", file);
+		text = slurp(path, &len);
+		n = redact_scan(text, len, f, MAXF);
+		int found = 0;
+		for (size_t i = 0; i < n && i < MAXF; i++) {
+			if (f[i].line != ln || strcmp(f[i].kind, kind) != 0)
+				continue;
+			/* the span holds the value (or, for a key, its first line) */
+			char *span = strndup(text + f[i].off, f[i].len);
+			if (strstr(span, value) != NULL)
+				found = 1;
+			free(span);
+		}
+		if (!found) {
+			for (size_t i = 0; i < n && i < MAXF; i++)
+				print_message("  %s:%d: %s\n", file, f[i].line, f[i].kind);
+			fail_msg("%s:%d: no %s finding", file, ln, kind);
+		}
+		out = redact_text(text, len, &m);
+		assert_non_null(out);
+		if (strstr(out, value) != NULL)
+			fail_msg("%s:%d: the value survived redaction", file, ln);
+		if (strcmp(kind, "private-key") == 0) {
+			/* every line of the block's body is gone */
+			char *p = text;
+			/* the block's body starts at the finding's line */
+			for (int k = 1; k < ln && p; k++)
+				p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+			if (p) {
+				char *e = strchr(p, '\n');
+				char *l1 = strndup(p, e ? (size_t)(e - p) : strlen(p));
+				if (strstr(l1, "-----BEGIN") != NULL)
+					p = NULL;   /* one line, not a block of lines */
+				free(l1);
+			}
+			while (p && *p && strncmp(p, "-----END", 8) != 0) {
+				char *e = strchr(p, '\n');
+				char *body = strndup(p, e ? (size_t)(e - p) : strlen(p));
+				if (strlen(body) > 8 && strstr(out, body) != NULL)
+					fail_msg("%s: a key line survived", file);
+				free(body);
+				p = e ? e + 1 : NULL;
+			}
+		}
+		/* redaction is idempotent and leaves nothing to find */
+		again = redact_text(out, m, NULL);
+		assert_string_equal(again, out);
+		assert_int_equal(redact_scan(out, m, f, MAXF), 0);
+		/* no finding that was not planted: count the file's rows once */
+		if (strcmp(prev, file) != 0) {
+			FILE *fp = fopen(CORPUS "/planted.tsv", "r");
+			char l2[8192];
+			assert_non_null(fp);
+			while (fgets(l2, sizeof l2, fp))
+				if (strncmp(l2, file, strlen(file)) == 0 && l2[strlen(file)] == '\t')
+					perfile++;
+			fclose(fp);
+			if (n != perfile) {
+				for (size_t i = 0; i < n && i < MAXF; i++)
+					print_message("  %s:%d: %s\n", file, f[i].line, f[i].kind);
+				fail_msg("%s: %zu findings, %zu planted", file, n, perfile);
+			}
+			snprintf(prev, sizeof prev, "%s", file);
+		}
+		free(again);
+		free(out);
+		free(text);
+	}
+	assert_true(nrows >= 30);
+	free(tsv);
+}
+
+/* Look-alikes: nothing found, nothing changed. */
+static void
+test_lookalikes(void **state)
+{
+	DIR *d = opendir(CORPUS "/lookalike");
+	struct dirent *de;
+	size_t lines = 0, files = 0;
+	(void)state;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		char path[512];
+		size_t len, m, n;
+		struct redact_finding f[MAXF];
+		char *text, *out;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof path, CORPUS "/lookalike/%s", de->d_name);
+		text = slurp(path, &len);
+		files++;
+		for (size_t i = 0; i < len; i++)
+			if (text[i] == '\n')
+				lines++;
+		n = redact_scan(text, len, f, MAXF);
+		for (size_t i = 0; i < n && i < MAXF; i++)
+			print_message("  %s:%d: %s \"%.*s\"\n", de->d_name, f[i].line, f[i].kind,
+				      (int)f[i].len, text + f[i].off);
+		assert_int_equal(n, 0);
+		out = redact_text(text, len, &m);
+		assert_int_equal(m, len);
+		assert_memory_equal(out, text, len);
+		free(out);
+		free(text);
+	}
+	closedir(d);
+	assert_true(files >= 5);
+	assert_true(lines >= 30);
+}
+
+static void
+test_url(void **state)
+{
+	int had;
+	char *u;
+	(void)state;
+
+	u = redact_url("https://bob:pw1234@example.org/simple", &had);
+	assert_string_equal(u, "https://example.org/simple");
+	assert_int_equal(had, 1);
+	free(u);
+	u = redact_url("ssh://git@github.com/acme/x.git", &had);
+	assert_string_equal(u, "ssh://git@github.com/acme/x.git");
+	assert_int_equal(had, 0);
+	free(u);
+	u = redact_url("https://example.org:8443/a@b", &had);
+	assert_int_equal(had, 0);
+	free(u);
+	u = red("pip install --index-url https://u:p4ss@h/simple x");
+	assert_string_equal(u, "pip install --index-url https://${CREDENTIALS}@h/simple x");
+	free(u);
+}
+
+/* The replacement names what must be provided. */
+static void
+test_names(void **state)
+{
+	char *u;
+	(void)state;
+
+	u = red("HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJ\n");
+	assert_string_equal(u, "HF_TOKEN=${HF_TOKEN}\n");
+	free(u);
+	u = red("  db_password: 'x9!kq'\n");
+	assert_string_equal(u, "  db_password: '${DB_PASSWORD}'\n");
+	free(u);
+	u = red("run --api-key=Zk83hQ0pLm2Xv7Rt5Yw1 --n 3");
+	assert_string_equal(u, "run --api-key=${API_KEY} --n 3");
+	free(u);
+	u = red("Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==");
+	assert_string_equal(u, "Authorization: Basic ${BASIC_AUTH}");
+	free(u);
+}
+
+static void
+test_private_key(void **state)
+{
+	const char *t = "a\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB3x\nQ29mZmVl\n"
+			"-----END EC PRIVATE KEY-----\nb\n";
+	struct redact_finding f[4];
+	char *u;
+	(void)state;
+
+	assert_int_equal(redact_scan(t, strlen(t), f, 4), 1);
+	assert_int_equal(f[0].line, 3);
+	assert_string_equal(f[0].kind, "private-key");
+	u = red(t);
+	assert_string_equal(u, "a\n-----BEGIN EC PRIVATE KEY-----\n${PRIVATE_KEY}\n"
+			    "-----END EC PRIVATE KEY-----\nb\n");
+	free(u);
+	/* cut before its END line: the rest is hidden */
+	u = red("x\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\nkqhkiG9w0");
+	assert_null(strstr(u, "MIIEvQ"));
+	assert_null(strstr(u, "kqhkiG"));
+	free(u);
+}
+
+/* A finding never carries the value into its own fields. */
+static void
+test_finding_fields(void **state)
+{
+	const char *t = "x\nexport GITLAB_TOKEN=glpat-Ab3dEf6hIj9kLm2nOp5q\n";
+	struct redact_finding f[2];
+	(void)state;
+
+	assert_int_equal(redact_scan(t, strlen(t), f, 2), 1);
+	assert_int_equal(f[0].line, 2);
+	assert_string_equal(f[0].kind, "gitlab-token");
+	assert_string_equal(f[0].name, "GITLAB_TOKEN");
+	assert_null(strstr(f[0].name, "glpat"));
+	/* max smaller than the number of findings: the count is still right */
+	assert_int_equal(redact_scan("a_token=Q1w2e3r4t5 b_token=Z9x8c7v6b5", 37, f, 0), 2);
+}
+
+static void
+test_credential_files(void **state)
+{
+	(void)state;
+	assert_string_equal(redact_credential_file("/home/a/.netrc"), "netrc-file");
+	assert_string_equal(redact_credential_file(".git-credentials"), "credentials-file");
+	assert_null(redact_credential_file("requirements.txt"));
+}
+
+/* Big inputs stay linear: 4 MB of log lines in well under a second. */
+static void
+test_large(void **state)
+{
+	const char *l = "Collecting numpy==1.26.4 from https://pypi.org/simple (token: none)\n";
+	size_t ll = strlen(l), n = (4u << 20) / ll, m;
+	char *buf = malloc(n * ll + 1), *out;
+	(void)state;
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(buf + i * ll, l, ll);
+	buf[n * ll] = '\0';
+	out = redact_text(buf, n * ll, &m);
+	assert_int_equal(m, n * ll);
+	free(out);
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_lookalikes),
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_private_key),
+		cmocka_unit_test(test_finding_fields),
+		cmocka_unit_test(test_credential_files),
+		cmocka_unit_test(test_large),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
