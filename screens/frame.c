@@ -1,0 +1,816 @@
+/*
+ * frame.c - the walkthrough: one stage screen at a time inside a frame made
+ * of the title bar, the stage column, the message line and the key bar.
+ *
+ * The loop is: draw everything from the model, read a key, give it to the
+ * stage screen's key() and then to the frame's own table, and act on the
+ * flags that come back (KD_RUN, KD_NEXT, KD_SAVE...).  Only the frame saves,
+ * advances and runs stages.  Resizing is handled here only
+ * (kd_frame_layout); below 80x24 the notice replaces the layout.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernodeck/cmd.h"
+#include "kernodeck/ctx.h"
+#include "kernodeck/lock.h"
+#include "kernodeck/screen.h"
+#include "kernodeck/state.h"
+#include "kernodeck/textw.h"
+
+const struct kd_screen_ops *const kd_screens[KD_NSTAGES] = {
+	&kd_screen_reference, &kd_screen_system, &kd_screen_rebuild,
+	&kd_screen_contract, &kd_screen_compute, &kd_screen_sample,
+	&kd_screen_dossier,
+};
+
+void
+kd_frame_message(struct kd_screen *scr, enum kd_color c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(scr->msg, sizeof scr->msg, fmt, ap);
+	va_end(ap);
+	scr->msg_color = c;
+}
+
+int
+kd_frame_save(struct kd_screen *scr)
+{
+	struct kd_err err;
+	char buf[1400];
+
+	if (scr->ctx->readonly)
+		return 0;
+	kd_err_clear(&err);
+	if (kd_ctx_save_state(scr->ctx, &err) != 0) {
+		kd_frame_message(scr, KD_C_ERROR, "Could not save the state: %s",
+				 kd_err_format(&err, buf, sizeof buf));
+		return err.code ? err.code : KD_EENV;
+	}
+	return 0;
+}
+
+void
+kd_frame_error_box(struct kd_screen *scr, const char *title, const struct kd_err *err)
+{
+	char buf[1400];
+
+	kd_dialog_message(scr, title, kd_err_format(err, buf, sizeof buf), KD_C_FAILED);
+}
+
+/* Geometry of every part, from the terminal size and the stage. */
+void
+kd_frame_layout(struct kd_screen *scr)
+{
+	struct kd_geom *g = &scr->g;
+	int rem, fh = 0, nf = (int)scr->stage->nfields;
+
+	memset(g, 0, sizeof *g);
+	g->rows = LINES;
+	g->cols = COLS;
+	g->full = LINES >= KD_MIN_ROWS && COLS >= KD_MIN_COLS;
+	if (!g->full)
+		return;
+	g->left_w = COLS >= 120 ? 24 : 20;
+	g->rx = g->left_w + 1;
+	g->rw = COLS - g->rx - 1;
+	g->body_y = 1;
+	g->body_h = LINES - 3;
+	g->msg_y = LINES - 2;
+	g->bar_y = LINES - 1;
+	/* after the stage's own header line */
+	rem = g->body_h - 1;
+	g->log_h = rem / 5;
+	if (g->log_h < 3)
+		g->log_h = 3;
+	rem -= g->log_h + 1;
+	if (nf > 0) {
+		fh = rem * 2 / 5;
+		if (fh > nf)
+			fh = nf;
+		if (fh < 1)
+			fh = 1;
+		g->fields_y = g->body_y + 2;
+		g->fields_h = fh;
+		rem -= fh + 1;
+	}
+	g->checks_y = g->body_y + 1 + (nf > 0 ? fh + 1 : 0) + 2;
+	g->checks_h = rem - 2;
+	g->log_y = g->checks_y + g->checks_h + 1;
+}
+
+size_t
+kd_screen_nrows(const struct kd_screen *scr)
+{
+	return scr->ctx->state.st[scr->idx].rows.n + scr->info.n;
+}
+
+const struct kd_row *
+kd_screen_row(const struct kd_screen *scr, size_t i, int *is_check)
+{
+	const struct kd_rows *rows = &scr->ctx->state.st[scr->idx].rows;
+
+	if (i < rows->n) {
+		if (is_check)
+			*is_check = 1;
+		return &rows->v[i];
+	}
+	i -= rows->n;
+	if (is_check)
+		*is_check = 0;
+	return i < scr->info.n ? &scr->info.v[i] : NULL;
+}
+
+/* Describe rows from the saved observations of the stage, if any. */
+static void
+frame_describe(struct kd_screen *scr)
+{
+	struct kd_result res;
+
+	kd_rows_free(&scr->info);
+	if (scr->stage->describe == NULL || scr->ctx->obs[scr->idx] == NULL)
+		return;
+	kd_result_init(&res);
+	res.obs = json_incref(scr->ctx->obs[scr->idx]);
+	scr->stage->describe(&res, &scr->info);
+	kd_result_free(&res);
+}
+
+/* Show stage i. */
+static void
+frame_enter(struct kd_screen *scr, int i)
+{
+	if (scr->ops != NULL && scr->ops->leave != NULL)
+		scr->ops->leave(scr);
+	if (i < 0)
+		i = 0;
+	if (i >= KD_NSTAGES)
+		i = KD_NSTAGES - 1;
+	scr->idx = i;
+	scr->ops = kd_screens[i];
+	scr->stage = kd_stages[i];
+	scr->sel_field = scr->top_field = 0;
+	scr->sel_check = scr->top_check = 0;
+	kd_log_clear(&scr->log);
+	frame_describe(scr);
+	scr->focus = scr->stage->nfields > 0 && scr->ctx->state.st[i].rows.n == 0
+		? KD_FOCUS_FIELDS : KD_FOCUS_CHECKS;
+	if (scr->ops->enter != NULL)
+		scr->ops->enter(scr);
+	kd_frame_layout(scr);
+}
+
+/* The title bar: program, stage, reference identity, project, read-only. */
+static void
+draw_title(struct kd_screen *scr)
+{
+	char left[512], right[512];
+	int rw;
+
+	snprintf(left, sizeof left, " Kernodeck %s \u2502 %d/%d %s \u2502 ref %.12s",
+		 PACKAGE_VERSION, scr->idx + 1, KD_NSTAGES, scr->stage->title,
+		 scr->ctx->ref_id[0] ? scr->ctx->ref_id : "(none)");
+	snprintf(right, sizeof right, "%s%s ", scr->ctx->readonly ? "[read-only] " : "",
+		 scr->ctx->project_dir);
+	kd_fill(0, 0, COLS, kd_attr(KD_C_TITLE));
+	kd_put(0, 0, COLS, left, kd_attr(KD_C_TITLE), 0);
+	rw = textw_width(right);
+	if (rw > COLS - textw_width(left) - 2)
+		rw = COLS - textw_width(left) - 2;
+	if (rw > 8)
+		kd_put(0, COLS - rw, rw, right, kd_attr(KD_C_TITLE), 0);
+}
+
+static enum kd_color
+status_color(enum kd_status s)
+{
+	switch (s) {
+	case KD_ST_PASSED: return KD_C_PASSED;
+	case KD_ST_FAILED: return KD_C_FAILED;
+	case KD_ST_DEVIATION: return KD_C_DEVIATION;
+	case KD_ST_STALE: return KD_C_STALE;
+	default: return KD_C_PENDING;
+	}
+}
+
+/* Left column: the seven stages, the legend, the current stage's notes. */
+static void
+draw_stages(struct kd_screen *scr)
+{
+	const struct kd_state *st = &scr->ctx->state;
+	const struct kd_stage_state *cur = &st->st[scr->idx];
+	int w = scr->g.left_w - 1, y = 1, i;
+	char buf[256];
+
+	kd_put(y++, 1, w - 1, "Stages", kd_attr(KD_C_HEADER), 1);
+	for (i = 0; i < KD_NSTAGES; i++, y++) {
+		enum kd_status s = st->st[i].status;
+		attr_t a = i == scr->idx ? kd_attr(KD_C_CURRENT) : A_NORMAL;
+
+		snprintf(buf, sizeof buf, "%c", kd_status_mark(s));
+		kd_fill(y, 0, w, a);
+		kd_put(y, 1, 1, buf, i == scr->idx ? a : kd_attr(status_color(s)), 0);
+		snprintf(buf, sizeof buf, "%d %s", i + 1, kd_stages[i]->title);
+		kd_put(y, 3, w - 3, buf, a, 0);
+	}
+	y++;
+	kd_put(y++, 1, w - 1, "+ passed  ! failed", kd_attr(KD_C_DIM), 0);
+	kd_put(y++, 1, w - 1, "~ deviation ? stale", kd_attr(KD_C_DIM), 0);
+	y++;
+	snprintf(buf, sizeof buf, "Status: %s", kd_status_name(cur->status));
+	kd_put(y++, 1, w - 1, buf, kd_attr(status_color(cur->status)), 0);
+	snprintf(buf, sizeof buf, "Deviations: %zu", cur->ndevs);
+	kd_put(y++, 1, w - 1, buf, A_NORMAL, 0);
+	snprintf(buf, sizeof buf, "Notes: %zu", cur->nnotes);
+	kd_put(y++, 1, w - 1, buf, A_NORMAL, 0);
+	if (cur->nnotes > 0 && y < scr->g.msg_y - 1) {
+		const struct kd_note *n = &cur->notes[cur->nnotes - 1];
+		char *lines[16];
+		int k, nl = kd_wrap(n->text, w - 2, lines, scr->g.msg_y - y - 1 < 16
+				    ? scr->g.msg_y - y - 1 : 16);
+
+		kd_put(y++, 1, w - 1, n->author, kd_attr(KD_C_DIM), 0);
+		for (k = 0; k < nl && y < scr->g.msg_y; k++)
+			kd_put(y++, 2, w - 2, lines[k], A_NORMAL, 0);
+		kd_wrap_free(lines, nl);
+	}
+	attr_set(kd_attr(KD_C_BORDER), 0, NULL);
+	mvvline(1, scr->g.left_w - 1, ACS_VLINE, scr->g.body_h);
+	attr_set(A_NORMAL, 0, NULL);
+}
+
+/* The line between the body and the key bar: a message, or the selected
+ * field's help. */
+static void
+draw_message(struct kd_screen *scr)
+{
+	int y = scr->g.msg_y;
+
+	if (scr->msg[0] != '\0') {
+		kd_fill(y, 0, COLS, A_NORMAL);
+		kd_put(y, 1, COLS - 2, scr->msg, kd_attr(scr->msg_color), 0);
+		return;
+	}
+	kd_fill(y, 0, COLS, A_NORMAL);
+	if (scr->focus == KD_FOCUS_FIELDS && scr->sel_field < (int)scr->stage->nfields) {
+		const struct kd_field *f = &scr->stage->fields[scr->sel_field];
+
+		kd_put(y, 1, COLS - 2, f->help ? f->help : f->path, kd_attr(KD_C_DIM), 0);
+	} else if (scr->ctx->readonly && scr->lock_note[0] != '\0') {
+		kd_put(y, 1, COLS - 2, scr->lock_note, kd_attr(KD_C_WARN), 0);
+	}
+}
+
+/* The notice shown below the minimum size (down to 1x1). */
+static void
+draw_too_small(void)
+{
+	char text[512], *lines[12];
+	int n, i, y;
+
+	snprintf(text, sizeof text,
+		 "Kernodeck needs a terminal of at least %dx%d; this one is %dx%d. "
+		 "Enlarge it to continue (q quits, nothing is lost).",
+		 KD_MIN_COLS, KD_MIN_ROWS, COLS, LINES);
+	n = kd_wrap(text, COLS > 2 ? COLS - 2 : COLS, lines, LINES < 12 ? LINES : 12);
+	y = (LINES - n) / 2;
+	for (i = 0; i < n; i++) {
+		int w = textw_width(lines[i]);
+
+		kd_put(y + i, (COLS - w) / 2 > 0 ? (COLS - w) / 2 : 0, COLS, lines[i],
+		       i == 0 ? kd_attr(KD_C_WARN) : A_NORMAL, 0);
+	}
+	kd_wrap_free(lines, n);
+}
+
+void
+kd_frame_draw(struct kd_screen *scr)
+{
+	if (scr->g.rows != LINES || scr->g.cols != COLS)
+		kd_frame_layout(scr);
+	erase();
+	if (!scr->g.full) {
+		draw_too_small();
+		return;
+	}
+	draw_title(scr);
+	draw_stages(scr);
+	if (scr->ops->draw != NULL)
+		scr->ops->draw(scr);
+	else
+		kd_screen_draw_default(scr);
+	draw_message(scr);
+	kd_keybar_draw(scr, scr->g.bar_y, scr->log.running ? -1 : KD_KC_MAIN);
+}
+
+/* The stage's header line: title, summary, when it was checked. */
+static void
+draw_stage_header(struct kd_screen *scr)
+{
+	const struct kd_stage_state *ss = &scr->ctx->state.st[scr->idx];
+	char right[160], title[64];
+	int x = scr->g.rx, w = scr->g.rw, tw, rwid;
+
+	if (ss->status == KD_ST_STALE)
+		snprintf(right, sizeof right, "stale: run again (r)");
+	else if (ss->checked_at != NULL)
+		snprintf(right, sizeof right, "%s, checked %s", kd_status_name(ss->status),
+			 ss->checked_at);
+	else
+		snprintf(right, sizeof right, "not checked yet");
+	snprintf(title, sizeof title, "%s", scr->stage->title);
+	tw = kd_put(scr->g.body_y, x, w, title, A_BOLD, 0);
+	rwid = textw_width(right);
+	if (rwid > w - tw - 2)
+		rwid = w - tw - 2 > 0 ? w - tw - 2 : 0;
+	if (scr->stage->summary && *scr->stage->summary)
+		kd_put(scr->g.body_y, x + tw + 2, w - tw - 3 - rwid, scr->stage->summary,
+		       kd_attr(KD_C_DIM), 0);
+	kd_put(scr->g.body_y, x + w - rwid, rwid, right, kd_attr(status_color(ss->status)), 0);
+}
+
+/* A section rule: "── Title ───". */
+static void
+draw_rule(int y, int x, int w, const char *title, int focused)
+{
+	char t[256];
+
+	kd_hline(y, x, w, kd_attr(KD_C_BORDER));
+	snprintf(t, sizeof t, " %s ", title);
+	kd_put(y, x + 2, w - 4, t, focused ? kd_attr(KD_C_HEADER) : A_BOLD, 0);
+}
+
+void
+kd_screen_draw_default(struct kd_screen *scr)
+{
+	const struct kd_geom *g = &scr->g;
+	char t[128];
+
+	draw_stage_header(scr);
+	if (scr->stage->nfields > 0) {
+		snprintf(t, sizeof t, "Fields (%zu)", scr->stage->nfields);
+		draw_rule(g->fields_y - 1, g->rx, g->rw, t, scr->focus == KD_FOCUS_FIELDS);
+		kd_form_draw(scr, g->fields_y, g->rx, g->fields_h, g->rw);
+	}
+	snprintf(t, sizeof t, "Checks (%zu)", scr->ctx->state.st[scr->idx].rows.n);
+	draw_rule(g->checks_y - 2, g->rx, g->rw, t, scr->focus == KD_FOCUS_CHECKS);
+	kd_checks_draw(scr, g->checks_y - 1, g->rx, g->checks_h + 1, g->rw);
+	kd_log_draw(scr, g->log_y - 1, g->rx, g->log_h + 1, g->rw);
+}
+
+/* Move the selection of the focused pane. */
+static unsigned
+frame_move(struct kd_screen *scr, int action)
+{
+	int *sel, n, page;
+
+	switch (scr->focus) {
+	case KD_FOCUS_FIELDS:
+		sel = &scr->sel_field;
+		n = (int)scr->stage->nfields;
+		page = scr->g.fields_h;
+		break;
+	case KD_FOCUS_CHECKS:
+		sel = &scr->sel_check;
+		n = (int)kd_screen_nrows(scr);
+		page = scr->g.checks_h;
+		break;
+	default:
+		n = (int)scr->log.n;
+		page = scr->g.log_h;
+		switch (action) {
+		case KD_A_UP: scr->log.scroll++; break;
+		case KD_A_DOWN: scr->log.scroll--; break;
+		case KD_A_PGUP: scr->log.scroll += page; break;
+		case KD_A_PGDN: scr->log.scroll -= page; break;
+		case KD_A_HOME: scr->log.scroll = n; break;
+		case KD_A_END: scr->log.scroll = 0; break;
+		}
+		if (scr->log.scroll > n - page)
+			scr->log.scroll = n - page;
+		if (scr->log.scroll < 0)
+			scr->log.scroll = 0;
+		return KD_HANDLED | KD_REDRAW;
+	}
+	switch (action) {
+	case KD_A_UP: (*sel)--; break;
+	case KD_A_DOWN: (*sel)++; break;
+	case KD_A_PGUP: *sel -= page; break;
+	case KD_A_PGDN: *sel += page; break;
+	case KD_A_HOME: *sel = 0; break;
+	case KD_A_END: *sel = n - 1; break;
+	}
+	if (*sel >= n)
+		*sel = n - 1;
+	if (*sel < 0)
+		*sel = 0;
+	return KD_HANDLED | KD_REDRAW;
+}
+
+static unsigned
+frame_focus(struct kd_screen *scr, int dir)
+{
+	int f = (int)scr->focus;
+
+	do
+		f = (f + dir + KD_FOCUS__COUNT) % KD_FOCUS__COUNT;
+	while (f == KD_FOCUS_FIELDS && scr->stage->nfields == 0);
+	scr->focus = (enum kd_focus)f;
+	return KD_HANDLED | KD_REDRAW;
+}
+
+/* The selected row of the checks table when it is a check (not info). */
+static const struct kd_row *
+selected_check(struct kd_screen *scr)
+{
+	int is_check = 0;
+	const struct kd_row *r;
+
+	if (kd_screen_nrows(scr) == 0)
+		return NULL;
+	r = kd_screen_row(scr, (size_t)scr->sel_check, &is_check);
+	return is_check ? r : NULL;
+}
+
+static int
+refuse_readonly(struct kd_screen *scr)
+{
+	if (!scr->ctx->readonly)
+		return 0;
+	kd_frame_message(scr, KD_C_WARN, "Read-only: %s",
+			 scr->lock_note[0] ? scr->lock_note : "another kernodeck holds the lock");
+	return 1;
+}
+
+static unsigned
+frame_deviate(struct kd_screen *scr)
+{
+	const struct kd_row *r = selected_check(scr);
+
+	if (refuse_readonly(scr))
+		return KD_HANDLED;
+	if (r == NULL) {
+		kd_frame_message(scr, KD_C_WARN, "Select a failing check in the checks "
+				 "table (Tab), then press d to record a deviation.");
+		return KD_HANDLED;
+	}
+	return kd_dialog_deviation(scr, r);
+}
+
+static unsigned
+frame_open(struct kd_screen *scr)
+{
+	if (scr->focus == KD_FOCUS_FIELDS && scr->stage->nfields > 0) {
+		if (refuse_readonly(scr))
+			return KD_HANDLED;
+		return kd_form_edit(scr, scr->sel_field);
+	}
+	if (scr->focus == KD_FOCUS_CHECKS && kd_screen_nrows(scr) > 0)
+		return kd_detail_run(scr, (size_t)scr->sel_check);
+	return KD_HANDLED;
+}
+
+static unsigned
+frame_edit(struct kd_screen *scr)
+{
+	if (scr->stage->nfields == 0) {
+		kd_frame_message(scr, KD_C_WARN, "This stage has no fields to edit%s.",
+				 scr->idx == 0 ? "" : " (E opens reference.yaml)");
+		return KD_HANDLED;
+	}
+	if (refuse_readonly(scr))
+		return KD_HANDLED;
+	scr->focus = KD_FOCUS_FIELDS;
+	return kd_form_edit(scr, scr->sel_field);
+}
+
+/* A stage action bound to key, run with the log pane as its sink. */
+static unsigned
+frame_action(struct kd_screen *scr, int key)
+{
+	const struct kd_action *a = NULL;
+	const struct kd_row *r;
+	struct kd_sink sink;
+	struct kd_err err;
+	char buf[1400];
+
+	for (size_t i = 0; i < scr->stage->nactions; i++)
+		if (scr->stage->actions[i].key == key && !kd_key_reserved(key))
+			a = &scr->stage->actions[i];
+	if (a == NULL || a->run == NULL)
+		return 0;
+	if (refuse_readonly(scr))
+		return KD_HANDLED;
+	r = kd_screen_nrows(scr) > 0 ? kd_screen_row(scr, (size_t)scr->sel_check, NULL) : NULL;
+	kd_log_clear(&scr->log);
+	snprintf(scr->log.title, sizeof scr->log.title, "%s", a->label);
+	scr->log.running = 1;
+	scr->log.t_start = kd_now();
+	scr->cancel = 0;
+	kd_log_sink(scr, &sink);
+	kd_err_clear(&err);
+	int rc = a->run(scr->ctx, r ? r->id : NULL, &sink, &err);
+	scr->log.running = 0;
+	scr->log.t_end = kd_now();
+	if (rc != 0) {
+		kd_err_format(&err, buf, sizeof buf);
+		kd_log_add(&scr->log, buf, strlen(buf));
+		kd_frame_message(scr, KD_C_ERROR, "%s: %s", a->label, buf);
+	} else {
+		kd_frame_message(scr, KD_C_OK, "%s: done.", a->label);
+	}
+	return KD_HANDLED | KD_SAVE | KD_DESCRIBE | KD_REDRAW;
+}
+
+/* The frame's own keys. */
+static unsigned
+frame_key(struct kd_screen *scr, int key, int action)
+{
+	switch (action) {
+	case KD_A_UP: case KD_A_DOWN: case KD_A_PGUP: case KD_A_PGDN:
+	case KD_A_HOME: case KD_A_END:
+		return frame_move(scr, action);
+	case KD_A_FOCUS: return frame_focus(scr, 1);
+	case KD_A_FOCUS_BACK: return frame_focus(scr, -1);
+	case KD_A_OPEN: return frame_open(scr);
+	case KD_A_EDIT: return frame_edit(scr);
+	case KD_A_NA:
+		if (scr->focus != KD_FOCUS_FIELDS || scr->stage->nfields == 0 ||
+		    refuse_readonly(scr))
+			return KD_HANDLED;
+		return kd_form_toggle_na(scr, scr->sel_field);
+	case KD_A_RUN: return KD_HANDLED | KD_RUN;
+	case KD_A_DEVIATE: return frame_deviate(scr);
+	case KD_A_PREV: return KD_HANDLED | KD_PREV;
+	case KD_A_NEXT: return KD_HANDLED | KD_NEXT;
+	case KD_A_QUIT: return KD_HANDLED | KD_QUIT;
+	case KD_A_NOTE: return kd_dialog_notes(scr);
+	case KD_A_EDITREF:
+		if (refuse_readonly(scr))
+			return KD_HANDLED;
+		return kd_edit_reference(scr);
+	case KD_A_HELP: kd_help_run(scr); return KD_HANDLED | KD_REDRAW;
+	case KD_A_REDRAW: clearok(curscr, TRUE); return KD_HANDLED | KD_REDRAW;
+	case KD_A_CLOSE: scr->msg[0] = '\0'; return KD_HANDLED;
+	default:
+		return frame_action(scr, key);
+	}
+}
+
+/* Run the current stage's checks with the log pane as the sink. */
+static void
+frame_run(struct kd_screen *scr)
+{
+	struct kd_rows info = { 0 };
+	struct kd_sink sink;
+	struct kd_err err;
+	char buf[1400];
+	int rc;
+
+	if (refuse_readonly(scr))
+		return;
+	if (scr->ref_broken) {
+		kd_frame_message(scr, KD_C_ERROR, "reference.yaml does not load (%s): "
+				 "fix it with E before running checks.", scr->ref_error);
+		return;
+	}
+	kd_log_clear(&scr->log);
+	snprintf(scr->log.title, sizeof scr->log.title, "%s checks", scr->stage->title);
+	scr->log.running = 1;
+	scr->log.t_start = kd_now();
+	scr->cancel = 0;
+	kd_log_sink(scr, &sink);
+	kd_frame_draw(scr);
+	refresh();
+	kd_err_clear(&err);
+	rc = stage_run(scr->ctx, scr->idx, &sink, &info, &err);
+	scr->log.running = 0;
+	scr->log.t_end = kd_now();
+	kd_rows_free(&scr->info);
+	scr->info = info;
+	if (scr->sel_check >= (int)kd_screen_nrows(scr))
+		scr->sel_check = 0;
+	scr->focus = KD_FOCUS_CHECKS;
+	if (rc != 0) {
+		kd_err_format(&err, buf, sizeof buf);
+		kd_log_add(&scr->log, buf, strlen(buf));
+		kd_frame_message(scr, KD_C_ERROR, "%s", buf);
+	} else if (scr->cancel) {
+		kd_frame_message(scr, KD_C_WARN, "Cancelled.");
+	} else {
+		enum kd_status s = scr->ctx->state.st[scr->idx].status;
+
+		kd_frame_message(scr, status_color(s) == KD_C_PENDING ? KD_C_NORMAL
+				 : status_color(s), "%s: %s.", scr->stage->title,
+				 kd_status_name(s));
+	}
+}
+
+/* Go to the next stage when the advance rule allows it. */
+static void
+frame_next(struct kd_screen *scr)
+{
+	char why[1024];
+
+	if (scr->idx >= KD_NSTAGES - 1) {
+		kd_frame_message(scr, KD_C_NORMAL, "This is the last stage.");
+		return;
+	}
+	if (!stage_can_advance(&scr->ctx->state, scr->idx, why, sizeof why)) {
+		kd_dialog_message(scr, "Cannot go to the next stage yet", why, KD_C_FAILED);
+		return;
+	}
+	frame_enter(scr, scr->idx + 1);
+	scr->ctx->state.current = scr->idx;
+	kd_frame_save(scr);
+}
+
+static void
+frame_prev(struct kd_screen *scr)
+{
+	if (scr->idx == 0) {
+		kd_frame_message(scr, KD_C_NORMAL, "This is the first stage.");
+		return;
+	}
+	frame_enter(scr, scr->idx - 1);
+	scr->ctx->state.current = scr->idx;
+	kd_frame_save(scr);
+}
+
+static void
+frame_apply(struct kd_screen *scr, unsigned flags)
+{
+	if (flags & KD_SAVE)
+		kd_frame_save(scr);
+	if (flags & KD_DESCRIBE)
+		frame_describe(scr);
+	if (flags & KD_RUN)
+		frame_run(scr);
+	if (flags & KD_PREV)
+		frame_prev(scr);
+	if (flags & KD_NEXT)
+		frame_next(scr);
+	if (flags & KD_QUIT)
+		scr->quit = 1;
+	kd_frame_layout(scr);
+}
+
+/* One key on the stage screen. */
+static void
+frame_dispatch(struct kd_screen *scr, int key)
+{
+	int action;
+	unsigned flags = 0;
+
+	if (key == KD_K_RESIZE) {
+		kd_frame_layout(scr);
+		return;
+	}
+	scr->msg[0] = '\0';
+	action = kd_key_action(KD_KC_MAIN, key);
+	if (!scr->g.full) {
+		if (action == KD_A_QUIT)
+			scr->quit = 1;
+		return;
+	}
+	if (scr->ops->key != NULL)
+		flags = scr->ops->key(scr, key, action);
+	if (!(flags & KD_HANDLED))
+		flags |= frame_key(scr, key, action);
+	if (!(flags & KD_HANDLED) && key > 0)
+		kd_frame_message(scr, KD_C_DIM, "That key does nothing here: ? lists the keys.");
+	frame_apply(scr, flags);
+}
+
+/* Who holds the lock, for the read-only notice. */
+static void
+frame_lock_note(struct kd_screen *scr)
+{
+	struct kd_lock_holder h;
+
+	if (!scr->ctx->readonly)
+		return;
+	if (lock_holder(scr->ctx->state_dir, &h) == 0)
+		snprintf(scr->lock_note, sizeof scr->lock_note,
+			 "read-only: %s@%s (pid %ld) holds the lock since %s",
+			 h.user, h.host, h.pid, h.since);
+	else
+		snprintf(scr->lock_note, sizeof scr->lock_note,
+			 "read-only: the kernodeck folder cannot be written");
+}
+
+static int
+check_terminal(void)
+{
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		return 0;
+	fprintf(stderr, "kernodeck: the walkthrough needs a terminal, and standard %s "
+		"is not one.\n"
+		"For a run without a terminal (CI, scripts, cluster jobs), use:\n"
+		"  kernodeck check [DIR]\n", isatty(STDIN_FILENO) ? "output" : "input");
+	return KD_EINPUT;
+}
+
+int
+tui_main(const char *project_dir, const char *state_dir, const char *python)
+{
+	static struct kd_screen scr;
+	struct kd_ctx ctx;
+	struct kd_err err;
+	char buf[1400];
+	int rc;
+
+	if ((rc = check_terminal()) != 0)
+		return rc;
+	memset(&ctx, 0, sizeof ctx);
+	kd_err_clear(&err);
+	if (kd_ctx_open(&ctx, project_dir ? project_dir : ".", state_dir,
+			KD_LOCK_READONLY_OK, &err) != 0) {
+		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		return err.code ? err.code : KD_EINPUT;
+	}
+	ctx.python_override = python;
+	if (kd_tui_init(&err) != 0) {
+		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		kd_ctx_close(&ctx);
+		return err.code;
+	}
+	memset(&scr, 0, sizeof scr);
+	scr.ctx = &ctx;
+	frame_lock_note(&scr);
+	frame_enter(&scr, ctx.state.current);
+	if (ctx.readonly)
+		kd_frame_message(&scr, KD_C_WARN, "%s", scr.lock_note);
+	while (!scr.quit && !kd_tui_signalled()) {
+		int key;
+
+		kd_frame_draw(&scr);
+		refresh();
+		key = kd_tui_getkey(1000);
+		if (key >= 0)
+			frame_dispatch(&scr, key);
+	}
+	kd_frame_save(&scr);
+	kd_tui_end();
+	if (scr.ops && scr.ops->leave)
+		scr.ops->leave(&scr);
+	kd_rows_free(&scr.info);
+	kd_log_free(&scr.log);
+	kd_ctx_close(&ctx);
+	return 0;
+}
+
+static void
+walkthrough_usage(FILE *fp)
+{
+	fputs("usage: kernodeck [DIR] [--state-dir DIR] [--python PATH]\n"
+	      "Open the walkthrough on the project in DIR (default: the current folder).\n",
+	      fp);
+}
+
+int
+cmd_walkthrough(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "python", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *state_dir = NULL, *python = NULL;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state_dir = optarg; break;
+		case 'p': python = optarg; break;
+		case 'h': walkthrough_usage(stdout); return 0;
+		default:
+			fprintf(stderr, "kernodeck: unknown or incomplete option \"%s\"\n",
+				argv[optind - 1]);
+			walkthrough_usage(stderr);
+			return KD_EINPUT;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (dir != NULL) {
+			fprintf(stderr, "kernodeck: one project folder at most (got \"%s\" and \"%s\")\n",
+				dir, argv[optind]);
+			walkthrough_usage(stderr);
+			return KD_EINPUT;
+		}
+		dir = argv[optind];
+	}
+	return tui_main(dir ? dir : ".", state_dir, python);
+}

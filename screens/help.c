@@ -1,0 +1,209 @@
+/*
+ * help.c - the help overlay and the key bar, both generated from
+ * KD_KEY_INFO (keys.h), the table the man page's KEYS section also comes
+ * from; the current stage's own actions are added after the frame's keys.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/screen.h"
+#include "kernodeck/textw.h"
+
+struct help_key {
+	int action, context;
+	const char *names, *bar, *help;
+};
+
+#define KD_HK(a, ctx, names, c1, c2, c3, bar, help) { a, ctx, names, bar, help },
+static const struct help_key help_keys[] = { KD_KEY_INFO(KD_HK) };
+#undef KD_HK
+
+#define KD_CT(e, title) title,
+static const char *const context_titles[] = { KD_KEY_CONTEXT_INFO(KD_CT) };
+#undef KD_CT
+
+#define NHELP (sizeof help_keys / sizeof help_keys[0])
+#define HELP_NAMES_W 16
+#define HELP_MAX_LINES 400
+
+/* Append one wrapped "names  help" entry to lines. */
+static int
+help_entry(char **lines, int n, int w, const char *names, const char *help)
+{
+	char *wrapped[8], buf[1024];
+	int k, i;
+
+	k = kd_wrap(help, w - HELP_NAMES_W - 4, wrapped, 8);
+	for (i = 0; i < k && n < HELP_MAX_LINES; i++) {
+		snprintf(buf, sizeof buf, "  %-*s%s", HELP_NAMES_W, i == 0 ? names : "", wrapped[i]);
+		lines[n++] = strdup(buf);
+	}
+	kd_wrap_free(wrapped, k);
+	return n;
+}
+
+/* The help text as lines for width w (malloc'd strings). */
+static int
+help_lines(struct kd_screen *scr, char **lines, int w)
+{
+	int n = 0, c;
+	size_t i;
+	char buf[256];
+
+	lines[n++] = strdup("Kernodeck walks through seven stages; each has fields, checks "
+			    "and a log.");
+	lines[n++] = strdup("The state is saved after every change: quitting loses nothing.");
+	for (c = 0; c < KD_KC__COUNT; c++) {
+		lines[n++] = strdup("");
+		snprintf(buf, sizeof buf, "\x01%s", context_titles[c]);
+		lines[n++] = strdup(buf);
+		for (i = 0; i < NHELP && n < HELP_MAX_LINES - 8; i++)
+			if (help_keys[i].context == c)
+				n = help_entry(lines, n, w, help_keys[i].names, help_keys[i].help);
+	}
+	lines[n++] = strdup("");
+	snprintf(buf, sizeof buf, "\x01" "Actions of the %s stage", scr->stage->title);
+	lines[n++] = strdup(buf);
+	if (scr->stage->nactions == 0)
+		lines[n++] = strdup("  (none)");
+	for (i = 0; i < scr->stage->nactions && n < HELP_MAX_LINES - 8; i++) {
+		char k[8];
+
+		snprintf(k, sizeof k, "%c", scr->stage->actions[i].key);
+		n = help_entry(lines, n, w, k, scr->stage->actions[i].label);
+	}
+	lines[n++] = strdup("");
+	lines[n++] = strdup("\x01Stage marks");
+	n = help_entry(lines, n, w, "+ ! ~ ? blank", "passed, failed, deviation (advanced "
+		       "with recorded deviations), stale (an earlier stage changed), pending");
+	return n;
+}
+
+void
+kd_help_run(struct kd_screen *scr)
+{
+	char *lines[HELP_MAX_LINES];
+	int n = 0, top = 0;
+
+	for (;;) {
+		int y = 1, h = LINES - 2, rows = h - 2, key, a;
+
+		kd_frame_draw(scr);
+		if (scr->g.full) {
+			kd_wrap_free(lines, n);
+			n = help_lines(scr, lines, COLS - 4);
+			if (top > n - rows)
+				top = n - rows;
+			if (top < 0)
+				top = 0;
+			kd_box(y, 0, h, COLS, "Help", kd_attr(KD_C_BORDER));
+			for (int i = 0; i < rows && top + i < n; i++) {
+				const char *s = lines[top + i];
+
+				if (s[0] == '\x01')
+					kd_put(y + 1 + i, 2, COLS - 4, s + 1, kd_attr(KD_C_HEADER), 0);
+				else
+					kd_put(y + 1 + i, 2, COLS - 4, s, A_NORMAL, 0);
+			}
+			snprintf(scr->msg, sizeof scr->msg, "%s", "");
+			kd_put(y + h - 1, 2, COLS - 4, top + rows < n
+			       ? " Down/PgDn more \u2502 Esc close " : " Esc close ",
+			       kd_attr(KD_C_BORDER), 0);
+		}
+		refresh();
+		key = kd_tui_getkey(1000);
+		if (kd_tui_signalled())
+			break;
+		if (key < 0)
+			continue;
+		if (key == KD_K_RESIZE) {
+			kd_frame_layout(scr);
+			continue;
+		}
+		a = kd_key_action(KD_KC_ANY, key);
+		if (a == KD_A_CLOSE || a == KD_A_HELP || kd_key_action(KD_KC_MAIN, key) == KD_A_QUIT)
+			break;
+		switch (a) {
+		case KD_A_UP: top--; break;
+		case KD_A_DOWN: top++; break;
+		case KD_A_PGUP: top -= rows; break;
+		case KD_A_PGDN: top += rows; break;
+		case KD_A_HOME: top = 0; break;
+		case KD_A_END: top = n; break;
+		}
+	}
+	kd_wrap_free(lines, n);
+}
+
+/* One "key label" item of the bar; returns the new x. */
+static int
+bar_item(int y, int x, const char *key, const char *label)
+{
+	int kw = textw_width(key), lw = textw_width(label);
+
+	if (x < 0 || x + kw + lw + 1 > COLS)
+		return -1;
+	kd_put(y, x, kw, key, kd_attr(KD_C_KEY), 0);
+	kd_put(y, x + kw + 1, lw, label, A_NORMAL, 0);
+	return x + kw + lw + 3;
+}
+
+/* The key of an entry as shown in the bar: its first name ("r", "Esc"). */
+static void
+bar_key(const char *names, char *buf, size_t len)
+{
+	size_t n = strcspn(names, ",");
+
+	snprintf(buf, len, "%.*s", (int)n, names);
+}
+
+/* The current stage's actions in the bar. */
+static int
+bar_actions(struct kd_screen *scr, int y, int x)
+{
+	char k[8];
+
+	for (size_t i = 0; i < scr->stage->nactions && x >= 0; i++) {
+		const struct kd_action *a = &scr->stage->actions[i];
+
+		if (kd_key_reserved(a->key))
+			continue;
+		snprintf(k, sizeof k, "%c", a->key);
+		x = bar_item(y, x, k, a->label);
+	}
+	return x;
+}
+
+void
+kd_keybar_draw(struct kd_screen *scr, int y, int context)
+{
+	int x = 0;
+	char k[32];
+
+	kd_fill(y, 0, COLS, A_NORMAL);
+	if (context < 0) {
+		bar_item(y, 0, "Esc", "cancel the run");
+		return;
+	}
+	for (size_t i = 0; i < NHELP && x >= 0; i++) {
+		const struct help_key *hk = &help_keys[i];
+		int show;
+
+		if (hk->bar == NULL)
+			continue;
+		if (context == KD_KC_MAIN)
+			show = hk->context == KD_KC_MAIN ||
+				(hk->context == KD_KC_ANY && hk->action == KD_A_HELP);
+		else
+			show = hk->context == context || hk->context == KD_KC_ANY;
+		if (!show)
+			continue;
+		if (hk->action == KD_A_QUIT)
+			x = bar_actions(scr, y, x);
+		bar_key(hk->names, k, sizeof k);
+		x = bar_item(y, x, k, hk->bar);
+	}
+}

@@ -1,0 +1,23 @@
+/*
+ * reference.c - the screen of stage "reference": what is being reproduced.
+ * Most of this stage is its form: every row is filled, or marked not
+ * applicable with a reason (-); reference.yaml can also be edited whole (E).
+ * It opens on the fields until the reference has been checked once.
+ */
+#include "config.h"
+
+#include "kernodeck/screen.h"
+
+static void
+reference_enter(struct kd_screen *scr)
+{
+	if (scr->stage->nfields > 0 && scr->ctx->state.st[scr->idx].rows.n == 0)
+		scr->focus = KD_FOCUS_FIELDS;
+}
+
+const struct kd_screen_ops kd_screen_reference = {
+	.stage = &kd_stage_reference,
+	.empty_hint = "Not checked yet: fill in the fields (Enter edits, - marks a row not "
+		"applicable) or open reference.yaml with E, then press r to check the reference.",
+	.enter = reference_enter,
+};
