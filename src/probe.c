@@ -1,0 +1,553 @@
+/*
+ * probe.c - running the compute probe and judging its output (see
+ * include/kernodeck/probe.h).
+ *
+ * The judgement reads only the observation tree, so that a live run, a
+ * saved compute.yaml and a fixture recorded on a GPU machine give the same
+ * rows.  The rows keep the probe's own order: python, import_torch,
+ * precision (information), backend (expected against seen), then the
+ * device chain for each device, then the extensions.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/probe.h"
+
+void
+probe_out_init(struct probe_out *p)
+{
+	memset(p, 0, sizeof *p);
+	p->steps = json_array();
+	p->text = json_array();
+}
+
+void
+probe_out_free(struct probe_out *p)
+{
+	json_decref(p->steps);
+	json_decref(p->end);
+	json_decref(p->begun);
+	json_decref(p->text);
+	memset(p, 0, sizeof *p);
+}
+
+static void
+keep_text(struct probe_out *p, const char *line, size_t len)
+{
+	if (json_array_size(p->text) >= PROBE_TEXT_LINES) {
+		p->text_dropped++;
+		return;
+	}
+	if (len > PROBE_TEXT_LINE_CAP)
+		len = PROBE_TEXT_LINE_CAP;
+	/* json_stringn refuses invalid UTF-8: keep such a line as "?" bytes */
+	json_t *s = json_stringn(line, len);
+	if (s == NULL) {
+		char *c = strndup(line, len);
+		for (char *q = c; q && *q; q++)
+			if ((unsigned char)*q >= 0x80)
+				*q = '?';
+		s = json_string(c ? c : "");
+		free(c);
+	}
+	json_array_append_new(p->text, s);
+}
+
+int
+probe_feed(struct probe_out *p, const char *line, size_t len)
+{
+	json_error_t je;
+	json_t *o, *b;
+	size_t skip = 0;
+
+	while (skip < len && (line[skip] == ' ' || line[skip] == '\t' || line[skip] == '\r'))
+		skip++;
+	if (len - skip == 0)
+		return 0;
+	if (line[skip] != '{' || len > KD_CAP_JSON_LINE) {
+		keep_text(p, line, len);
+		return 0;
+	}
+	o = json_loadb(line + skip, len - skip, JSON_REJECT_DUPLICATES, &je);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		keep_text(p, line, len);
+		return 0;
+	}
+	b = json_object_get(o, "begin");
+	if (json_is_string(b)) {
+		json_decref(p->begun);
+		p->begun = o;
+		if (p->on_begin != NULL)
+			p->on_begin(p->u, json_string_value(b),
+				    json_string_value(json_object_get(o, "device")));
+		return 1;
+	}
+	if (!json_is_string(json_object_get(o, "step"))) {
+		json_decref(o);
+		keep_text(p, line, len);
+		return 0;
+	}
+	json_decref(p->begun);
+	p->begun = NULL;
+	if (strcmp(json_string_value(json_object_get(o, "step")), "end") == 0) {
+		json_decref(p->end);
+		p->end = o;
+	} else {
+		json_array_append_new(p->steps, o);
+	}
+	return 1;
+}
+
+void
+probe_feed_text(struct probe_out *p, const char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		probe_feed(p, buf + pos, ll);
+		pos += ll + (nl != NULL);
+	}
+}
+
+/* The first failed step's error, with its step (and device). */
+static json_t *
+first_error(const json_t *steps)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(steps, i, s) {
+		json_t *e = json_object_get(s, "error");
+		if (json_is_true(json_object_get(s, "ok")) || !json_is_object(e))
+			continue;
+		json_t *fe = json_deep_copy(e);
+		json_object_set(fe, "step", json_object_get(s, "step"));
+		if (json_object_get(s, "device"))
+			json_object_set(fe, "device", json_object_get(s, "device"));
+		return fe;
+	}
+	return NULL;
+}
+
+json_t *
+probe_obs(const struct probe_out *p, const struct probe_end *e)
+{
+	json_t *o = json_object(), *fe;
+	char how[256];
+
+	json_object_set_new(o, "expected", e->expected ? json_string(e->expected) : json_null());
+	json_object_set_new(o, "interpreter", e->interpreter ? json_string(e->interpreter) : json_null());
+	json_object_set_new(o, "probe", e->probe_path ? json_string(e->probe_path) : json_null());
+	if (e->log != NULL)
+		json_object_set_new(o, "log", json_string(e->log));
+	if (e->run != NULL) {
+		const struct run_result *r = e->run;
+		json_object_set_new(o, "ended", json_string(run_describe(r, how, sizeof how)));
+		json_object_set_new(o, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
+		json_object_set_new(o, "timed_out", json_boolean(r->timed_out));
+		json_object_set_new(o, "cancelled", json_boolean(r->cancelled));
+		json_object_set_new(o, "seconds", json_real(r->elapsed_s));
+	}
+	json_object_set_new(o, "completed", json_boolean(p->end != NULL));
+	if (p->begun != NULL)
+		json_object_set_new(o, "interrupted_in", json_deep_copy(p->begun));
+	json_object_set_new(o, "steps", json_deep_copy(p->steps));
+	fe = first_error(p->steps);
+	if (fe == NULL && p->begun != NULL) {
+		fe = json_object();
+		json_object_set(fe, "step", json_object_get(p->begun, "begin"));
+		if (json_object_get(p->begun, "device"))
+			json_object_set(fe, "device", json_object_get(p->begun, "device"));
+		json_object_set_new(fe, "type", json_string(e->run && e->run->timed_out ? "Timeout"
+							    : "Crash"));
+		json_object_set_new(fe, "message",
+				    json_string(e->run ? run_describe(e->run, how, sizeof how)
+						: "the probe stopped during this step"));
+	}
+	json_object_set_new(o, "first_error", fe ? fe : json_null());
+	if (p->end != NULL)
+		json_object_set_new(o, "end", json_deep_copy(p->end));
+	json_object_set_new(o, "text", json_deep_copy(p->text));
+	if (p->text_dropped)
+		json_object_set_new(o, "text_dropped", json_integer((json_int_t)p->text_dropped));
+	return o;
+}
+
+/* --- judging --- */
+
+static const struct {
+	const char *step, *id, *label;
+} step_info[] = {
+	{ "python", "python", "the project interpreter runs" },
+	{ "import_torch", "import-torch", "import torch" },
+	{ "precision", "precision", "precision and determinism settings" },
+	{ "backend", "backend", "backend: expected against seen" },
+	{ "device", "device", "device selected" },
+	{ "alloc", "alloc", "allocation on the device" },
+	{ "h2d", "h2d", "host-to-device transfer" },
+	{ "compute", "compute", "matrix product on the device" },
+	{ "sync", "sync", "synchronisation" },
+	{ "d2h", "d2h", "device-to-host transfer" },
+	{ "agree", "agreement", "product agrees with float64 on the CPU" },
+	{ "ext", "ext", "extension imports and runs" },
+};
+
+/* Row id and label of a step ("compute.agreement", "compute.ext.mypkg._C",
+ * "compute.compute.cuda1" for a second device). */
+static void
+step_id(const json_t *s, const char *name, char *id, size_t idlen, const char **label)
+{
+	const char *dev = json_string_value(json_object_get(s, "device"));
+	const char *mod = json_string_value(json_object_get(s, "module"));
+	const char *rid = name;
+	char dsuf[64] = "";
+
+	*label = name;
+	for (size_t i = 0; i < sizeof step_info / sizeof step_info[0]; i++)
+		if (strcmp(step_info[i].step, name) == 0) {
+			rid = step_info[i].id;
+			*label = step_info[i].label;
+		}
+	if (dev != NULL && strcmp(dev, "cpu") != 0 && strcmp(dev, "mps") != 0) {
+		const char *colon = strchr(dev, ':');
+		if (colon != NULL && strcmp(colon, ":0") != 0) {
+			size_t k = 0;
+			dsuf[k++] = '.';
+			for (const char *q = dev; *q && k + 1 < sizeof dsuf; q++)
+				if (*q != ':')
+					dsuf[k++] = *q;
+			dsuf[k] = '\0';
+		}
+	}
+	if (mod != NULL && strcmp(name, "ext") == 0)
+		snprintf(id, idlen, "compute.ext.%s", mod);
+	else
+		snprintf(id, idlen, "compute.%s%s", rid, dsuf);
+}
+
+static const char *
+jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : dflt;
+}
+
+/* A short "what was seen" for a passed step. */
+static void
+step_observed(const json_t *s, const char *name, char *buf, size_t len)
+{
+	double ms = json_number_value(json_object_get(s, "ms"));
+
+	if (strcmp(name, "python") == 0)
+		snprintf(buf, len, "Python %s at %s%s", jstr(s, "version", "?"),
+			 jstr(s, "executable", "?"),
+			 json_is_true(json_object_get(s, "venv")) ? " (a venv)" : "");
+	else if (strcmp(name, "import_torch") == 0)
+		snprintf(buf, len, "torch %s (cuda %s, hip %s) in %.0f ms", jstr(s, "version", "?"),
+			 jstr(s, "cuda", "None"), jstr(s, "hip", "None"), ms);
+	else if (strcmp(name, "agree") == 0)
+		snprintf(buf, len, "max |error| %.3g <= bound %.3g (%s)",
+			 json_number_value(json_object_get(s, "max_abs_error")),
+			 json_number_value(json_object_get(s, "bound")), jstr(s, "formula", ""));
+	else if (strcmp(name, "ext") == 0)
+		snprintf(buf, len, "%s imported%s%s%s", jstr(s, "module", "?"),
+			 json_object_get(s, "call") ? ", " : "",
+			 json_object_get(s, "call") ? jstr(s, "call", "") : "",
+			 json_object_get(s, "call") ? "() returned" : "");
+	else if (json_object_get(s, "device"))
+		snprintf(buf, len, "passed on %s in %.1f ms", jstr(s, "device", "?"), ms);
+	else
+		snprintf(buf, len, "passed in %.1f ms", ms);
+}
+
+/* "seen cpu (CPU-only build, torch 1.13.0, cuda None, hip None)" */
+static void
+backend_observed(const json_t *s, char *buf, size_t len)
+{
+	const json_t *devs = json_object_get(s, "devices");
+	const json_t *d0 = json_array_get(devs, 0);
+	const char *build = jstr(s, "build", "?");
+
+	if (d0 != NULL)
+		snprintf(buf, len, "%s build, %zu device(s): %s%s%s", build, json_array_size(devs),
+			 jstr(d0, "name", "?"), json_object_get(d0, "gcn_arch") ? " " : "",
+			 jstr(d0, "gcn_arch", ""));
+	else
+		snprintf(buf, len, "seen %s (%s build, no GPU device)", jstr(s, "seen", "?"), build);
+}
+
+static const char *
+reason_hint(const char *reason)
+{
+	static const struct { const char *r, *h; } hints[] = {
+		{ "cpu-only-build", "install the PyTorch variant for the expected backend (a +cuXXX or rocmX.Y wheel from its index) in the rebuild file, then rebuild (stage 3)" },
+		{ "wrong-build", "the installed PyTorch targets the other GPU vendor: change the variant in the rebuild file and rebuild (stage 3)" },
+		{ "visibility-empty", "unset the variable or give it the device index (for example CUDA_VISIBLE_DEVICES=0)" },
+		{ "visibility-none", "unset the variable or give it the device index" },
+		{ "driver-too-old", "update the GPU driver, or install a PyTorch built for an older CUDA that this driver supports" },
+		{ "no-device", "check the driver (nvidia-smi or rocm-smi), the device nodes (/dev/nvidia*, /dev/kfd) and, in a container, that GPUs are passed through" },
+		{ "arch-not-in-list", "this PyTorch was not built for this GPU: install a build whose arch list includes it" },
+		{ "disagree", "the device computes wrong results: check the driver, ECC errors and the precision flags" },
+	};
+
+	for (size_t i = 0; reason != NULL && i < sizeof hints / sizeof hints[0]; i++)
+		if (strcmp(hints[i].r, reason) == 0)
+			return hints[i].h;
+	return NULL;
+}
+
+static void
+precision_observed(const json_t *s, char *buf, size_t len)
+{
+	const json_t *env = json_object_get(s, "env");
+	char tf32[16], cudnn_tf32[16];
+
+	snprintf(tf32, sizeof tf32, "%s", json_is_true(json_object_get(s, "matmul_allow_tf32")) ? "on" : "off");
+	snprintf(cudnn_tf32, sizeof cudnn_tf32, "%s",
+		 json_is_true(json_object_get(s, "cudnn_allow_tf32")) ? "on" : "off");
+	snprintf(buf, len,
+		 "TF32 matmul %s, cuDNN TF32 %s, float32_matmul_precision %s, cudnn.benchmark %s, "
+		 "cudnn.deterministic %s, deterministic algorithms %s, CUBLAS_WORKSPACE_CONFIG %s, "
+		 "PYTHONHASHSEED %s, threads %lld/%lld",
+		 tf32, cudnn_tf32, jstr(s, "float32_matmul_precision", "?"),
+		 json_is_true(json_object_get(s, "cudnn_benchmark")) ? "on" : "off",
+		 json_is_true(json_object_get(s, "cudnn_deterministic")) ? "on" : "off",
+		 json_is_true(json_object_get(s, "deterministic_algorithms")) ? "on" : "off",
+		 jstr(env, "CUBLAS_WORKSPACE_CONFIG", "unset"), jstr(env, "PYTHONHASHSEED", "unset"),
+		 (long long)json_integer_value(json_object_get(s, "num_threads")),
+		 (long long)json_integer_value(json_object_get(s, "num_interop_threads")));
+}
+
+static int
+rows_have_fail(const struct kd_rows *rows, size_t from)
+{
+	for (size_t i = from; i < rows->n; i++)
+		if (rows->v[i].status == KD_R_FAIL)
+			return 1;
+	return 0;
+}
+
+/* One row for one step object. */
+static void
+step_row(const json_t *s, const char *expected, struct kd_rows *rows)
+{
+	const char *name = jstr(s, "step", "?"), *label;
+	const json_t *e = json_object_get(s, "error");
+	int ok = json_is_true(json_object_get(s, "ok"));
+	char id[256], obs[1024];
+	struct kd_row *row;
+
+	step_id(s, name, id, sizeof id, &label);
+	if (strcmp(name, "precision") == 0) {
+		if (ok)
+			precision_observed(s, obs, sizeof obs);
+		else
+			snprintf(obs, sizeof obs, "could not be read: %s", jstr(e, "message", "?"));
+		kd_rows_add(rows, id, ok ? KD_R_INFO : KD_R_WARN, label, obs, NULL, NULL);
+		return;
+	}
+	if (ok) {
+		if (strcmp(name, "backend") == 0)
+			backend_observed(s, obs, sizeof obs);
+		else
+			step_observed(s, name, obs, sizeof obs);
+		kd_rows_add(rows, id, KD_R_PASS, label, obs,
+			    strcmp(name, "backend") == 0 ? (expected ? expected : "not declared") : NULL,
+			    NULL);
+		return;
+	}
+	if (strcmp(name, "backend") == 0 && json_object_get(s, "seen"))
+		snprintf(obs, sizeof obs, "seen %s: %s", jstr(s, "seen", "?"), jstr(e, "message", "failed"));
+	else if (strcmp(name, "agree") == 0 && json_object_get(s, "bound"))
+		snprintf(obs, sizeof obs, "max |error| %.3g > bound %.3g",
+			 json_number_value(json_object_get(s, "max_abs_error")),
+			 json_number_value(json_object_get(s, "bound")));
+	else
+		snprintf(obs, sizeof obs, "%s: %s", jstr(e, "type", "Error"), jstr(e, "message", "failed"));
+	row = kd_rows_add(rows, id, KD_R_FAIL, label, obs,
+			  strcmp(name, "backend") == 0 ? (expected ? expected : "not declared") : "passes",
+			  NULL);
+	kd_row_set_error(row, jstr(e, "message", NULL), reason_hint(jstr(e, "reason", NULL)));
+}
+
+void
+probe_check_rows(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *steps = json_object_get(obs, "steps");
+	const json_t *begun = json_object_get(obs, "interrupted_in");
+	const json_t *fe = json_object_get(obs, "first_error");
+	const char *expected = json_string_value(json_object_get(obs, "expected"));
+	const char *ended = jstr(obs, "ended", "ended");
+	size_t start = rows->n, i;
+	int agreed = 0;
+	json_t *s;
+	char buf[1024];
+
+	if (expected == NULL) {
+		struct kd_row *r = kd_rows_add(rows, "compute.expected", KD_R_FAIL,
+					       "the reference declares its backend", "not declared",
+					       "cpu, cuda, rocm, mps or xpu", NULL);
+		kd_row_set_error(r, NULL, "set system.backend in the reference (stage 1)");
+	}
+	json_array_foreach(steps, i, s) {
+		step_row(s, expected, rows);
+		if (strcmp(jstr(s, "step", ""), "agree") == 0 && json_is_true(json_object_get(s, "ok")))
+			agreed = 1;
+	}
+	if (json_is_object(begun)) {
+		const char *label;
+		char id[256];
+		const json_t *text = json_object_get(obs, "text");
+		const char *last = json_string_value(json_array_get(text, json_array_size(text) - 1));
+		struct kd_row *r;
+
+		step_id(begun, jstr(begun, "begin", "?"), id, sizeof id, &label);
+		snprintf(buf, sizeof buf, "the probe stopped during this step: %s", ended);
+		r = kd_rows_add(rows, id, KD_R_FAIL, label, buf, "passes", NULL);
+		kd_row_set_error(r, last ? last : ended,
+				 json_is_true(json_object_get(obs, "timed_out"))
+				 ? "the step hung: look at the log; a GPU initialisation can hang on a busy or faulty device"
+				 : "the probe crashed in this step: the log holds what it printed last");
+	} else if (!json_is_true(json_object_get(obs, "completed"))) {
+		struct kd_row *r;
+		snprintf(buf, sizeof buf, "the probe ended without its final line: %s", ended);
+		r = kd_rows_add(rows, "compute.probe", KD_R_FAIL, "the probe ran to its end", buf,
+				"its final line", NULL);
+		const json_t *text = json_object_get(obs, "text");
+		kd_row_set_error(r, json_string_value(json_array_get(text, 0)),
+				 "run the interpreter by hand on the probe to see what it prints");
+	}
+	if (!rows_have_fail(rows, start) && !agreed) {
+		struct kd_row *r = kd_rows_add(rows, "compute.agreement", KD_R_FAIL,
+					       "product agrees with float64 on the CPU", "not run",
+					       "passes", NULL);
+		kd_row_set_error(r, NULL, "the probe reported no agreement step: look at its log");
+	}
+	if (json_is_object(fe)) {
+		const char *dev = json_string_value(json_object_get(fe, "device"));
+		snprintf(buf, sizeof buf, "in step %s%s%s: %s: %s", jstr(fe, "step", "?"),
+			 dev ? " on " : "", dev ? dev : "", jstr(fe, "type", "Error"),
+			 jstr(fe, "message", ""));
+		kd_rows_add(rows, "compute.first-error", KD_R_INFO, "first error", buf, NULL, NULL);
+	}
+}
+
+void
+probe_describe_rows(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *steps = json_object_get(obs, "steps");
+	size_t i;
+	json_t *s;
+	char buf[2048];
+
+	json_array_foreach(steps, i, s) {
+		const char *name = jstr(s, "step", "");
+		if (strcmp(name, "import_torch") == 0) {
+			kd_rows_addf(rows, "compute.info.torch", KD_R_INFO, "PyTorch", NULL,
+				     "%s; torch.version.cuda %s; torch.version.hip %s; git %s; %s",
+				     jstr(s, "version", "?"), jstr(s, "cuda", "None"),
+				     jstr(s, "hip", "None"), jstr(s, "git_version", "?"),
+				     jstr(s, "file", "?"));
+		} else if (strcmp(name, "backend") == 0) {
+			const json_t *devs = json_object_get(s, "devices"), *d, *arch;
+			size_t k, o = 0;
+			buf[0] = '\0';
+			json_array_foreach(devs, k, d)
+				o += (size_t)snprintf(buf + o, o < sizeof buf ? sizeof buf - o : 0,
+						      "%s%lld: %s, capability %s%s%s, %.1f GiB",
+						      k ? "; " : "",
+						      (long long)json_integer_value(json_object_get(d, "index")),
+						      jstr(d, "name", "?"), jstr(d, "capability", "?"),
+						      json_object_get(d, "gcn_arch") ? ", " : "",
+						      jstr(d, "gcn_arch", ""),
+						      (double)json_integer_value(json_object_get(d, "total_memory")) /
+						      (1024.0 * 1024 * 1024));
+			kd_rows_add(rows, "compute.info.devices", KD_R_INFO, "devices seen",
+				    buf[0] ? buf : "none", NULL, NULL);
+			arch = json_object_get(s, "arch_list");
+			o = 0;
+			buf[0] = '\0';
+			json_array_foreach(arch, k, d)
+				o += (size_t)snprintf(buf + o, o < sizeof buf ? sizeof buf - o : 0, "%s%s",
+						      k ? " " : "", json_string_value(d) ? json_string_value(d) : "?");
+			if (arch != NULL)
+				kd_rows_add(rows, "compute.info.arch-list", KD_R_INFO,
+					    "torch.cuda.get_arch_list()", buf[0] ? buf : "empty", NULL, NULL);
+			if (json_object_get(s, "cudnn_name")) {
+				const json_t *cv = json_object_get(s, "cudnn");
+				const json_t *nv = json_object_get(s, "nccl");
+				char v1[64], v2[64];
+				if (json_is_integer(cv))
+					snprintf(v1, sizeof v1, "%lld", (long long)json_integer_value(cv));
+				else
+					snprintf(v1, sizeof v1, "%s", json_string_value(cv) ? json_string_value(cv) : "none");
+				snprintf(v2, sizeof v2, "%s", json_string_value(nv) ? json_string_value(nv) : "none");
+				kd_rows_addf(rows, "compute.info.libraries", KD_R_INFO, "GPU libraries", NULL,
+					     "%s %s; %s %s", jstr(s, "cudnn_name", "cuDNN"), v1,
+					     jstr(s, "nccl_name", "NCCL"), v2);
+			}
+		}
+	}
+}
+
+/* Each line goes to the caller's callback, then into the parser. */
+struct exec_ctx {
+	const struct probe_opts *o;
+	struct probe_out *p;
+};
+
+static void
+exec_line(void *u, const char *line, size_t len)
+{
+	struct exec_ctx *x = u;
+
+	if (x->o->on_line != NULL)
+		x->o->on_line(x->o->u, line, len);
+	probe_feed(x->p, line, len);
+}
+
+static int
+exec_cancelled(void *u)
+{
+	struct exec_ctx *x = u;
+
+	return x->o->cancelled != NULL && x->o->cancelled(x->o->u);
+}
+
+int
+probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r,
+	   struct kd_err *err)
+{
+	const char *argv[64];
+	const char *env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
+	struct exec_ctx x = { .o = o, .p = p };
+	struct run_opts ro;
+	size_t n = 0;
+
+	argv[n++] = o->python;
+	argv[n++] = o->probe_path;
+	argv[n++] = "--expect";
+	argv[n++] = o->expect && *o->expect ? o->expect : "auto";
+	for (size_t i = 0; o->exts != NULL && o->exts[i] != NULL && n + 3 < 64; i++) {
+		argv[n++] = "--ext";
+		argv[n++] = o->exts[i];
+	}
+	argv[n] = NULL;
+	memset(&ro, 0, sizeof ro);
+	ro.argv = argv;
+	ro.cwd = o->cwd;
+	ro.env_set = env;
+	ro.timeout_s = o->timeout_s;
+	ro.log_path = o->log_path;
+	ro.on_line = exec_line;
+	ro.cancelled = exec_cancelled;
+	ro.u = &x;
+	return run_program(&ro, r, err);
+}
