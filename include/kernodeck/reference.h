@@ -1,0 +1,83 @@
+/*
+ * reference.h - helpers over the reference tree (doc/reference-format.md)
+ * shared by stage 1 (src/stage-reference.c), `kernodeck capture` and the
+ * later stages: what "filled" and "not applicable" mean, floating names,
+ * stable ids for list items, paths relative to the project, and the
+ * capture of this machine into the reference.
+ */
+#ifndef KD_REFERENCE_H
+#define KD_REFERENCE_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+#include "kernodeck/stage.h"
+
+struct kd_ctx;
+
+#define KD_CAP_CAPTURE_JSON  (4u * 1024 * 1024)  /* the interpreter query's output */
+
+/* 1 when a value counts as filled: not null, not a blank string, not an
+ * empty list or mapping.  Numbers and booleans are filled. */
+int reference_filled(const json_t *v);
+
+/* The reason why the field at path ("system.driver", "data[1].url") does
+ * not apply: an entry of not_applicable for the path or one of its parents
+ * ("system" covers "system.driver"), or one implied by the recorded GPU
+ * vendor (no GPU: no driver, CUDA, ROCm).  NULL when it applies.  The
+ * string is borrowed from ref or static. */
+const char *reference_na(const json_t *ref, const char *path);
+
+/* 1 when s, as a whole (case-insensitive, surrounding blanks ignored), is
+ * a floating name: latest, main, master, current, stable, nightly, dernier,
+ * dernier-modele (with or without the accent), head, trunk, develop. */
+int reference_is_floating(const char *s);
+/* The first path segment of url that is a floating name (the "main" of
+ * .../resolve/main/model.bin), copied into seg; 0 when none. */
+int reference_url_floating(const char *url, char *seg, size_t len);
+
+/* A stable id for item i of a list ("encoder-weights" from its name, or
+ * "item-3"), used in check ids: data.<slug>.sha256. */
+void reference_item_slug(const json_t *item, size_t i, char *buf, size_t len);
+
+/* The id of item i of the data list: its slug, made unique against the
+ * items before it ("weights", "weights-3"). */
+void reference_data_slug(const json_t *data, size_t i, char *buf, size_t len);
+
+/* Absolute path of a path recorded in the reference (relative to the
+ * project folder unless absolute; as given when ctx is NULL); malloc'd. */
+char *reference_abspath(const struct kd_ctx *ctx, const char *p);
+/* The form to record for an absolute path: relative to the project folder
+ * when inside it, else absolute; malloc'd. */
+char *reference_relpath(const struct kd_ctx *ctx, const char *abs);
+
+/* Drop any userinfo (user:password@, or a redacted ${NAME}@) from a URL.
+ * malloc'd; *had set to 1 when there was some. */
+char *reference_strip_url(const char *url, int *had);
+
+/* An argument vector as a person would type it in a POSIX shell
+ * (arguments with blanks or quotes single-quoted); malloc'd. */
+char *reference_argv_line(const json_t *argv);
+
+/* The checks of stage 1 (src/reference-check.c): one row per check,
+ * judged from the reference and the observations of gather (obs.code,
+ * obs.files, obs.urls, obs.warnings); reads the inventory file only. */
+int reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json_t *obs,
+			 struct kd_rows *rows);
+
+/* Capture this machine into the reference (on the reference machine):
+ * the interpreter (python, or the recorded one, or /usr/bin/python3), its
+ * version, `pip freeze --all` and `pip inspect` saved under
+ * STATE_DIR/reference/ and named in python.inventory and python.inspect,
+ * and the system row.  Saves reference.yaml.  *summary (optional) gets a
+ * tree of what was recorded. */
+int reference_capture(struct kd_ctx *ctx, const char *python, const struct kd_sink *sink,
+		      json_t **summary, struct kd_err *err);
+
+/* Make sure kernodeck's own folders (the state folder and .venv-rebuild)
+ * are listed in the private .git/info/exclude of the project's repository.
+ * Returns 0 (also when there is no repository); *added counts lines. */
+int reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err);
+
+#endif

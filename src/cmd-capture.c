@@ -1,0 +1,115 @@
+/*
+ * cmd-capture.c - `kernodeck capture [DIR] [--python PATH] [--state-dir D]`:
+ * on the reference machine, record this machine's interpreter, its package
+ * inventory (pip freeze --all and pip inspect, saved under the kernodeck
+ * folder) and the system row into the reference.  The work is
+ * reference_capture(); this is its command line.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernodeck/cmd.h"
+#include "kernodeck/ctx.h"
+#include "kernodeck/reference.h"
+#include "kernodeck/yamlio.h"
+
+static void
+capture_on_step(void *u, const char *step, double fraction)
+{
+	(void)u;
+	(void)fraction;
+	fprintf(stderr, "  - %s\n", step);
+}
+
+static int
+capture_usage(FILE *fp, int rc)
+{
+	fputs("usage: kernodeck capture [DIR] [--python PATH] [--state-dir DIR]\n"
+	      "Record this machine (the reference machine) into DIR's reference: the\n"
+	      "interpreter, its packages (pip freeze --all, pip inspect) and the system.\n", fp);
+	return rc;
+}
+
+static const char *
+str_of(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+		return buf;
+	}
+	return "-";
+}
+
+static void
+print_summary(const json_t *s)
+{
+	static const char *const keys[] = {
+		"os", "arch", "gpu_vendor", "gpu_model", "gpu_count", "driver", "cuda", "rocm",
+		"backend", NULL,
+	};
+	const json_t *sys = json_object_get(s, "system");
+	const char *inspect = json_string_value(json_object_get(s, "inspect"));
+	char buf[64];
+
+	printf("interpreter: %s\n", json_string_value(json_object_get(s, "interpreter")));
+	printf("python:      %s\n", json_string_value(json_object_get(s, "version")));
+	printf("packages:    %lld (pip freeze --all: %s)\n",
+	       (long long)json_integer_value(json_object_get(s, "packages")),
+	       json_string_value(json_object_get(s, "freeze")));
+	printf("pip inspect: %s\n", inspect != NULL ? inspect : "not available");
+	for (int i = 0; keys[i] != NULL; i++)
+		printf("system.%-11s %s\n", keys[i], str_of(json_object_get(sys, keys[i]), buf,
+							    sizeof buf));
+}
+
+int
+cmd_capture(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "python", required_argument, NULL, 'p' },
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *python = NULL, *state_dir = NULL, *dir = ".";
+	struct kd_sink sink = { capture_on_step, NULL, NULL, NULL };
+	struct kd_err err = { 0 };
+	struct kd_ctx ctx;
+	json_t *summary = NULL;
+	char buf[2200];
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': python = optarg; break;
+		case 'd': state_dir = optarg; break;
+		case 'h': return capture_usage(stdout, 0);
+		default: return capture_usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc)
+		return capture_usage(stderr, 2);
+	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
+	if (rc == 0) {
+		ctx.python_override = python;
+		rc = reference_capture(&ctx, python, &sink, &summary, &err);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "kernodeck capture: %s\n", kd_err_format(&err, buf, sizeof buf));
+		kd_ctx_close(&ctx);
+		return rc == KD_EFAIL ? 3 : rc;
+	}
+	print_summary(summary);
+	printf("recorded in %s (identity %.12s)\n", ctx.ref_path, ctx.ref_id);
+	json_decref(summary);
+	kd_ctx_close(&ctx);
+	return 0;
+}
