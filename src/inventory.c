@@ -1,0 +1,272 @@
+/*
+ * inventory.c - two package inventories compared by canonical name.
+ *
+ * Both sides are indexed by PEP 503 name (the first occurrence wins, as on
+ * sys.path); then each reference package is missing, the same, changed in
+ * its public version (PEP 440 order) or changed only in its local label,
+ * and what is left on the new side is extra.  The local label case is kept
+ * apart because it is the one a pin does not catch: ==2.3.0 accepts
+ * 2.3.0+cu121 and 2.3.0+cpu alike.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/freeze.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/inventory.h"
+#include "kernodeck/pep440.h"
+#include "kernodeck/pipinspect.h"
+
+int
+inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
+		const char **format, struct kd_err *err)
+{
+	json_t *tree = NULL;
+	int rc, is_json = 0;
+
+	*pkgs = NULL;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')
+			continue;
+		is_json = text[i] == '{';
+		break;
+	}
+	/* a pip inspect report may follow a warning line: look for "{" at a
+	 * line start followed by the "installed" key */
+	if (!is_json) {
+		const char *brace = text;
+		while ((brace = memchr(brace, '{', len - (size_t)(brace - text))) != NULL) {
+			if ((brace == text || brace[-1] == '\n') &&
+			    memmem(brace, len - (size_t)(brace - text), "\"installed\"", 11)) {
+				is_json = 1;
+				break;
+			}
+			brace++;
+		}
+	}
+	if (is_json)
+		rc = pipinspect_parse(text, len, name, &tree, err);
+	else
+		rc = freeze_parse(text, len, name, &tree, err);
+	if (rc != 0)
+		return rc;
+	if (format)
+		*format = is_json ? "pip-inspect" : "freeze";
+	*pkgs = json_incref(json_object_get(tree, "packages"));
+	json_decref(tree);
+	return 0;
+}
+
+int
+inventory_load(const char *path, json_t **pkgs, const char **format, struct kd_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*pkgs = NULL;
+	if ((rc = fsutil_read_file(path, KD_CAP_PIP_OUTPUT, &buf, &len, err)) != 0)
+		return rc == KD_EENV ? KD_EINPUT : rc;
+	rc = inventory_parse(buf, len, path, pkgs, format, err);
+	free(buf);
+	return rc;
+}
+
+const json_t *
+inventory_packages(const json_t *tree)
+{
+	if (json_is_array(tree))
+		return tree;
+	if (json_is_object(tree) && json_is_array(json_object_get(tree, "packages")))
+		return json_object_get(tree, "packages");
+	return NULL;
+}
+
+int
+inventory_is_tooling(const char *cn)
+{
+	return cn != NULL && (strcmp(cn, "pip") == 0 || strcmp(cn, "setuptools") == 0 ||
+			      strcmp(cn, "wheel") == 0 || strcmp(cn, "distribute") == 0);
+}
+
+/* canonical name -> package (borrowed), first occurrence kept. */
+static json_t *
+index_of(const json_t *pkgs)
+{
+	json_t *idx = json_object(), *p;
+	size_t i;
+	char canon[256];
+
+	json_array_foreach(pkgs, i, p) {
+		const char *cn = json_string_value(json_object_get(p, "canonical_name"));
+		if (cn == NULL) {
+			const char *nm = json_string_value(json_object_get(p, "name"));
+			if (nm == NULL)
+				continue;
+			cn = pep503_canonical(nm, canon, sizeof canon);
+		}
+		if (*cn && json_object_get(idx, cn) == NULL)
+			json_object_set(idx, cn, p);
+	}
+	return idx;
+}
+
+static json_t *
+jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* What identifies a package without a version: its commit, else its URL. */
+static const char *
+identity(const json_t *p)
+{
+	const char *v = json_string_value(json_object_get(p, "version"));
+
+	if (v != NULL)
+		return v;
+	if ((v = json_string_value(json_object_get(p, "commit"))) != NULL)
+		return v;
+	if ((v = json_string_value(json_object_get(p, "url"))) != NULL)
+		return v;
+	return json_string_value(json_object_get(p, "path"));
+}
+
+static void
+add_diff(json_t *res, const char *list, const char *cn, const char *name, const char *kind,
+	 const char *rv, const char *nv, const char *detail, json_t *extra)
+{
+	json_t *d = json_pack("{s:s, s:o, s:s, s:o, s:o, s:b, s:s}", "canonical_name", cn,
+			      "name", jstr(name), "kind", kind, "ref_version", jstr(rv),
+			      "new_version", jstr(nv), "tooling", inventory_is_tooling(cn),
+			      "detail", detail);
+	json_t *l = json_object_get(res, list);
+	json_t *item = json_pack("{s:s, s:o}", "canonical_name", cn, "name", jstr(name));
+
+	if (strcmp(list, "missing") != 0)
+		json_object_set_new(item, "new_version", jstr(nv));
+	if (strcmp(list, "extra") != 0)
+		json_object_set_new(item, "ref_version", jstr(rv));
+	if (extra != NULL)
+		json_object_update(item, extra);
+	json_array_append_new(l, item);
+	json_array_append_new(json_object_get(res, "differences"), d);
+}
+
+static int
+cmp_diff(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+
+	return strcmp(json_string_value(json_object_get(x, "canonical_name")),
+		      json_string_value(json_object_get(y, "canonical_name")));
+}
+
+static void
+sort_differences(json_t *res)
+{
+	json_t *d = json_object_get(res, "differences");
+	size_t n = json_array_size(d);
+	json_t **v = calloc(n ? n : 1, sizeof *v);
+
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(d, i));
+	qsort(v, n, sizeof *v, cmp_diff);
+	json_array_clear(d);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(d, v[i]);
+	free(v);
+}
+
+/* Compare one package present on both sides. */
+static int
+compare_one(json_t *res, const char *cn, const json_t *rp, const json_t *np)
+{
+	const char *rv = identity(rp), *nv = identity(np);
+	const char *name = json_string_value(json_object_get(np, "name"));
+	struct pep440_version a, b;
+	char detail[512], rl[KD_PEP440_MAX_LOCAL], nl[KD_PEP440_MAX_LOCAL];
+
+	if (rv != NULL && nv != NULL && strcmp(rv, nv) == 0)
+		return 1;
+	if (rv != NULL && nv != NULL && pep440_parse(rv, &a) == 0 && pep440_parse(nv, &b) == 0) {
+		if (pep440_cmp(&a, &b) == 0)
+			return 1;   /* 1.0 and 1.0.0 */
+		if (pep440_cmp_public(&a, &b) == 0) {
+			snprintf(detail, sizeof detail, "local label changed: +%s -> +%s "
+				 "(==%s accepts both)", a.local[0] ? a.local : "(none)",
+				 b.local[0] ? b.local : "(none)",
+				 pep440_format_public(&a, rl, sizeof rl));
+			json_t *extra = json_pack("{s:s, s:s}", "ref_local", a.local,
+						  "new_local", b.local);
+			add_diff(res, "local_label_changed", cn, name, "local-label", rv, nv,
+				 detail, extra);
+			json_decref(extra);
+			return 0;
+		}
+		int up = pep440_cmp_public(&a, &b) < 0;
+		snprintf(detail, sizeof detail, "version %s: %s -> %s", up ? "up" : "down", rv, nv);
+		json_t *extra = json_pack("{s:s}", "direction", up ? "up" : "down");
+		pep440_local_of(rv, rl, sizeof rl);
+		pep440_local_of(nv, nl, sizeof nl);
+		if (strcmp(rl, nl) != 0)
+			json_object_set_new(extra, "local_label_changed", json_true());
+		add_diff(res, "version_changed", cn, name, "version", rv, nv, detail, extra);
+		json_decref(extra);
+		return 0;
+	}
+	if (rv != NULL && nv != NULL && strcasecmp(rv, nv) == 0)
+		return 1;
+	snprintf(detail, sizeof detail, "version changed: %s -> %s", rv ? rv : "(none)",
+		 nv ? nv : "(none)");
+	json_t *extra = json_pack("{s:s}", "direction", "unknown");
+	add_diff(res, "version_changed", cn, name, "version", rv, nv, detail, extra);
+	json_decref(extra);
+	return 0;
+}
+
+json_t *
+inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
+{
+	const json_t *rp = inventory_packages(ref), *np = inventory_packages(new_inv);
+	json_t *ri = index_of(rp), *ni = index_of(np), *p;
+	json_t *res = json_pack("{s:[], s:[], s:[], s:[], s:[], s:i}", "missing", "extra",
+				"version_changed", "local_label_changed", "differences", "same", 0);
+	const char *cn;
+	int same = 0;
+	char detail[512];
+
+	(void)flags;
+	json_object_foreach(ri, cn, p) {
+		json_t *q = json_object_get(ni, cn);
+		const char *name = json_string_value(json_object_get(p, "name"));
+		if (q == NULL) {
+			snprintf(detail, sizeof detail, "missing: the reference has %s %s",
+				 name ? name : cn, identity(p) ? identity(p) : "");
+			add_diff(res, "missing", cn, name, "missing", identity(p), NULL, detail,
+				 NULL);
+			continue;
+		}
+		same += compare_one(res, cn, p, q);
+	}
+	json_object_foreach(ni, cn, p) {
+		if (json_object_get(ri, cn) != NULL)
+			continue;
+		const char *name = json_string_value(json_object_get(p, "name"));
+		snprintf(detail, sizeof detail, "extra: %s %s is not in the reference",
+			 name ? name : cn, identity(p) ? identity(p) : "");
+		add_diff(res, "extra", cn, name, "extra", NULL, identity(p), detail, NULL);
+	}
+	json_object_set_new(res, "same", json_integer(same));
+	sort_differences(res);
+	json_decref(ri);
+	json_decref(ni);
+	return res;
+}

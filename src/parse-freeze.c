@@ -1,0 +1,327 @@
+/*
+ * parse-freeze.c - what `pip freeze` printed: one package a line, in one of
+ * pip's shapes (name==V, name===V, name @ URL, -e URL, -e PATH), with the
+ * "# Editable ..." comments pip writes above editables.  Pasted outputs
+ * carry prompts and other commands' output: a prompt line whose command is
+ * not a freeze (or `pip list`) turns reading off until the next prompt.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/freeze.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/inspect.h"
+#include "kernodeck/pep440.h"
+#include "kernodeck/pipline.h"
+#include "kernodeck/redact.h"
+
+struct fz {
+	json_t *pkgs, *warnings, *unrec;
+	char *ed_name, *ed_version;   /* from the last "# Editable" comment */
+	int ed_line;
+};
+
+static void
+add_warning(struct fz *f, int line, const char *kind, const char *msg)
+{
+	json_array_append_new(f->warnings, json_pack("{s:i, s:s, s:s}", "line", line,
+						     "kind", kind, "message", msg));
+}
+
+/* Warn about credentials and absolute local paths in a line. */
+static void
+scan_line(struct fz *f, int line, const char *s, size_t n, const char *local)
+{
+	char msg[512];
+
+	if (pipline_url_credential(s, n, NULL, NULL)) {
+		snprintf(msg, sizeof msg, "line %d: a URL holds a credential (user:password@); "
+			 "it is left out here and must come from an environment variable "
+			 "or a keyring", line);
+		add_warning(f, line, "credential", msg);
+	}
+	if (local != NULL && pipline_is_local_abs(local, strlen(local))) {
+		snprintf(msg, sizeof msg, "line %d: %.300s is a local path that will not exist "
+			 "on another machine", line, local);
+		add_warning(f, line, "local-path", msg);
+	}
+}
+
+/* "# Editable install with no version control (ranger==0.1.dev0)" */
+static void
+editable_comment(struct fz *f, int line, const char *s, size_t n)
+{
+	char buf[512];
+	const char *open, *close, *eq;
+
+	if (n >= sizeof buf)
+		return;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (strstr(buf, "Editable") == NULL)
+		return;
+	open = strrchr(buf, '(');
+	close = open ? strchr(open, ')') : NULL;
+	eq = open ? strstr(open, "==") : NULL;
+	if (open == NULL || close == NULL || eq == NULL || eq > close)
+		return;
+	free(f->ed_name);
+	free(f->ed_version);
+	f->ed_name = pipline_dup(open + 1, (size_t)(eq - open - 1));
+	f->ed_version = pipline_dup(eq + 2, (size_t)(close - eq - 2));
+	f->ed_line = line;
+}
+
+static json_t *
+new_pkg(const char *name, const char *version, const char *kind, int line)
+{
+	char canon[256], local[KD_PEP440_MAX_LOCAL];
+	json_t *p = json_object();
+
+	json_object_set_new(p, "name", name ? json_string(name) : json_null());
+	json_object_set_new(p, "canonical_name",
+			    name ? json_string(pep503_canonical(name, canon, sizeof canon)) :
+			    json_null());
+	json_object_set_new(p, "version", version ? json_string(version) : json_null());
+	json_object_set_new(p, "kind", json_string(kind));
+	if (version != NULL && pep440_local_of(version, local, sizeof local)[0])
+		json_object_set_new(p, "local_label", json_string(local));
+	json_object_set_new(p, "line", json_integer(line));
+	return p;
+}
+
+static void
+set_url(json_t *p, const char *url)
+{
+	char *clean = redact_url(url, NULL);
+
+	json_object_set_new(p, "url", json_string(clean ? clean : ""));
+	free(clean);
+}
+
+static void
+vcs_fields(json_t *p, const struct pipline_url_parts *u)
+{
+	if (u->rev)
+		json_object_set_new(p, "commit", json_string(u->rev));
+	if (u->subdirectory)
+		json_object_set_new(p, "subdirectory", json_string(u->subdirectory));
+}
+
+/* "-e URL" or "-e PATH" (value already trimmed and NUL-terminated). */
+static void
+editable(struct fz *f, int line, char *val)
+{
+	const char *name = NULL, *ver = NULL;
+	struct pipline_url_parts u;
+	json_t *p;
+
+	if (f->ed_name != NULL && f->ed_line == line - 1) {
+		name = f->ed_name;
+		ver = f->ed_version;
+	}
+	if (pipline_is_vcs(val)) {
+		pipline_url_split(val, &u);
+		p = new_pkg(name ? name : u.egg, ver, "editable_vcs", line);
+		set_url(p, val);
+		vcs_fields(p, &u);
+		pipline_url_parts_free(&u);
+		scan_line(f, line, val, strlen(val), NULL);
+	} else if (strncasecmp(val, "file:", 5) == 0 || strstr(val, "://") != NULL) {
+		p = new_pkg(name, ver, "editable_local", line);
+		set_url(p, val);
+		scan_line(f, line, val, strlen(val), val);
+	} else {
+		p = new_pkg(name, ver, "editable_local", line);
+		json_object_set_new(p, "path", json_string(val));
+		scan_line(f, line, val, strlen(val), val);
+	}
+	json_array_append_new(f->pkgs, p);
+}
+
+/* A package line; returns 0 when it was one. */
+static int
+package(struct fz *f, int line, const char *s, size_t n)
+{
+	char buf[KD_CAP_LINE + 1];
+	char *at, *eq, *name, *rest;
+	size_t nl;
+	json_t *p;
+
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if ((at = strstr(buf, " @ ")) != NULL) {
+		*at = '\0';
+		name = buf;
+		rest = at + 3;
+		while (*rest == ' ')
+			rest++;
+		rest[strcspn(rest, " \t;")] = '\0';
+		nl = strlen(name);
+		while (nl > 0 && name[nl - 1] == ' ')
+			name[--nl] = '\0';
+		if (!pep503_valid_name(name, nl) || *rest == '\0')
+			return -1;
+		if (pipline_is_vcs(rest)) {
+			struct pipline_url_parts u;
+			pipline_url_split(rest, &u);
+			p = new_pkg(name, NULL, "vcs", line);
+			set_url(p, rest);
+			vcs_fields(p, &u);
+			pipline_url_parts_free(&u);
+			scan_line(f, line, rest, strlen(rest), NULL);
+		} else {
+			p = new_pkg(name, NULL, "direct_url", line);
+			set_url(p, rest);
+			if (strncasecmp(rest, "file:", 5) == 0) {
+				const char *path = rest + 5;
+				if (strncmp(path, "//", 2) == 0)
+					path += 2;
+				json_object_set_new(p, "path", json_string(path));
+			}
+			scan_line(f, line, rest, strlen(rest), rest);
+		}
+		json_array_append_new(f->pkgs, p);
+		return 0;
+	}
+	if ((eq = strstr(buf, "==")) == NULL)
+		return -1;
+	int arbitrary = eq[2] == '=';
+	name = buf;
+	nl = (size_t)(eq - buf);
+	while (nl > 0 && buf[nl - 1] == ' ')
+		nl--;
+	buf[nl] = '\0';
+	rest = eq + (arbitrary ? 3 : 2);
+	while (*rest == ' ')
+		rest++;
+	rest[strcspn(rest, " \t;")] = '\0';
+	if (!pep503_valid_name(name, nl) || *rest == '\0')
+		return -1;
+	if (!arbitrary) {
+		struct pep440_version v;
+		if (pep440_parse(rest, &v) != 0)
+			return -1;
+	}
+	p = new_pkg(name, rest, arbitrary ? "arbitrary" : "pinned", line);
+	json_array_append_new(f->pkgs, p);
+	return 0;
+}
+
+static int
+starts(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+
+	return n >= w && strncmp(s, word, w) == 0;
+}
+
+static void
+one_line(struct fz *f, int line, const char *s, size_t n)
+{
+	if (s[0] == '#') {
+		editable_comment(f, line, s, n);
+		return;
+	}
+	if (starts(s, n, "WARNING:") || starts(s, n, "DEPRECATION:") || starts(s, n, "ERROR:") ||
+	    starts(s, n, "Note:") || starts(s, n, "[notice]"))
+		return;
+	if (starts(s, n, "-e ") || starts(s, n, "--editable ") || starts(s, n, "--editable=")) {
+		size_t k = s[1] == 'e' ? 3 : 11;
+		const char *v = s + k;
+		size_t vn = n - k;
+		pipline_trim(&v, &vn);
+		char *val = pipline_dup(v, vn);
+		if (val != NULL && vn > 0)
+			editable(f, line, val);
+		free(val);
+		return;
+	}
+	if (s[0] == '-') {
+		/* options of `pip freeze -r`: -i, -f, -r ...; scanned, not packages */
+		scan_line(f, line, s, n, NULL);
+		return;
+	}
+	if (package(f, line, s, n) != 0) {
+		char *t = pipline_dup(s, n);
+		size_t clean_len;
+		char *clean = redact_text(t, n, &clean_len);
+		json_array_append_new(f->unrec, json_pack("{s:i, s:s}", "line", line, "text",
+							  clean ? clean : ""));
+		scan_line(f, line, s, n, NULL);
+		free(clean);
+		free(t);
+	}
+}
+
+static int
+is_freeze_command(const char *c, size_t n)
+{
+	return pipline_command_has(c, n, "freeze") || pipline_command_has(c, n, "list");
+}
+
+int
+freeze_parse(const char *text, size_t len, const char *name, json_t **out,
+	     struct kd_err *err)
+{
+	struct fz f = { 0 };
+	struct pipline_iter it;
+	const char *s;
+	size_t n;
+	int on = 1, rc;
+
+	*out = NULL;
+	if ((rc = pipline_check_text(text, len, name, err)) != 0)
+		return rc;
+	/* when the command is shown, only its output counts */
+	pipline_init(&it, text, len);
+	while (pipline_next(&it, &s, &n)) {
+		pipline_trim(&s, &n);
+		long cmd = pipline_command(s, n, 1);
+		if (cmd >= 0 && is_freeze_command(s + cmd, n - (size_t)cmd))
+			on = 0;
+	}
+	f.pkgs = json_array();
+	f.warnings = json_array();
+	f.unrec = json_array();
+	pipline_init(&it, text, len);
+	while (pipline_next(&it, &s, &n)) {
+		pipline_trim(&s, &n);
+		if (n == 0 || pipline_is_fence(s, n) || strncmp(s, "...", n < 3 ? n : 3) == 0 ||
+		    (n == 3 && memcmp(s, "\xe2\x80\xa6", 3) == 0))
+			continue;
+		long cmd = pipline_command(s, n, 1);
+		if (cmd >= 0) {
+			on = is_freeze_command(s + cmd, n - (size_t)cmd);
+			continue;
+		}
+		if (on)
+			one_line(&f, it.lineno, s, n);
+	}
+	free(f.ed_name);
+	free(f.ed_version);
+	*out = json_pack("{s:o, s:o, s:o}", "packages", f.pkgs, "warnings", f.warnings,
+			 "unrecognised", f.unrec);
+	return 0;
+}
+
+int
+inspect_freeze(const char *path, json_t **out, struct kd_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &len, err)) != 0)
+		return rc == KD_EENV ? KD_EINPUT : rc;
+	rc = freeze_parse(buf, len, path, out, err);
+	free(buf);
+	return rc;
+}
