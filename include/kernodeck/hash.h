@@ -10,7 +10,7 @@
  *
  * Threads: on_progress is called from one thread at a time (under a mutex),
  * at most ten times a second and once at the end; cancelled() is polled
- * before every read (1 MiB) by every worker, possibly at the same time, so
+ * before every read (128 KiB) by every worker, possibly at the same time, so
  * it must be thread-safe (reading a flag is enough).  A digest is cached only when the file's ctime
  * is at least 50 ms older than the end of its read (a "racily clean" file
  * is read again next time), so a file changed twice in one timestamp tick

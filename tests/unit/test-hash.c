@@ -28,6 +28,7 @@
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define SHA_ABC   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 #define MIB       (1024u * 1024u)
+#define READ      (128u * 1024u)   /* hash.c's read size */
 
 static char tmpdir[256];
 
@@ -135,7 +136,7 @@ test_known_digests(void **state)
 	assert_false(hash_is_hex("abc"));
 }
 
-/* A file larger than one read (1 MiB) and not a multiple of it. */
+/* A file of many reads, not a multiple of the read size. */
 static void
 test_large_file_matches_reference(void **state)
 {
@@ -302,7 +303,7 @@ test_progress_reported(void **state)
 	struct hash_progress p = { .on_progress = prog_record, .cancelled = slow_reads, .u = &l };
 	char hex[65];
 	uint64_t size;
-	char *path = make_file("progress", 12 * MIB, 9);
+	char *path = make_file("progress", 12 * READ, 9);
 
 	(void)state;
 	memset(&l, 0, sizeof l);
@@ -310,10 +311,10 @@ test_progress_reported(void **state)
 	assert_int_equal(hash_file(path, NULL, &p, hex, &size, NULL), 0);
 	assert_true(l.calls >= 2);
 	assert_true(l.calls <= 13);             /* throttled: not one per read */
-	assert_true(l.first_done < 12 * MIB);   /* an intermediate report */
+	assert_true(l.first_done < 12 * READ);  /* an intermediate report */
 	assert_true(l.first_done > 0);
-	assert_int_equal(l.last_done, 12 * MIB); /* and a final one */
-	assert_int_equal(l.last_total, 12 * MIB);
+	assert_int_equal(l.last_done, 12 * READ); /* and a final one */
+	assert_int_equal(l.last_total, 12 * READ);
 	assert_true(l.last_rate > 0);
 	assert_false(l.went_back);
 }
@@ -358,12 +359,13 @@ test_cancel_stops_within_a_read(void **state)
 	memset(jobs, 0, sizeof jobs);
 	for (i = 0; i < 4; i++) {
 		snprintf(name, sizeof name, "cancel-%d", i);
-		jobs[i].path = strdup(make_file(name, 32 * MIB, (unsigned)i));
+		jobs[i].path = strdup(make_file(name, 8 * MIB, (unsigned)i));
 	}
 	assert_int_equal(hash_files(jobs, 4, 2, NULL, &p), KD_EFAIL);
 	end = now_s();
-	/* Each read is preceded by one poll: 4 reads (4 MiB of 128) before the
-	 * cancel, then at most one more poll by the other worker, no read. */
+	/* Each read is preceded by one poll: 4 reads (512 KiB of 32 MiB)
+	 * before the cancel, then at most one more poll by the other worker,
+	 * and no read. */
 	assert_true(c.calls_after <= 1);
 	assert_true(c.calls <= 6);
 	assert_true(end - c.when < 0.5);
