@@ -15,7 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/hash.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -698,6 +701,245 @@ test_readonly_and_cancel(void **state)
 	kd_ctx_close(&ctx);
 }
 
+/* ------------------------------------------------- capture and download */
+
+#define PYTHON "/usr/bin/python3"
+#define LFS_BODY "weights of a model stored with git LFS\n"
+
+/* Run argv (no shell) quietly; its exit status. */
+static int
+run_quiet(char *const *argv)
+{
+	int st, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A real venv made with /usr/bin/python3 -m venv, without ensurepip (slow
+ * on a small machine): Debian's pip is linked into its site-packages, and
+ * one small package is installed by hand. */
+static int
+make_venv(const char *dir)
+{
+	char *argv[] = { PYTHON, "-m", "venv", "--without-pip", (char *)dir, NULL };
+	char sp[1024], p[1400], link[1400];
+	const char *lib = "/usr/lib/python3/dist-packages";
+	DIR *d;
+	struct dirent *de;
+	char pyver[256] = "";
+
+	if (access(PYTHON, X_OK) != 0 || run_quiet(argv) != 0)
+		return -1;
+	snprintf(p, sizeof p, "%s/lib", dir);
+	if ((d = opendir(p)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "python3", 7) == 0 && strlen(de->d_name) < sizeof pyver)
+			memcpy(pyver, de->d_name, strlen(de->d_name) + 1);
+	closedir(d);
+	snprintf(sp, sizeof sp, "%s/lib/%s/site-packages", dir, pyver);
+	if ((d = opendir(lib)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, "pip") != 0 &&
+		    !(strncmp(de->d_name, "pip-", 4) == 0 && strstr(de->d_name, ".dist-info")))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", lib, de->d_name);
+		snprintf(link, sizeof link, "%s/%s", sp, de->d_name);
+		if (symlink(p, link) != 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	snprintf(p, sizeof p, "%s/demo_pkg-1.0.dist-info", sp);
+	mkdir(p, 0755);
+	put(p, "METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
+	put(p, "RECORD", "");
+	return 0;
+}
+
+static void
+test_capture_real_venv(void **state)
+{
+	struct kd_ctx ctx;
+	struct kd_err err;
+	char *dir = make_project(), venv[600], py[700], *buf = NULL;
+	json_t *summary = NULL, *inspect;
+	const char *inv;
+	size_t len;
+	int ok = 0;
+
+	(void)state;
+	snprintf(venv, sizeof venv, "%s/venv", tmp);
+	if (make_venv(venv) != 0)
+		skip();
+	snprintf(py, sizeof py, "%s/bin/python", venv);
+	assert_int_equal(kd_ctx_open(&ctx, dir, NULL, KD_LOCK_REQUIRED, &err), 0);
+	if (reference_capture(&ctx, py, NULL, &summary, &err) != 0)
+		fprintf(stderr, "capture: %s\n", err.msg);
+	assert_non_null(summary);
+	/* the interpreter as given (the venv's, not the one it links to) */
+	assert_string_equal(yamlio_get_str(ctx.ref, "python.interpreter"), py);
+	assert_int_equal(strncmp(yamlio_get_str(ctx.ref, "python.version"), "3.", 2), 0);
+	assert_false(json_is_true(yamlio_get(ctx.ref, "python.install.system_site_packages")));
+	/* the inventories, under the kernodeck folder, named relative to the project */
+	inv = yamlio_get_str(ctx.ref, "python.inventory");
+	assert_string_equal(inv, "kernodeck/reference/pip-freeze.txt");
+	snprintf(py, sizeof py, "%s/%s", dir, inv);
+	assert_int_equal(fsutil_read_file(py, 1 << 20, &buf, &len, NULL), 0);
+	assert_non_null(strstr(buf, "demo-pkg==1.0\n"));
+	assert_non_null(strstr(buf, "pip==2"));
+	assert_null(strstr(buf, "WARNING"));
+	free(buf);
+	assert_string_equal(yamlio_get_str(ctx.ref, "python.inspect"),
+			    "kernodeck/reference/pip-inspect.json");
+	snprintf(py, sizeof py, "%s/kernodeck/reference/pip-inspect.json", dir);
+	inspect = json_load_file(py, 0, NULL);
+	assert_non_null(inspect);
+	for (size_t i = 0; i < json_array_size(json_object_get(inspect, "installed")); i++) {
+		json_t *m = json_object_get(json_array_get(json_object_get(inspect, "installed"), i),
+					    "metadata");
+
+		ok |= strcmp(json_string_value(json_object_get(m, "name")), "demo-pkg") == 0;
+	}
+	assert_true(ok);
+	json_decref(inspect);
+	/* the system row: this machine has no GPU driver, torch is not in the venv */
+	assert_non_null(yamlio_get_str(ctx.ref, "system.os"));
+	assert_non_null(yamlio_get_str(ctx.ref, "system.arch"));
+	assert_non_null(yamlio_get_str(ctx.ref, "system.backend"));
+	/* a log per program run */
+	snprintf(py, sizeof py, "%s/kernodeck/logs", dir);
+	assert_true(fsutil_exists(py));
+	json_decref(summary);
+
+	/* an interpreter that is not there */
+	assert_int_equal(reference_capture(&ctx, "/nonexistent/python", NULL, NULL, &err),
+			 KD_EINPUT);
+	assert_non_null(strstr(err.msg, "/nonexistent/python"));
+	/* one that cannot answer */
+	assert_int_equal(reference_capture(&ctx, "/bin/false", NULL, NULL, &err), KD_EENV);
+	kd_ctx_close(&ctx);
+}
+
+static pid_t server = -1;
+static int server_stdin = -1;
+
+static int
+start_httpd(void)
+{
+	char script[512], line[128];
+	int in[2], out[2], port = -1;
+	size_t len = 0;
+
+	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
+	if (access(PYTHON, X_OK) != 0 || access(script, R_OK) != 0 || pipe(in) < 0 ||
+	    pipe(out) < 0)
+		return -1;
+	server = fork();
+	if (server == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(PYTHON, PYTHON, script, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	server_stdin = in[1];
+	while (len < sizeof line - 1 && read(out[0], line + len, 1) == 1 && line[len] != '\n')
+		len++;
+	line[len] = '\0';
+	close(out[0]);
+	if (sscanf(line, "http=%d", &port) != 1)
+		return -1;
+	return port;
+}
+
+static void
+stop_httpd(void)
+{
+	if (server > 0) {
+		kill(server, SIGTERM);
+		waitpid(server, NULL, 0);
+		server = -1;
+	}
+	if (server_stdin >= 0)
+		close(server_stdin);
+	server_stdin = -1;
+}
+
+static void
+test_download_action(void **state)
+{
+	struct kd_ctx ctx;
+	struct kd_err err;
+	char *dir = make_project(), url[128], hex[65], wrong[65];
+	json_t *ref = ref_tree(), *item;
+	int port = start_httpd();
+
+	(void)state;
+	if (port < 0) {
+		stop_httpd();
+		skip();
+	}
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/lfs", port);
+	item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", "hub weights",
+			 "kind", "weights", "url", url, "version", "rev-1",
+			 "provenance", "the hub", "access", "public");
+	json_array_append_new(json_object_get(ref, "data"), item);
+	open_run(&ctx, dir, ref);
+	assert_row(&ctx, "data.hub-weights.sha256", KD_R_FAIL);
+	/* the HEAD answered and the size is recorded nowhere yet */
+	assert_row(&ctx, "data.hub-weights.url", KD_R_PASS);
+	assert_int_equal(kd_stage_reference.actions[2].key, 'w');
+	assert_int_equal(kd_stage_reference.actions[2].run(&ctx, "data.hub-weights.sha256", NULL,
+							   &err), 0);
+	hash_buffer(LFS_BODY, strlen(LFS_BODY), hex);
+	assert_string_equal(yamlio_get_str(ctx.ref, "data[2].sha256"), hex);
+	assert_int_equal(json_integer_value(yamlio_get(ctx.ref, "data[2].size")),
+			 (json_int_t)strlen(LFS_BODY));
+	/* the download itself is not kept */
+	{
+		char p[700];
+
+		snprintf(p, sizeof p, "%s/kernodeck/downloads/hub-weights.download", dir);
+		assert_false(fsutil_exists(p));
+	}
+	/* now the ETag (the SHA-256 of the body) agrees with the reference */
+	assert_int_equal(stage_run(&ctx, 0, NULL, NULL, &err), 0);
+	assert_row(&ctx, "data.hub-weights.sha256", KD_R_PASS);
+	assert_row(&ctx, "data.hub-weights.url", KD_R_PASS);
+	assert_non_null(strstr(row(&ctx, "data.hub-weights.url")->observed, "ETag matches"));
+
+	/* a recorded digest that the server's file does not match */
+	memset(wrong, 'b', 64);
+	wrong[64] = '\0';
+	yamlio_set(ctx.ref, "data[2].sha256", json_string(wrong));
+	assert_int_equal(kd_ctx_save_ref(&ctx, &err), 0);
+	assert_int_equal(stage_run(&ctx, 0, NULL, NULL, &err), 0);
+	assert_row(&ctx, "data.hub-weights.url", KD_R_FAIL);
+	assert_non_null(strstr(row(&ctx, "data.hub-weights.url")->first_error, "ETag"));
+	assert_int_equal(kd_stage_reference.actions[2].run(&ctx, "data.hub-weights.url", NULL,
+							   &err), KD_EFAIL);
+	assert_string_equal(yamlio_get_str(ctx.ref, "data[2].sha256"), wrong);
+	kd_ctx_close(&ctx);
+	stop_httpd();
+}
+
 int
 main(void)
 {
@@ -713,6 +955,8 @@ main(void)
 		cmocka_unit_test(test_contract_rule_and_na),
 		cmocka_unit_test(test_rows_from_observations),
 		cmocka_unit_test(test_readonly_and_cancel),
+		cmocka_unit_test(test_capture_real_venv),
+		cmocka_unit_test(test_download_action),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
