@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/evp.h>
 
 #include "kernodeck/fsutil.h"
@@ -145,6 +146,7 @@ struct cache_ent {
 	int64_t mtime_ns, ctime_ns;
 	unsigned char md[32];
 	int used;
+	int touched;               /* looked up or stored since open */
 };
 
 struct hash_cache {
@@ -245,6 +247,7 @@ cache_get(struct hash_cache *c, const struct stat *st, char hex[65], int count_m
 		if (e->used && e->size == k.size && e->mtime_ns == k.mtime_ns &&
 		    e->ctime_ns == k.ctime_ns) {
 			to_hex(e->md, hex);
+			e->touched = 1;
 			hit = 1;
 		}
 	}
@@ -265,6 +268,7 @@ cache_put(struct hash_cache *c, const struct stat *st, const unsigned char md[32
 		return;
 	cache_ent_of(&e, st);
 	memcpy(e.md, md, 32);
+	e.touched = 1;
 	pthread_mutex_lock(&c->mu);
 	cache_put_locked(c, &e);
 	c->dirty = 1;
@@ -336,12 +340,41 @@ hash_cache_open(const char *dir, struct kd_err *err)
 	return c;
 }
 
+/* Append the entries with touched == want to out, up to KD_CAP_DIGEST_ENTRIES
+ * lines in all (*lines counts them). */
+static size_t
+cache_format(const struct hash_cache *c, int want, char *out, size_t len, size_t cap,
+	     size_t *lines)
+{
+	char hex[65];
+	size_t i;
+	int n;
+
+	for (i = 0; i < c->cap && *lines < KD_CAP_DIGEST_ENTRIES; i++) {
+		const struct cache_ent *e = &c->tab[i];
+
+		if (!e->used || e->touched != want)
+			continue;
+		to_hex(e->md, hex);
+		n = snprintf(out + len, cap - len, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+			     "\t%" PRId64 "\t%" PRId64 "\t%s\n", e->dev, e->ino, e->size,
+			     e->mtime_ns, e->ctime_ns, hex);
+		if (n < 0 || (size_t)n >= cap - len)
+			break;
+		len += (size_t)n;
+		(*lines)++;
+	}
+	return len;
+}
+
+/* Entries used since open are written first, so that when the cache is
+ * over KD_CAP_DIGEST_ENTRIES the ones dropped are ones nobody asked for. */
 int
 hash_cache_flush(struct hash_cache *c, struct kd_err *err)
 {
-	char *out = NULL, hex[65];
-	size_t len = 0, cap = 0, i;
-	int rc = 0, n;
+	char *out = NULL;
+	size_t len, cap, lines = 0;
+	int rc = 0;
 
 	if (c == NULL)
 		return 0;
@@ -355,19 +388,8 @@ hash_cache_flush(struct hash_cache *c, struct kd_err *err)
 		goto out;
 	}
 	len = (size_t)snprintf(out, cap, "%s", HASH_CACHE_HEADER);
-	for (i = 0; i < c->cap; i++) {
-		const struct cache_ent *e = &c->tab[i];
-
-		if (!e->used)
-			continue;
-		to_hex(e->md, hex);
-		n = snprintf(out + len, cap - len, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-			     "\t%" PRId64 "\t%" PRId64 "\t%s\n", e->dev, e->ino, e->size,
-			     e->mtime_ns, e->ctime_ns, hex);
-		if (n < 0 || (size_t)n >= cap - len)
-			break;
-		len += (size_t)n;
-	}
+	len = cache_format(c, 1, out, len, cap, &lines);
+	len = cache_format(c, 0, out, len, cap, &lines);
 	rc = fsutil_write_atomic(c->path, out, len, FSUTIL_RAW, err);
 	if (rc == 0)
 		c->dirty = 0;
@@ -992,6 +1014,55 @@ out:
 }
 
 /* ------------------------------------------------------ the command line */
+
+/* The manifest's lines as a JSON array of {path, size, sha256}. */
+static json_t *
+manifest_json(const char *m)
+{
+	json_t *arr = json_array();
+	const char *line, *end, *p2, *p3;
+
+	for (line = m; arr != NULL && *line != '\0'; line = end + 1) {
+		end = strchr(line, '\n');
+		if (end == NULL)
+			break;
+		p2 = line + 64 + 2;                      /* "SHA256  SIZE  PATH" */
+		p3 = strstr(p2, "  ");
+		if (p3 == NULL || p3 > end)
+			break;
+		json_array_append_new(arr, json_pack("{s:s%,s:I,s:s%}",
+			"path", p3 + 2, (size_t)(end - p3 - 2),
+			"size", (json_int_t)strtoll(p2, NULL, 10),
+			"sha256", line, (size_t)64));
+	}
+	return arr;
+}
+
+int
+inspect_sha256(const char *path, json_t **out, struct kd_err *err)
+{
+	struct stat st;
+	char hex[65], *m = NULL;
+	uint64_t size = 0;
+	int rc, folder;
+
+	*out = NULL;
+	folder = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (folder)
+		rc = hash_folder(path, NULL, NULL, hex, &size, &m, err);
+	else
+		rc = hash_file(path, NULL, NULL, hex, &size, err);
+	if (rc != 0)
+		return rc;
+	*out = json_pack("{s:s,s:s,s:I,s:s}", "path", path, "kind", folder ? "folder" : "file",
+			 "size", (json_int_t)size, "sha256", hex);
+	if (*out != NULL && folder)
+		json_object_set_new(*out, "manifest", manifest_json(m));
+	free(m);
+	if (*out == NULL)
+		return kd_err_sys(err, KD_EENV, path, ENOMEM, "cannot describe %s", path);
+	return 0;
+}
 
 static void
 cmd_progress(void *u, uint64_t done, uint64_t total, double rate)

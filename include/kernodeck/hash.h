@@ -27,6 +27,7 @@
 struct hash_cache;   /* opaque; NULL means no cache */
 
 #define KD_CAP_DIGEST_CACHE  (64u * 1024 * 1024)  /* cache/digests.tsv */
+#define KD_CAP_DIGEST_ENTRIES 250000u             /* lines written back to it */
 #define KD_CAP_FOLDER_FILES  1000000u             /* files in one folder item */
 #define KD_CAP_FOLDER_DEPTH  256                  /* nesting of a folder item */
 
@@ -78,5 +79,10 @@ int hash_is_hex(const char *s);
  * its manifest digest).  argv starts at the command name; returns an exit
  * status (0, 1 cancelled, 2 an input could not be hashed, 3 environment). */
 int hash_cmd(int argc, char **argv);
+
+/* `kernodeck inspect sha256 PATH`: {path, kind: file|folder, size, sha256,
+ * and for a folder manifest: [{path, size, sha256}]} (no cache). */
+struct json_t;
+int inspect_sha256(const char *path, struct json_t **out, struct kd_err *err);
 
 #endif

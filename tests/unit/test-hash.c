@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 
@@ -724,6 +726,36 @@ test_hash_cmd(void **state)
 	assert_int_equal(hash_cmd(2, argv_usage), KD_EINPUT);
 }
 
+static void
+test_inspect_sha256(void **state)
+{
+	json_t *j = NULL, *m;
+	struct kd_err err;
+
+	(void)state;
+	assert_int_equal(inspect_sha256(tpath("abc"), &j, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "sha256")), SHA_ABC);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "file");
+	assert_int_equal(json_integer_value(json_object_get(j, "size")), 3);
+	json_decref(j);
+
+	make_tree();
+	assert_int_equal(inspect_sha256(tpath("tree"), &j, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "folder");
+	assert_int_equal(json_integer_value(json_object_get(j, "size")), 10);
+	m = json_object_get(j, "manifest");
+	assert_int_equal(json_array_size(m), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(m, 3), "path")),
+			    "sub/deeper/w");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(m, 1), "size")), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(m, 1), "sha256")),
+			    SHA_ABC);
+	json_decref(j);
+	assert_int_equal(inspect_sha256(tpath("absent"), &j, &err), KD_EINPUT);
+	assert_null(j);
+	assert_int_equal(fsutil_rmtree(tpath("tree"), NULL), 0);
+}
+
 int
 main(void)
 {
@@ -745,6 +777,7 @@ main(void)
 		cmocka_unit_test(test_folder_empty),
 		cmocka_unit_test(test_folder_uses_cache),
 		cmocka_unit_test(test_hash_cmd),
+		cmocka_unit_test(test_inspect_sha256),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
