@@ -111,19 +111,37 @@ is_exec(const char *path, int *exists)
 	return S_ISREG(st.st_mode) && faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
 }
 
-/* Find name the way execvp would (a name with '/' is taken as it is,
- * otherwise each PATH entry in turn); *why says why not on failure. */
+/* The path to try for name in dir (dl bytes, 0 for none); a relative
+ * one is taken from the folder the child will run in (cwd, or ours). */
 static char *
-find_program(const char *name, const char *pathvar, const char **why)
+candidate(const char *cwd, const char *dir, size_t dl, const char *name)
+{
+	int rel = (dl ? dir[0] : name[0]) != '/' && cwd != NULL;
+	size_t need = (rel ? strlen(cwd) : 0) + dl + strlen(name) + 3;
+	char *p = malloc(need);
+
+	if (p != NULL)
+		snprintf(p, need, "%s%s%.*s%s%s", rel ? cwd : "", rel ? "/" : "",
+			 (int)dl, dir, dl ? "/" : "", name);
+	return p;
+}
+
+/* Find name the way execvp would (a name with '/' is taken as it is,
+ * otherwise each PATH entry in turn, an empty one meaning the current
+ * folder); *why says why not on failure. */
+static char *
+find_program(const char *name, const char *pathvar, const char *cwd, const char **why)
 {
 	int exists = 0;
+	char *full;
 
 	*why = "not found";
 	if (name == NULL || *name == '\0')
 		return NULL;
 	if (strchr(name, '/') != NULL) {
-		if (is_exec(name, &exists))
-			return strdup(name);
+		if ((full = candidate(cwd, "", 0, name)) == NULL || is_exec(full, &exists))
+			return full;
+		free(full);
 		if (exists)
 			*why = "not executable (not a regular file with execute permission)";
 		return NULL;
@@ -133,14 +151,8 @@ find_program(const char *name, const char *pathvar, const char **why)
 	for (const char *p = pathvar;; p++) {
 		const char *e = strchr(p, ':');
 		size_t dl = e ? (size_t)(e - p) : strlen(p);
-		size_t need = dl + strlen(name) + 3;
-		char *full = malloc(need);
 
-		if (full == NULL)
-			return NULL;
-		/* an empty entry is the current folder */
-		snprintf(full, need, "%.*s/%s", dl ? (int)dl : 1, dl ? p : ".", name);
-		if (is_exec(full, &exists))
+		if ((full = candidate(cwd, p, dl, name)) == NULL || is_exec(full, &exists))
 			return full;
 		free(full);
 		if (exists)
@@ -157,7 +169,7 @@ run_which(const char *name)
 {
 	const char *why;
 
-	return find_program(name, getenv("PATH"), &why);
+	return find_program(name, getenv("PATH"), NULL, &why);
 }
 
 static int
@@ -560,7 +572,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 		kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", o->argv[0]);
 		goto out;
 	}
-	if ((path = find_program(o->argv[0], pathvar, &why)) == NULL) {
+	if ((path = find_program(o->argv[0], pathvar, o->cwd, &why)) == NULL) {
 		kd_err_set(err, KD_EENV, NULL, 0, "cannot run %s: %s", o->argv[0], why);
 		goto out;
 	}

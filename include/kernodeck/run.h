@@ -22,7 +22,7 @@
 
 struct run_opts {
 	const char *const *argv;     /* argv[0] is looked up on PATH when it has no '/' */
-	const char *cwd;             /* NULL: inherit */
+	const char *cwd;             /* NULL: inherit; a relative argv[0] is taken from here */
 	const char *const *env_set;  /* "NAME=VALUE" to add or replace, NULL-terminated, or NULL */
 	const char *const *env_unset;/* names to remove, or NULL */
 	double timeout_s;            /* <= 0: none */

@@ -550,16 +550,25 @@ test_env_path(void **state)
 static void
 test_cwd(void **state)
 {
+	const char *argv[] = { "./tool", "echo", "relative", NULL };
 	struct run_opts o = { .cwd = tmpdir };
 	struct run_result r;
 	struct kd_err err;
-	char want[1024];
+	char want[1024], link[512];
 
 	assert_non_null(realpath(tmpdir, want));
 	strncat(want, "\n", sizeof want - strlen(want) - 1);
 	assert_int_equal(tool(&o, &r, &err, "pwd", NULL), KD_OK);
 	assert_string_equal(r.tail, want);
 	run_result_free(&r);
+	/* a relative program path is taken from the child's folder */
+	snprintf(link, sizeof link, "%s/tool", tmpdir);
+	assert_int_equal(symlink(KD_CHILD_TOOL, link), 0);
+	o.argv = argv;
+	assert_int_equal(run_program(&o, &r, &err), KD_OK);
+	assert_string_equal(r.tail, "relative\n");
+	run_result_free(&r);
+	unlink(link);
 	o.cwd = "/nonexistent/kd-folder";
 	assert_int_equal(tool(&o, &r, &err, "pwd", NULL), KD_EENV);
 	assert_false(r.started);
