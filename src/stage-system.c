@@ -1,30 +1,855 @@
-/* stage-system.c - stage "system" (skeleton: filled by its stage issue). */
+/*
+ * stage-system.c - stage 2, the system chain of this machine.
+ *
+ * gather observes the machine (sysinfo.h) while the interpreter is chosen
+ * and queried on another thread, reads the PyTorch variant the rebuild
+ * plans and judges it (variant.h); the tree is saved as system.yaml and
+ * the chosen interpreter is recorded in the state (settings system.python)
+ * for every later stage.  check compares the chain with the reference's
+ * `system` row, one row per item: a mismatch fails (until a deviation is
+ * recorded), a driver newer than the reference's only warns, and an item
+ * the reference lacks fails, naming what to fill in.  describe lists the
+ * whole chain as information rows for the screen.
+ */
 #include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/sys-gpu.h"
+#include "kernodeck/sys-python.h"
+#include "kernodeck/sysinfo.h"
+#include "kernodeck/variant.h"
+
+#define OBS_FILE "system.yaml"
+
+/* ---------------------------------------------------------------- gather */
+
+struct pyjob {
+	const json_t *ref;
+	const char *override;
+	json_t *py;
+	char *chosen;
+	int rc;
+	struct kd_err err;
+};
+
+static void *
+python_main(void *arg)
+{
+	struct pyjob *j = arg;
+
+	kd_err_clear(&j->err);
+	j->rc = syspython_observe(j->ref, j->override, &j->py, &j->chosen, &j->err);
+	return NULL;
+}
 
 static int
 system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *sink,
-	  struct kd_err *err)
+	      struct kd_err *err)
 {
-	(void)ctx; (void)res; (void)sink; (void)err;
+	struct pyjob pj;
+	struct sysinfo_thread th;
+	json_t *obs = NULL, *plan;
+	int rc;
+
+	memset(&pj, 0, sizeof pj);
+	pj.ref = ctx->ref;
+	pj.override = ctx->python_override;
+	sysinfo_spawn(&th, python_main, &pj);
+	rc = sysinfo_observe(&obs, sink, err);
+	sysinfo_join(&th);
+	if (rc != 0) {
+		json_decref(pj.py);
+		free(pj.chosen);
+		return rc;
+	}
+	json_object_set_new(obs, "python", pj.py);
+	if (pj.rc == KD_EINPUT) {          /* --python names no interpreter */
+		json_decref(obs);
+		if (err != NULL)
+			*err = pj.err;
+		return KD_EINPUT;
+	}
+	if (pj.chosen != NULL) {
+		const char *old = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
+		if (old != NULL && strcmp(old, pj.chosen) != 0)
+			stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		yamlio_set(ctx->state.settings, "system.python", json_string(pj.chosen));
+		yamlio_set(ctx->state.settings, "system.python_reason", json_deep_copy(
+			json_object_get(json_object_get(pj.py, "chosen"), "reason")));
+		free(ctx->python);
+		ctx->python = pj.chosen;
+	}
+	kd_sink_step(sink, "PyTorch variant", 0.9);
+	plan = variant_plan_read(ctx->project_dir, ctx->ref);
+	json_object_set_new(obs, "plan", plan);
+	json_object_set_new(obs, "variant", variant_judge(plan, obs, json_string_value(
+		json_object_get(json_object_get(pj.py, "chosen"), "version"))));
+	res->obs = obs;
 	return 0;
+}
+
+/* ----------------------------------------------------------------- check */
+
+/* obj[a][b] as a string. */
+static const char *
+str2(const json_t *o, const char *a, const char *b)
+{
+	return json_string_value(json_object_get(json_object_get(o, a), b));
+}
+
+/* The expectation of one reference field ("system.driver"). */
+struct want {
+	int present;          /* the key is in the reference */
+	const json_t *value;  /* may be JSON null: "none" */
+	const char *na;       /* not applicable: the reason */
+	char text[256];       /* for the expected column */
+};
+
+static void
+want_of(const json_t *ref, const char *path, struct want *w)
+{
+	const char *dot = strchr(path, '.');
+	char sec[64];
+
+	memset(w, 0, sizeof *w);
+	if (dot != NULL) {
+		snprintf(sec, sizeof sec, "%.*s", (int)(dot - path), path);
+		w->value = json_object_get(json_object_get(ref, sec), dot + 1);
+	}
+	w->present = w->value != NULL;
+	w->na = json_string_value(json_object_get(json_object_get(ref, "not_applicable"), path));
+	if (w->na != NULL)
+		snprintf(w->text, sizeof w->text, "not applicable: %s", w->na);
+	else if (!w->present)
+		snprintf(w->text, sizeof w->text, "(not in the reference)");
+	else if (json_is_null(w->value))
+		snprintf(w->text, sizeof w->text, "none");
+	else if (json_is_string(w->value))
+		snprintf(w->text, sizeof w->text, "%s", json_string_value(w->value));
+	else if (json_is_integer(w->value))
+		snprintf(w->text, sizeof w->text, "%lld", (long long)json_integer_value(w->value));
+	else
+		snprintf(w->text, sizeof w->text, "(not a scalar)");
+}
+
+/* Add a row for an item the reference does not say: it fails, and says
+ * what to fill in.  Returns 1 when it handled the item. */
+static int
+row_unknown(struct kd_result *res, const char *id, const char *label, const char *observed,
+	    const char *path, const struct want *w)
+{
+	struct kd_row *r;
+	char hint[512];
+
+	if (w->na != NULL) {
+		kd_rows_add(&res->rows, id, KD_R_PASS, label, observed, w->text, OBS_FILE);
+		return 1;
+	}
+	if (w->present)
+		return 0;
+	r = kd_rows_add(&res->rows, id, KD_R_FAIL, label, observed, w->text, OBS_FILE);
+	snprintf(hint, sizeof hint, "fill %s in reference.yaml (kernodeck capture on the "
+		 "reference machine records it), or mark it not applicable", path);
+	kd_row_set_error(r, "the reference does not say what is expected", hint);
+	return 1;
+}
+
+static void
+row_mismatch(struct kd_row *r, const char *what)
+{
+	kd_row_set_error(r, what, "make this machine match, or record a deviation "
+			 "(intentional when it is a chosen variant)");
+}
+
+static const char *
+norm_arch(const char *a)
+{
+	if (a == NULL)
+		return "";
+	if (strcmp(a, "amd64") == 0 || strcmp(a, "AMD64") == 0 || strcmp(a, "x64") == 0)
+		return "x86_64";
+	if (strcmp(a, "arm64") == 0)
+		return "aarch64";
+	return a;
+}
+
+/* "Ubuntu 22.04.3 LTS" -> name "ubuntu", release "22.04" (major.minor). */
+static void
+os_parts(const char *os, char *name, size_t nlen, char *rel, size_t rlen)
+{
+	size_t o = 0;
+	const char *p = os;
+
+	name[0] = rel[0] = '\0';
+	for (; *p && !isdigit((unsigned char)*p); p++)
+		if (isalnum((unsigned char)*p) && o + 1 < nlen)
+			name[o++] = (char)tolower((unsigned char)*p);
+	name[o] = '\0';
+	if (*p) {
+		size_t n = strspn(p, "0123456789.");
+		const char *d1 = memchr(p, '.', n);
+		const char *d2 = d1 ? memchr(d1 + 1, '.', n - (size_t)(d1 + 1 - p)) : NULL;
+		snprintf(rel, rlen, "%.*s", (int)(d2 ? (size_t)(d2 - p) : n), p);
+	}
+}
+
+static void
+check_os(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const char *os = str2(obs, "os", "pretty");
+	struct want w;
+	char n1[128], r1[32], n2[128], r2[32];
+	struct kd_row *r;
+
+	want_of(ref, "system.os", &w);
+	if (os == NULL)
+		os = "unknown (no /etc/os-release)";
+	if (row_unknown(res, "system.os", "operating system", os, "system.os", &w))
+		return;
+	if (strcasecmp(os, w.text) == 0) {
+		kd_rows_add(&res->rows, "system.os", KD_R_PASS, "operating system", os, w.text, OBS_FILE);
+		return;
+	}
+	os_parts(os, n1, sizeof n1, r1, sizeof r1);
+	os_parts(w.text, n2, sizeof n2, r2, sizeof r2);
+	if (n1[0] && strcmp(n1, n2) == 0 && r1[0] && strcmp(r1, r2) == 0) {
+		r = kd_rows_add(&res->rows, "system.os", KD_R_WARN, "operating system", os, w.text,
+				OBS_FILE);
+		kd_row_set_error(r, "same release, another point release", NULL);
+		return;
+	}
+	r = kd_rows_add(&res->rows, "system.os", KD_R_FAIL, "operating system", os, w.text, OBS_FILE);
+	row_mismatch(r, "another operating system than the reference's");
+}
+
+static void
+check_arch(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const char *arch = json_string_value(json_object_get(obs, "arch"));
+	struct want w;
+	struct kd_row *r;
+
+	want_of(ref, "system.arch", &w);
+	if (row_unknown(res, "system.arch", "architecture", arch, "system.arch", &w))
+		return;
+	int same = strcmp(norm_arch(arch), norm_arch(w.text)) == 0;
+	r = kd_rows_add(&res->rows, "system.arch", same ? KD_R_PASS : KD_R_FAIL, "architecture",
+			arch, w.text, OBS_FILE);
+	if (!same)
+		row_mismatch(r, "another CPU architecture than the reference's");
+}
+
+static void
+check_vendor(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const char *v = json_string_value(json_object_get(obs, "gpu_vendor"));
+	struct want w;
+	struct kd_row *r;
+
+	want_of(ref, "system.gpu_vendor", &w);
+	if (row_unknown(res, "system.gpu_vendor", "GPU vendor", v, "system.gpu_vendor", &w))
+		return;
+	const char *exp = json_is_null(w.value) ? "none" : w.text;
+	int same = strcasecmp(v ? v : "none", exp) == 0;
+	r = kd_rows_add(&res->rows, "system.gpu_vendor", same ? KD_R_PASS : KD_R_FAIL,
+			"GPU vendor", v, exp, OBS_FILE);
+	if (!same)
+		row_mismatch(r, "another GPU vendor than the reference's");
+}
+
+/* Does a reference model that is a PCI id ("Device 66a1", "10de:2330",
+ * "0x2330") name this GPU? */
+static int
+model_is_pci_id(const char *model, const json_t *gpu)
+{
+	const char *did = json_string_value(json_object_get(gpu, "device_id"));
+	const char *vid = json_string_value(json_object_get(gpu, "vendor_id"));
+	char buf[64];
+	const char *p = model;
+
+	if (did == NULL)
+		return 0;
+	if (strncasecmp(p, "Device ", 7) == 0)
+		p += 7;
+	snprintf(buf, sizeof buf, "%s", p);
+	sysinfo_trim(buf);
+	char *colon = strchr(buf, ':');
+	if (colon != NULL) {
+		*colon = '\0';
+		const char *v = strncasecmp(buf, "0x", 2) == 0 ? buf + 2 : buf;
+		if (vid == NULL || strcasecmp(v, vid) != 0)
+			return 0;
+		p = colon + 1;
+	} else {
+		p = buf;
+	}
+	if (strncasecmp(p, "0x", 2) == 0)
+		p += 2;
+	return strlen(p) == 4 && strcasecmp(p, did) == 0;
+}
+
+/* How well the observed GPU matches a reference model: 2, 1 or 0. */
+static int
+gpu_matches(const json_t *gpu, const char *model)
+{
+	int best = 0;
+	char alt[512], *save = NULL;
+
+	if (model_is_pci_id(model, gpu))
+		return 2;
+	const char *names[] = { json_string_value(json_object_get(gpu, "name")),
+				json_string_value(json_object_get(gpu, "pci_name")) };
+	for (size_t i = 0; i < 2; i++) {
+		if (names[i] == NULL)
+			continue;
+		int m = sysgpu_name_match(names[i], model);
+		if (m > best)
+			best = m;
+		/* pci.ids: "Vega 20 [Radeon Pro VII/Radeon Instinct MI50 32GB]" */
+		sysgpu_marketing_name(names[i], alt, sizeof alt);
+		for (char *t = strtok_r(alt, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+			m = sysgpu_name_match(t, model);
+			if (m > best)
+				best = m;
+		}
+	}
+	return best;
+}
+
+/* The first GPU of the main vendor. */
+static const json_t *
+main_gpu(const json_t *obs)
+{
+	const char *v = json_string_value(json_object_get(obs, "gpu_vendor"));
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(json_object_get(obs, "gpus"), i, g)
+		if (v && strcmp(json_string_value(json_object_get(g, "vendor")), v) == 0)
+			return g;
+	return NULL;
+}
+
+static void
+check_model(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const json_t *g = main_gpu(obs);
+	const char *name = g ? json_string_value(json_object_get(g, "name")) : NULL;
+	const char *refpci = str2(ref, "system", "gpu_pci_id");
+	char observed[512];
+	struct want w;
+	struct kd_row *r;
+
+	if (g != NULL)
+		snprintf(observed, sizeof observed, "%s (%s:%s)", name ? name : "?",
+			 json_string_value(json_object_get(g, "vendor_id")),
+			 json_string_value(json_object_get(g, "device_id")));
+	else
+		snprintf(observed, sizeof observed, "none");
+	want_of(ref, "system.gpu_model", &w);
+	if (row_unknown(res, "system.gpu_model", "GPU model", observed, "system.gpu_model", &w))
+		return;
+	if (json_is_null(w.value) || g == NULL) {
+		int same = json_is_null(w.value) && g == NULL;
+		r = kd_rows_add(&res->rows, "system.gpu_model", same ? KD_R_PASS : KD_R_FAIL,
+				"GPU model", observed, w.text, OBS_FILE);
+		if (!same)
+			row_mismatch(r, g ? "a GPU where the reference has none" :
+				     "no GPU where the reference has one");
+		return;
+	}
+	int m = refpci != NULL ? (model_is_pci_id(refpci, g) ? 2 : 0) : gpu_matches(g, w.text);
+	r = kd_rows_add(&res->rows, "system.gpu_model", m == 2 ? KD_R_PASS : m == 1 ? KD_R_WARN :
+			KD_R_FAIL, "GPU model", observed, w.text, OBS_FILE);
+	if (m == 1)
+		kd_row_set_error(r, "the names agree only in part (one is more precise)", NULL);
+	else if (m == 0)
+		row_mismatch(r, "another GPU model than the reference's");
+}
+
+static void
+check_count(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	json_int_t n = json_integer_value(json_object_get(obs, "gpu_count"));
+	struct want w;
+	char o[32];
+	struct kd_row *r;
+
+	snprintf(o, sizeof o, "%lld", (long long)n);
+	want_of(ref, "system.gpu_count", &w);
+	if (row_unknown(res, "system.gpu_count", "GPU count", o, "system.gpu_count", &w))
+		return;
+	json_int_t e = json_is_integer(w.value) ? json_integer_value(w.value) :
+		       json_is_null(w.value) ? 0 : strtoll(w.text, NULL, 10);
+	enum kd_rstat st = n == e ? KD_R_PASS : n > e ? KD_R_WARN : KD_R_FAIL;
+	r = kd_rows_add(&res->rows, "system.gpu_count", st, "GPU count", o, w.text, OBS_FILE);
+	if (st == KD_R_WARN)
+		kd_row_set_error(r, "more GPUs than the reference had", NULL);
+	else if (st == KD_R_FAIL)
+		row_mismatch(r, "fewer GPUs than the reference had");
+}
+
+static void
+check_driver(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const char *d = str2(obs, "driver", "version");
+	struct want w;
+	struct kd_row *r;
+
+	want_of(ref, "system.driver", &w);
+	if (row_unknown(res, "system.driver", "GPU driver", d ? d : "none", "system.driver", &w))
+		return;
+	if (json_is_null(w.value)) {
+		kd_rows_add(&res->rows, "system.driver", KD_R_PASS, "GPU driver", d ? d : "none",
+			    "none", OBS_FILE);
+		return;
+	}
+	if (d == NULL) {
+		r = kd_rows_add(&res->rows, "system.driver", KD_R_FAIL, "GPU driver", "none",
+				w.text, OBS_FILE);
+		row_mismatch(r, json_string_value(json_object_get(obs, "backend_reason")) ?
+			     json_string_value(json_object_get(obs, "backend_reason")) :
+			     "no GPU driver is loaded");
+		return;
+	}
+	int c = variant_vercmp(d, w.text);
+	r = kd_rows_add(&res->rows, "system.driver", c == 0 ? KD_R_PASS : c > 0 ? KD_R_WARN :
+			KD_R_FAIL, "GPU driver", d, w.text, OBS_FILE);
+	if (c > 0)
+		kd_row_set_error(r, "newer than the reference's driver (drivers run older CUDA "
+				 "versions; the variant check says whether the plan fits)", NULL);
+	else if (c < 0)
+		row_mismatch(r, "older than the reference's driver");
+}
+
+/* "12.1" from "12.1.105" or "6.0.32830-d62f": 0 when both agree on it. */
+static int
+same_major_minor(const char *a, const char *b)
+{
+	char x[32], y[32];
+
+	return syspython_major_minor(a, x, sizeof x) == 0 &&
+	       syspython_major_minor(b, y, sizeof y) == 0 && strcmp(x, y) == 0;
+}
+
+/* CUDA or ROCm (key "cuda" or "rocm"): what the rebuild plans against the
+ * reference's. */
+static void
+check_toolkit(struct kd_result *res, const json_t *obs, const json_t *ref, const char *key)
+{
+	int cuda = strcmp(key, "cuda") == 0;
+	const char *id = cuda ? "system.cuda" : "system.rocm";
+	const char *label = cuda ? "CUDA" : "ROCm";
+	const json_t *plan = json_object_get(obs, "plan");
+	const char *planned = json_string_value(json_object_get(plan, key));
+	const char *kind = json_string_value(json_object_get(plan, "kind"));
+	const char *platform = cuda ? str2(obs, "cuda", "driver_max") : str2(obs, "rocm", "version");
+	const char *drv = str2(obs, "driver", "version");
+	char observed[256];
+	struct want w;
+	struct kd_row *r;
+
+	if (planned != NULL)
+		snprintf(observed, sizeof observed, "%s (planned: %s)", planned,
+			 json_string_value(json_object_get(plan, "tag")) ?
+			 json_string_value(json_object_get(plan, "tag")) : "PyPI wheel");
+	else if (platform != NULL)
+		snprintf(observed, sizeof observed, "none planned; %s %s on this machine",
+			 cuda ? "the driver runs up to" : "ROCm", platform);
+	else
+		snprintf(observed, sizeof observed, "none");
+	want_of(ref, id, &w);
+	if (row_unknown(res, id, label, observed, id, &w))
+		return;
+	if (json_is_null(w.value)) {
+		int ok = planned == NULL;
+		r = kd_rows_add(&res->rows, id, ok ? KD_R_PASS : KD_R_FAIL, label, observed, "none",
+				OBS_FILE);
+		if (!ok)
+			row_mismatch(r, cuda ? "the rebuild plans a CUDA build; the reference used none" :
+				     "the rebuild plans a ROCm build; the reference used none");
+		return;
+	}
+	if (planned != NULL) {
+		int ok = same_major_minor(planned, w.text);
+		r = kd_rows_add(&res->rows, id, ok ? KD_R_PASS : KD_R_FAIL, label, observed, w.text,
+				OBS_FILE);
+		if (!ok)
+			row_mismatch(r, cuda ? "the rebuild plans another CUDA version than the "
+				     "reference used" : "the rebuild plans another ROCm version "
+				     "than the reference used");
+		return;
+	}
+	/* nothing planned (torch from the system, or no plan yet): can this
+	 * machine run what the reference used? */
+	int ok = 0;
+	if (cuda && drv != NULL && strcmp(str2(obs, "driver", "vendor") ? str2(obs, "driver",
+	    "vendor") : "", "nvidia") == 0)
+		ok = variant_driver_runs(drv, w.text) > 0;
+	else if (!cuda && platform != NULL)
+		ok = same_major_minor(platform, w.text);
+	r = kd_rows_add(&res->rows, id, ok ? KD_R_PASS : KD_R_FAIL, label, observed, w.text, OBS_FILE);
+	if (!ok)
+		row_mismatch(r, kind && strcmp(kind, "system") == 0 ?
+			     "torch comes from the system; this machine cannot run the reference's version" :
+			     cuda ? "this machine's driver does not run the reference's CUDA" :
+			     "this machine's ROCm is not the reference's");
+}
+
+/* The backend the rebuild will have: from the plan, else the platform. */
+static const char *
+planned_backend(const json_t *obs)
+{
+	const char *kind = str2(obs, "plan", "kind");
+
+	if (kind != NULL && (strcmp(kind, "cuda") == 0 || strcmp(kind, "rocm") == 0 ||
+			     strcmp(kind, "cpu") == 0))
+		return kind;
+	return json_string_value(json_object_get(obs, "backend"));
+}
+
+static void
+check_backend(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const char *b = planned_backend(obs);
+	const char *plat = json_string_value(json_object_get(obs, "backend"));
+	char observed[256];
+	struct want w;
+	struct kd_row *r;
+
+	snprintf(observed, sizeof observed, "%s (this machine: %s)", b ? b : "cpu",
+		 plat ? plat : "cpu");
+	want_of(ref, "system.backend", &w);
+	if (row_unknown(res, "system.backend", "compute backend", observed, "system.backend", &w))
+		return;
+	const char *exp = json_is_null(w.value) ? "cpu" : w.text;
+	int ok = b != NULL && strcasecmp(b, exp) == 0;
+	r = kd_rows_add(&res->rows, "system.backend", ok ? KD_R_PASS : KD_R_FAIL, "compute backend",
+			observed, exp, OBS_FILE);
+	if (!ok)
+		row_mismatch(r, "the rebuild would compute on another backend than the reference");
+}
+
+static void
+check_python(struct kd_result *res, const json_t *obs, const json_t *ref)
+{
+	const json_t *ch = json_object_get(json_object_get(obs, "python"), "chosen");
+	const char *v = json_string_value(json_object_get(ch, "version"));
+	const char *path = json_string_value(json_object_get(ch, "path"));
+	char observed[512], mm[32] = "", emm[32] = "";
+	struct want w;
+	struct kd_row *r;
+
+	if (v != NULL)
+		syspython_major_minor(v, mm, sizeof mm);
+	snprintf(observed, sizeof observed, "%s (%s)", mm[0] ? mm : "unknown",
+		 path ? path : "no interpreter");
+	want_of(ref, "python.version", &w);
+	if (row_unknown(res, "system.python", "Python major.minor", observed, "python.version", &w))
+		return;
+	syspython_major_minor(w.text, emm, sizeof emm);
+	int ok = mm[0] && strcmp(mm, emm) == 0;
+	r = kd_rows_add(&res->rows, "system.python", ok ? KD_R_PASS : KD_R_FAIL, "Python major.minor",
+			observed, emm[0] ? emm : w.text, OBS_FILE);
+	if (!ok)
+		kd_row_set_error(r, json_string_value(json_object_get(ch, "reason")) ?
+				 json_string_value(json_object_get(ch, "reason")) :
+				 "another Python than the reference's",
+				 "install that Python (e.g. apt-get install python3.X) or give "
+				 "--python PATH, or record a deviation");
+}
+
+static void
+check_interpreter(struct kd_result *res, const json_t *obs)
+{
+	const json_t *ch = json_object_get(json_object_get(obs, "python"), "chosen");
+	const char *path = json_string_value(json_object_get(ch, "path"));
+	const char *st = json_string_value(json_object_get(ch, "status"));
+	char observed[512];
+	struct kd_row *r;
+
+	if (st != NULL && strcmp(st, "ok") == 0 && json_is_true(json_object_get(ch, "venv"))) {
+		snprintf(observed, sizeof observed, "%s %s (%s)", path,
+			 json_string_value(json_object_get(ch, "version")),
+			 json_string_value(json_object_get(ch, "reason")));
+		kd_rows_add(&res->rows, "system.interpreter", KD_R_PASS, "interpreter for the rebuild",
+			    observed, "runs and can create virtual environments", OBS_FILE);
+		return;
+	}
+	snprintf(observed, sizeof observed, "%s: %s", path ? path : "none",
+		 st && strcmp(st, "ok") == 0 ? "cannot create virtual environments" :
+		 json_string_value(json_object_get(ch, "reason")) ?
+		 json_string_value(json_object_get(ch, "reason")) : "does not run");
+	r = kd_rows_add(&res->rows, "system.interpreter", KD_R_FAIL, "interpreter for the rebuild",
+			observed, "runs and can create virtual environments", OBS_FILE);
+	kd_row_set_error(r, json_string_value(json_object_get(ch, "venv_error")) ?
+			 json_string_value(json_object_get(ch, "venv_error")) : observed,
+			 "install the venv module for this Python, or give --python PATH");
+}
+
+static void
+check_variant(struct kd_result *res, const json_t *obs)
+{
+	const json_t *plan = json_object_get(obs, "plan"), *v = json_object_get(obs, "variant");
+	const char *st = json_string_value(json_object_get(v, "status"));
+	const char *kind = json_string_value(json_object_get(plan, "kind"));
+	const char *tag = json_string_value(json_object_get(plan, "tag"));
+	char observed[1024];
+	const json_t *first = NULL, *p;
+	size_t i;
+	struct kd_row *r;
+
+	snprintf(observed, sizeof observed, "%s (%s)", tag ? tag : kind ? kind : "unknown",
+		 json_string_value(json_object_get(plan, "source")) ?
+		 json_string_value(json_object_get(plan, "source")) : "");
+	json_array_foreach(json_object_get(v, "problems"), i, p) {
+		if (first == NULL || (strcmp(json_string_value(json_object_get(p, "status")), "fail") == 0 &&
+				      strcmp(json_string_value(json_object_get(first, "status")), "fail")))
+			first = p;
+	}
+	enum kd_rstat rs = st && strcmp(st, "fail") == 0 ? KD_R_FAIL :
+			   st && strcmp(st, "warn") == 0 ? KD_R_WARN : KD_R_PASS;
+	r = kd_rows_add(&res->rows, "system.variant", rs, "PyTorch variant fits this machine",
+			observed, "driver, GPU and Python fit the planned build", OBS_FILE);
+	if (first != NULL) {
+		const char *fits = json_string_value(json_object_get(first, "fits"));
+		char hint[256];
+		snprintf(hint, sizeof hint, "use %s in requirements-rebuild.txt", fits ? fits : "");
+		kd_row_set_error(r, json_string_value(json_object_get(first, "message")),
+				 fits ? hint : NULL);
+	} else if (json_string_value(json_object_get(v, "note")) != NULL) {
+		kd_row_set_error(r, json_string_value(json_object_get(v, "note")), NULL);
+	}
+}
+
+static void
+check_devices(struct kd_result *res, const json_t *obs)
+{
+	const json_t *devs = json_object_get(obs, "devices"), *d;
+	const char *b = planned_backend(obs);
+	size_t i, n = 0, denied = 0;
+	const json_t *bad = NULL;
+	char observed[512];
+	struct kd_row *r;
+
+	json_array_foreach(devs, i, d) {
+		if (!json_is_true(json_object_get(d, "exists")))
+			continue;
+		n++;
+		if (strcmp(json_string_value(json_object_get(d, "access")), "rw") != 0) {
+			denied++;
+			if (bad == NULL)
+				bad = d;
+		}
+	}
+	int needed = b != NULL && (strcmp(b, "cuda") == 0 || strcmp(b, "rocm") == 0);
+	if (n == 0)
+		snprintf(observed, sizeof observed, "no GPU device nodes");
+	else
+		snprintf(observed, sizeof observed, "%zu node%s, %zu denied", n, n == 1 ? "" : "s",
+			 denied);
+	if (denied == 0 && (n > 0 || !needed)) {
+		kd_rows_add(&res->rows, "system.devices", KD_R_PASS, "GPU device nodes usable",
+			    observed, needed ? "readable and writable" : "none needed", OBS_FILE);
+		return;
+	}
+	r = kd_rows_add(&res->rows, "system.devices", needed ? KD_R_FAIL : KD_R_WARN,
+			"GPU device nodes usable", observed, "readable and writable", OBS_FILE);
+	if (bad != NULL)
+		kd_row_set_error(r, json_string_value(json_object_get(bad, "path")),
+				 json_string_value(json_object_get(bad, "hint")));
+	else
+		kd_row_set_error(r, json_string_value(json_object_get(obs, "backend_reason")) ?
+				 json_string_value(json_object_get(obs, "backend_reason")) :
+				 "no /dev/nvidia* or /dev/kfd", "start the container with GPU "
+				 "access (docker run --gpus all, or --device /dev/kfd --device /dev/dri)");
 }
 
 static int
 system_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	(void)ctx; (void)err;
-	kd_rows_add(&res->rows, "system.implemented", KD_R_FAIL, "stage implemented",
-		    "not yet", "implemented", NULL);
+	const json_t *obs = res->obs ? res->obs : ctx->obs[stage_index("system")];
+	const json_t *ref = ctx->ref;
+
+	(void)err;
+	if (obs == NULL) {
+		kd_rows_add(&res->rows, "system.observed", KD_R_FAIL, "system observed",
+			    "no observation", "system.yaml", NULL);
+		return 0;
+	}
+	check_os(res, obs, ref);
+	check_arch(res, obs, ref);
+	check_vendor(res, obs, ref);
+	check_model(res, obs, ref);
+	check_count(res, obs, ref);
+	check_driver(res, obs, ref);
+	check_toolkit(res, obs, ref, "cuda");
+	check_toolkit(res, obs, ref, "rocm");
+	check_backend(res, obs, ref);
+	check_python(res, obs, ref);
+	check_interpreter(res, obs);
+	check_variant(res, obs);
+	check_devices(res, obs);
 	return 0;
+}
+
+/* -------------------------------------------------------------- describe */
+
+static void
+info(struct kd_rows *rows, const char *id, const char *label, const char *value)
+{
+	kd_rows_add(rows, id, KD_R_INFO, label, value ? value : "unknown", NULL, OBS_FILE);
+}
+
+static void
+describe_gpus(const json_t *obs, struct kd_rows *rows)
+{
+	size_t i;
+	json_t *g;
+	char id[64], v[512], label[64];
+
+	json_array_foreach(json_object_get(obs, "gpus"), i, g) {
+		json_int_t mem = json_integer_value(json_object_get(g, "memory_mib"));
+		snprintf(id, sizeof id, "info.gpu%zu", i);
+		snprintf(label, sizeof label, "GPU %zu", i);
+		snprintf(v, sizeof v, "%s %s (%s:%s) at %s", json_string_value(json_object_get(g,
+			 "vendor")), json_string_value(json_object_get(g, "name")),
+			 json_string_value(json_object_get(g, "vendor_id")),
+			 json_string_value(json_object_get(g, "device_id")),
+			 json_string_value(json_object_get(g, "pci")));
+		if (mem > 0) {
+			size_t n = strlen(v);
+			snprintf(v + n, sizeof v - n, ", %lld MiB", (long long)mem);
+		}
+		const char *cc = json_string_value(json_object_get(g, "compute_cap"));
+		if (cc != NULL) {
+			size_t n = strlen(v);
+			snprintf(v + n, sizeof v - n, ", compute capability %s", cc);
+		}
+		info(rows, id, label, v);
+	}
+	if (json_array_size(json_object_get(obs, "gpus")) == 0)
+		info(rows, "info.gpu", "GPUs", json_string_value(json_object_get(obs, "gpus_reason")) ?
+		     json_string_value(json_object_get(obs, "gpus_reason")) :
+		     "none on the PCI bus (CPU only)");
+}
+
+static void
+describe_tools(const json_t *obs, struct kd_rows *rows)
+{
+	const char *key;
+	json_t *t;
+	char id[64], v[512];
+
+	json_object_foreach(json_object_get(obs, "tools"), key, t) {
+		const char *st = json_string_value(json_object_get(t, "status"));
+		snprintf(id, sizeof id, "info.tool.%s", key);
+		if (st && strcmp(st, "ok") == 0)
+			snprintf(v, sizeof v, "%s (%s)", json_string_value(json_object_get(t, "version")),
+				 json_string_value(json_object_get(t, "path")));
+		else
+			snprintf(v, sizeof v, "%s: %s", st ? st : "?",
+				 json_string_value(json_object_get(t, "reason")) ?
+				 json_string_value(json_object_get(t, "reason")) : "");
+		info(rows, id, key, v);
+	}
+}
+
+static void
+system_describe(const struct kd_result *res, struct kd_rows *rows)
+{
+	const json_t *obs = res->obs;
+	const json_t *nv, *smi, *d, *ch;
+	const char *key;
+	json_t *val;
+	size_t i;
+	char v[1024], id[128];
+
+	if (obs == NULL)
+		return;
+	info(rows, "info.os", "OS", str2(obs, "os", "pretty"));
+	snprintf(v, sizeof v, "%s, %s, glibc %s", str2(obs, "kernel", "release"),
+		 json_string_value(json_object_get(obs, "arch")), str2(obs, "libc", "version"));
+	info(rows, "info.kernel", "kernel, arch, libc", v);
+	snprintf(v, sizeof v, "%s (%lld)", str2(obs, "cpu", "model") ? str2(obs, "cpu", "model") :
+		 "unknown", (long long)json_integer_value(json_object_get(json_object_get(obs, "cpu"),
+										  "count")));
+	info(rows, "info.cpu", "CPU", v);
+	snprintf(v, sizeof v, "%s (%s)", str2(obs, "container", "kind"), str2(obs, "container",
+									    "evidence"));
+	info(rows, "info.container", "container or host", v);
+	describe_gpus(obs, rows);
+	snprintf(v, sizeof v, "%s%s%s%s%s", str2(obs, "driver", "version") ? str2(obs, "driver",
+		 "vendor") : "none", str2(obs, "driver", "version") ? " " : "",
+		 str2(obs, "driver", "version") ? str2(obs, "driver", "version") : "",
+		 str2(obs, "driver", "flavor") ? ", kernel module: " : "",
+		 str2(obs, "driver", "flavor") ? str2(obs, "driver", "flavor") : "");
+	info(rows, "info.driver", "driver", v);
+	nv = json_object_get(obs, "nvidia");
+	smi = json_object_get(nv, "smi");
+	if (smi != NULL) {
+		const char *st = json_string_value(json_object_get(smi, "status"));
+		snprintf(v, sizeof v, "%s%s%s", st, json_string_value(json_object_get(smi, "explanation"))
+			 ? ": " : json_string_value(json_object_get(smi, "reason")) ? ": " : "",
+			 json_string_value(json_object_get(smi, "explanation")) ?
+			 json_string_value(json_object_get(smi, "explanation")) :
+			 json_string_value(json_object_get(smi, "reason")) ?
+			 json_string_value(json_object_get(smi, "reason")) : "");
+		info(rows, "info.nvidia-smi", "nvidia-smi", v);
+	}
+	if (str2(obs, "cuda", "driver_max") != NULL)
+		info(rows, "info.cuda", "CUDA the driver runs", str2(obs, "cuda", "driver_max"));
+	if (str2(obs, "rocm", "version") != NULL)
+		info(rows, "info.rocm", "ROCm", str2(obs, "rocm", "version"));
+	if (json_string_value(json_object_get(obs, "backend_reason")) != NULL)
+		info(rows, "info.backend", "why no GPU backend",
+		     json_string_value(json_object_get(obs, "backend_reason")));
+	json_array_foreach(json_object_get(obs, "devices"), i, d) {
+		if (!json_is_true(json_object_get(d, "exists")))
+			continue;
+		snprintf(id, sizeof id, "info.dev.%s", json_string_value(json_object_get(d, "path")));
+		snprintf(v, sizeof v, "%s, group %s%s%s", json_string_value(json_object_get(d, "access")),
+			 json_string_value(json_object_get(d, "group")),
+			 json_object_get(d, "hint") ? ": " : "",
+			 json_object_get(d, "hint") ? json_string_value(json_object_get(d, "hint")) : "");
+		info(rows, id, json_string_value(json_object_get(d, "path")), v);
+	}
+	describe_tools(obs, rows);
+	ch = json_object_get(json_object_get(obs, "python"), "chosen");
+	snprintf(v, sizeof v, "%s %s, %s; %s", json_string_value(json_object_get(ch, "path")),
+		 json_string_value(json_object_get(ch, "version")) ?
+		 json_string_value(json_object_get(ch, "version")) : "?",
+		 json_is_true(json_object_get(ch, "venv")) ? "can create venvs" : "cannot create venvs",
+		 json_string_value(json_object_get(ch, "reason")));
+	info(rows, "info.python", "interpreter", v);
+	v[0] = '\0';
+	json_array_foreach(json_object_get(json_object_get(obs, "python"), "available"), i, val) {
+		size_t n = strlen(v);
+		snprintf(v + n, sizeof v - n, "%s%s", n ? " " : "",
+			 json_string_value(json_object_get(val, "path")));
+	}
+	info(rows, "info.pythons", "interpreters found", v[0] ? v : "none");
+	snprintf(v, sizeof v, "%s: %s", str2(obs, "plan", "kind"), str2(obs, "plan", "source"));
+	info(rows, "info.plan", "planned PyTorch", v);
+	json_object_foreach(json_object_get(obs, "env"), key, val) {
+		snprintf(id, sizeof id, "info.env.%s", key);
+		info(rows, id, key, json_string_value(val));
+	}
 }
 
 const struct kd_stage_ops kd_stage_system = {
 	.id = "system",
 	.title = "System",
-	.summary = "",
+	.summary = "GPU, driver, device nodes, OS, compilers, interpreter and the PyTorch "
+		   "variant of this machine, against the reference's system row",
+	.obs_file = OBS_FILE,
 	.gather = system_gather,
 	.check = system_check,
+	.describe = system_describe,
 };

@@ -299,18 +299,28 @@ pci_gpu(const char *base, const char *addr)
 			strcmp(vendor, "amd") == 0 ? "AMD" : "Intel", did));
 		json_object_set_new(g, "name_source", json_string("pci id (no pci.ids)"));
 	}
-	char *dl = sysinfo_fmt("%s/driver", dir);
-	char *dlp = dl ? sysinfo_path(dl) : NULL;
-	ssize_t n = dlp ? readlink(dlp, link, sizeof link - 1) : -1;
-	if (n > 0) {
-		link[n] = '\0';
-		const char *slash = strrchr(link, '/');
-		json_object_set_new(g, "kernel_driver", json_string(slash ? slash + 1 : link));
+	/* the bound kernel driver: DRIVER= in uevent, else the driver link */
+	char *ue = sysinfo_fmt("%s/uevent", dir);
+	char *uet = ue ? sysinfo_read(ue, NULL) : NULL;
+	const char *dv = uet ? strstr(uet, "DRIVER=") : NULL;
+	if (dv != NULL && (dv == uet || dv[-1] == '\n')) {
+		json_object_set_new(g, "kernel_driver", json_stringn(dv + 7, strcspn(dv + 7, "\n")));
 	} else {
-		json_object_set_new(g, "kernel_driver", json_null());
+		char *dl = sysinfo_fmt("%s/driver", dir);
+		char *dlp = dl ? sysinfo_path(dl) : NULL;
+		ssize_t n = dlp ? readlink(dlp, link, sizeof link - 1) : -1;
+		if (n > 0) {
+			link[n] = '\0';
+			const char *slash = strrchr(link, '/');
+			json_object_set_new(g, "kernel_driver", json_string(slash ? slash + 1 : link));
+		} else {
+			json_object_set_new(g, "kernel_driver", json_null());
+		}
+		free(dl);
+		free(dlp);
 	}
-	free(dl);
-	free(dlp);
+	free(ue);
+	free(uet);
 	/* amdgpu says how much memory the card has */
 	char *vram = sysinfo_fmt("%s/mem_info_vram_total", dir);
 	char *vs = vram ? sysinfo_read_line(vram) : NULL;
@@ -941,6 +951,15 @@ node_there(const json_t *devices, const char *prefix)
 	return 0;
 }
 
+/* Did nvidia-smi fail in a way CUDA fails too (no driver, mismatch)? */
+static int
+smi_failed_hard(const json_t *nv)
+{
+	const char *f = json_string_value(json_object_get(json_object_get(nv, "smi"), "failure"));
+
+	return f != NULL && (strcmp(f, "mismatch") == 0 || strcmp(f, "no-driver") == 0);
+}
+
 /* driver, cuda, rocm and backend from what was seen. */
 static void
 summarise(json_t *obs, const char *vendor, const json_t *nv, const json_t *amd,
@@ -992,6 +1011,9 @@ summarise(json_t *obs, const char *vendor, const json_t *nv, const json_t *amd,
 		else if (!node_there(devices, "/dev/nvidia"))
 			why = "the NVIDIA driver is loaded but there are no /dev/nvidia* nodes "
 			      "(a container started without GPU access?)";
+		else if (smi_failed_hard(nv))
+			why = json_string_value(json_object_get(json_object_get(nv, "smi"),
+								 "explanation"));
 		else
 			backend = "cuda";
 	} else if (strcmp(vendor, "amd") == 0) {
