@@ -11,8 +11,8 @@
  * run.h (a query for its version and PyTorch build, `pip freeze --all`,
  * `pip inspect`), each with its own log, saves the two inventories under
  * STATE_DIR/reference/ and records them, the interpreter and the system
- * row in the reference.  The system row comes from sysinfo.h when the
- * system stage's module is linked, else from what this module can read
+ * row in the reference.  The system row comes from the system stage's
+ * reader (sysinfo.h); when it fails, from what this module can read
  * (os-release, uname, the NVIDIA driver's /proc file).
  */
 #include "config.h"
@@ -39,11 +39,6 @@
 #include "kernodeck/run.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/yamlio.h"
-
-/* The system stage's reader may not be linked into every build yet: use it
- * when it is there. */
-#pragma weak sysinfo_observe
-#pragma weak sysinfo_reference_row
 
 int
 reference_filled(const json_t *v)
@@ -755,8 +750,7 @@ reference_capture(struct kd_ctx *ctx, const char *python, const struct kd_sink *
 			     "only the freeze is recorded");
 
 	kd_sink_step(sink, "reading the system", -1);
-	if (sysinfo_observe != NULL && sysinfo_reference_row != NULL &&
-	    sysinfo_observe(&sysobs, sink, NULL) == 0)
+	if (sysinfo_observe(&sysobs, sink, NULL) == 0)
 		row = sysinfo_reference_row(sysobs);
 	if (row == NULL)
 		row = system_row_fallback(query);
