@@ -504,6 +504,7 @@ static int
 open_log(const char *path, struct kd_err *err)
 {
 	char *dir = strdup(path), *slash;
+	struct stat st;
 	int fd;
 
 	if (dir == NULL) {
@@ -518,9 +519,18 @@ open_log(const char *path, struct kd_err *err)
 		}
 	}
 	free(dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	/* O_NONBLOCK: a FIFO planted there must not hang the open */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	if (fd < 0) {
 		kd_err_sys(err, KD_EENV, path, errno, "cannot open the log");
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) != 0) {
+		kd_err_set(err, KD_EENV, path, 0, "cannot open the log: not a regular file");
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 

@@ -493,9 +493,12 @@ test_log_redacted(void **state)
 	assert_int_equal(file_has(log, "# kernodeck: exit 0"), 1);
 }
 
+/* A log that cannot be a log: refused before anything runs, and a FIFO
+ * (or a symlink) planted in its place neither hangs nor is followed. */
 static void
 test_log_unopenable(void **state)
 {
+	char fifo[512], link[512];
 	struct run_opts o = { .log_path = "/dev/null/kd/run.log" };
 	struct run_result r;
 	struct kd_err err;
@@ -503,6 +506,19 @@ test_log_unopenable(void **state)
 	assert_int_equal(tool(&o, &r, &err, "exit", "0", NULL), KD_EENV);
 	assert_false(r.started);
 	run_result_free(&r);
+	snprintf(fifo, sizeof fifo, "%s/fifo.log", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	o.log_path = fifo;
+	assert_int_equal(tool(&o, &r, &err, "exit", "0", NULL), KD_EENV);
+	assert_non_null(strstr(err.msg, "cannot open the log"));
+	run_result_free(&r);
+	unlink(fifo);
+	snprintf(link, sizeof link, "%s/link.log", tmpdir);
+	assert_int_equal(symlink("/etc/passwd", link), 0);
+	o.log_path = link;
+	assert_int_equal(tool(&o, &r, &err, "exit", "0", NULL), KD_EENV);
+	run_result_free(&r);
+	unlink(link);
 	assert_true(no_children());
 }
 
