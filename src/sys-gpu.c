@@ -591,7 +591,7 @@ observe_smi(const char *smi, json_t *nv)
 	for (int i = 0; i < 2; i++) {
 		j[i].prog = smi;
 		j[i].argv[0] = "nvidia-smi";
-		j[i].timeout_s = KD_SYS_QUERY_TIMEOUT;
+		j[i].timeout_s = sysinfo_timeout();
 	}
 	j[0].argv[1] = q7;
 	j[0].argv[2] = "--format=csv,noheader,nounits";
@@ -603,7 +603,7 @@ observe_smi(const char *smi, json_t *nv)
 		free(j[0].out);
 		j[0].argv[1] = q6;
 		with_cc = 0;
-		json_t *r2 = sysinfo_run(smi, j[0].argv, KD_SYS_QUERY_TIMEOUT, &j[0].out,
+		json_t *r2 = sysinfo_run(smi, j[0].argv, sysinfo_timeout(), &j[0].out,
 					 &j[0].code);
 		json_object_update(rec, r2);
 		if (j[0].code == 0)
@@ -728,7 +728,7 @@ observe_amd(int have_gpu)
 	j[2].argv[0] = "amd-smi";
 	j[2].argv[1] = "version";
 	for (int i = 0; i < 3; i++)
-		j[i].timeout_s = KD_SYS_QUERY_TIMEOUT;
+		j[i].timeout_s = sysinfo_timeout();
 	sysinfo_run_jobs(j, 3);
 	if (j[0].code == 0 && j[0].out != NULL) {
 		char *o = sysinfo_trim(j[0].out);
@@ -740,7 +740,7 @@ observe_amd(int have_gpu)
 		json_decref(j[1].rec);
 		free(j[1].out);
 		j[1].argv[0] = "rocminfo";
-		j[1].rec = sysinfo_run(NULL, j[1].argv, KD_SYS_QUERY_TIMEOUT, &j[1].out,
+		j[1].rec = sysinfo_run(NULL, j[1].argv, sysinfo_timeout(), &j[1].out,
 				       &j[1].code);
 		json_object_set_new(amd, "gfx_source", json_string("rocminfo"));
 	} else {

@@ -136,7 +136,7 @@ syspython_query(const char *path)
 	const char *argv[] = { path, "-I", "-S", "-c", query_script, NULL };
 	char *out = NULL, impl[64], ver[64], exe[PATH_MAX];
 	int code;
-	json_t *rec = sysinfo_run(path, argv, KD_SYS_QUERY_TIMEOUT, &out, &code);
+	json_t *rec = sysinfo_run(path, argv, sysinfo_timeout(), &out, &code);
 	const char *kd = out ? strstr(out, "KD ") : NULL;
 
 	if (code == 0 && kd != NULL &&

@@ -137,7 +137,7 @@ systools_observe(void)
 		jobs[n].argv[0] = tools[i].prog;
 		jobs[n].argv[1] = tools[i].arg1;
 		jobs[n].argv[2] = tools[i].arg2;
-		jobs[n].timeout_s = KD_SYS_QUERY_TIMEOUT;
+		jobs[n].timeout_s = sysinfo_timeout();
 		idx[n++] = i;
 	}
 	sysinfo_run_jobs(jobs, n);

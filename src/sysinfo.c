@@ -41,6 +41,15 @@ sysinfo_root(void)
 	return (r != NULL && *r != '\0') ? r : "/";
 }
 
+double
+sysinfo_timeout(void)
+{
+	const char *e = getenv("KD_SYS_TIMEOUT");
+	double t = e ? strtod(e, NULL) : 0;
+
+	return t > 0 && t <= 600 ? t : KD_SYS_QUERY_TIMEOUT;
+}
+
 char *
 sysinfo_path(const char *abs)
 {

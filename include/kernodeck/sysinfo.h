@@ -32,8 +32,10 @@
 #include "kernodeck/err.h"
 #include "kernodeck/stage.h"
 
-/* Timeout of one short query (gcc --version, nvidia-smi ...), seconds. */
+/* Timeout of one short query (gcc --version, nvidia-smi ...), seconds;
+ * $KD_SYS_TIMEOUT (seconds, > 0) overrides it: sysinfo_timeout(). */
 #define KD_SYS_QUERY_TIMEOUT 5.0
+double sysinfo_timeout(void);
 /* Output kept from one query. */
 #define KD_CAP_SYS_QUERY (256u * 1024)
 /* A small file read from /proc, /sys or /etc. */
