@@ -148,7 +148,11 @@ class Probe:
         out = {"step": name, "ok": ok, "ms": round((time.perf_counter() - t0) * 1000.0, 3)}
         out.update(extra)
         out.update(data)
-        msgs = [str(w.message)[:MESSAGE_CAP] for w in caught]
+        msgs = []
+        for w in caught:
+            m = str(w.message)[:MESSAGE_CAP]
+            if m not in msgs:
+                msgs.append(m)
         if msgs:
             out["warnings"] = msgs
         if error is not None:
@@ -268,7 +272,11 @@ class Probe:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             facts = self.backend_facts()
-        msgs = [str(w.message)[:MESSAGE_CAP] for w in caught]
+        msgs = []
+        for w in caught:
+            m = str(w.message)[:MESSAGE_CAP]
+            if m not in msgs:
+                msgs.append(m)
         if msgs:
             facts["init_warnings"] = msgs
         seen = facts["build"]
@@ -302,8 +310,9 @@ class Probe:
             return None if facts.get("xpu_available") else (
                 "xpu-unavailable", "torch.xpu.is_available() is False")
         if build == "cpu":
-            label = facts.get("label")
-            why = "label +%s" % label if label else "torch.version.cuda and torch.version.hip are None"
+            label = facts.get("label") or ""
+            why = ("label +%s" % label if label.startswith("cpu")
+                   else "torch.version.cuda and torch.version.hip are None")
             return ("cpu-only-build", "this PyTorch is a CPU-only build (%s, torch %s)"
                     % (why, self.torch.__version__))
         if build != exp:

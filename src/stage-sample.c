@@ -1,30 +1,1161 @@
-/* stage-sample.c - stage "sample" (skeleton: filled by its stage issue). */
+/*
+ * stage-sample.c - stage 6, "sample": run the user's entry point on the
+ * small sample, reread what it wrote, and compare it with the reference
+ * output under the declared rule.
+ *
+ * gather moves the previous output folder aside (under the kernodeck
+ * folder's old-outputs/, or beside it when that is another file system),
+ * runs code.entry_point ("python" standing for the project interpreter,
+ * .venv-rebuild/bin/python) in the project folder with a timeout, streamed
+ * and logged, and follows its output: "KD_STEP: NAME" lines tell the step
+ * reached, and the first Python traceback gives the first error line and
+ * its innermost frame.  Then it rereads the outputs from disk (count,
+ * dtype, shape, NaN and infinite values), checks the identifiers against
+ * the input's, and compares with result.example under result.rule.
+ * Everything lands in sample.yaml; check only judges it.
+ *
+ * The rule's digest (SHA-256 of its canonical JSON) is recorded with every
+ * comparison.  The first digest seen is kept in the state
+ * (settings.sample.rule_baseline); when a later comparison is made under
+ * another rule, the check sample.rule-changed fails and a deviation with
+ * the rule before and after is recorded automatically.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/outputs.h"
+#include "kernodeck/run.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/state.h"
+
+#define SAMPLE_MAX_ARGS   256
+#define SAMPLE_MAX_FILES  256
+#define SAMPLE_FRAMES     64
+
+/* --- following the entry point's output --- */
+
+struct follow {
+	const struct kd_sink *sink;
+	char *step;            /* last KD_STEP */
+	int in_tb;             /* inside the first traceback */
+	int tb_done;
+	char *frames[SAMPLE_FRAMES];  /* File lines of the first traceback (latest kept) */
+	char *codes[SAMPLE_FRAMES];
+	size_t nframes;
+	char *error;           /* its exception line */
+	char *step_at_error;   /* the KD_STEP in force when it began */
+};
+
+static char *
+trimdup(const char *s, size_t len)
+{
+	while (len > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\r' || s[len - 1] == '\t'))
+		len--;
+	return strndup(s, len);
+}
+
+static void
+follow_frame(struct follow *f, const char *line, size_t len)
+{
+	if (f->nframes == SAMPLE_FRAMES) {
+		free(f->frames[0]);
+		free(f->codes[0]);
+		memmove(f->frames, f->frames + 1, (SAMPLE_FRAMES - 1) * sizeof *f->frames);
+		memmove(f->codes, f->codes + 1, (SAMPLE_FRAMES - 1) * sizeof *f->codes);
+		f->nframes--;
+	}
+	f->frames[f->nframes] = trimdup(line, len);
+	f->codes[f->nframes] = NULL;
+	f->nframes++;
+}
+
+static void
+follow_line(void *u, const char *line, size_t len)
+{
+	struct follow *f = u;
+	const char *m;
+
+	if (f->sink != NULL && f->sink->on_line != NULL)
+		f->sink->on_line(f->sink->u, line, len);
+	if (len >= 8 && (m = memmem(line, len, "KD_STEP:", 8)) != NULL) {
+		free(f->step);
+		f->step = trimdup(m + 8, len - (size_t)(m + 8 - line));
+		kd_sink_step(f->sink, f->step, -1);
+		return;
+	}
+	if (f->tb_done)
+		return;
+	if (!f->in_tb) {
+		if (len >= 34 && memcmp(line, "Traceback (most recent call last):", 34) == 0) {
+			f->in_tb = 1;
+			free(f->step_at_error);
+			f->step_at_error = f->step ? strdup(f->step) : NULL;
+		}
+		return;
+	}
+	if (len >= 7 && memcmp(line, "  File ", 7) == 0) {
+		follow_frame(f, line, len);
+		return;
+	}
+	if (len > 0 && (line[0] == ' ' || line[0] == '\t')) {
+		/* the source line under a frame (later indented lines are carets) */
+		if (f->nframes > 0 && f->codes[f->nframes - 1] == NULL)
+			f->codes[f->nframes - 1] = trimdup(line, len);
+		return;
+	}
+	if (len == 0)
+		return;
+	f->error = trimdup(line, len);
+	f->in_tb = 0;
+	f->tb_done = 1;
+}
+
+static void
+follow_free(struct follow *f)
+{
+	for (size_t i = 0; i < f->nframes; i++) {
+		free(f->frames[i]);
+		free(f->codes[i]);
+	}
+	free(f->step);
+	free(f->error);
+	free(f->step_at_error);
+}
+
+static int
+follow_cancelled(void *u)
+{
+	return kd_sink_cancelled(((struct follow *)u)->sink);
+}
+
+/* Which step a traceback failed in, from the frames (innermost first) and
+ * the message: recognisable library frames and source lines. */
+static const char *
+classify_failure(const struct follow *f, char *buf, size_t len)
+{
+	static const struct { const char *file, *func, *step; } table[] = {
+		{ "torch/utils/data/", NULL, "data loading" },
+		{ "numpy/lib/npyio.py", "save", "writing" },
+		{ "numpy/lib/npyio.py", "load", "data loading" },
+		{ "numpy/lib/format.py", "write", "writing" },
+		{ "numpy/lib/format.py", "read", "data loading" },
+		{ "safetensors/", "save", "writing" },
+		{ "safetensors/", "load", "data loading" },
+		{ "safetensors/", "safe_open", "data loading" },
+		{ "/csv.py", "write", "writing" },
+		{ "pandas/io/", "to_", "writing" },
+		{ "pandas/io/", "read_", "data loading" },
+		{ "torch/serialization.py", "save", "writing" },
+		{ "torch/serialization.py", "load", "data loading (weights)" },
+		{ "torch/cuda/", NULL, "device (torch.cuda)" },
+	};
+	const char *msg = f->error ? f->error : "";
+
+	if (strstr(msg, "out of memory") != NULL || strstr(msg, "OutOfMemoryError") != NULL)
+		return "allocation";
+	for (size_t k = f->nframes; k-- > 0;) {
+		const char *fr = f->frames[k], *code = f->codes[k] ? f->codes[k] : "";
+		const char *in = strstr(fr, ", in ");
+		const char *mod;
+		for (size_t t = 0; t < sizeof table / sizeof table[0]; t++)
+			if (strstr(fr, table[t].file) != NULL &&
+			    (table[t].func == NULL || (in && strstr(in + 5, table[t].func) == in + 5)))
+				return table[t].step;
+		if ((mod = strstr(fr, "torch/nn/modules/")) != NULL) {
+			const char *e = strstr(mod, ".py");
+			int n = e ? (int)(e - (mod + 17)) : 0;
+			snprintf(buf, len, "operator (torch.nn %.*s)", n, mod + 17);
+			return buf;
+		}
+		if (strstr(fr, "torch/nn/functional.py") != NULL)
+			return "operator (torch.nn.functional)";
+		if (strstr(code, ".to(") != NULL || strstr(code, ".cuda(") != NULL ||
+		    strstr(code, ".cpu()") != NULL)
+			return "transfer";
+	}
+	if (strstr(msg, "CUDA error") != NULL || strstr(msg, "HIP error") != NULL)
+		return "device";
+	return NULL;
+}
+
+/* --- moving the previous outputs aside --- */
+
+/* Refuse output folders that would move the project itself, kernodeck's
+ * folder or the venv aside. */
+static int
+outputs_path_ok(const struct kd_ctx *ctx, const char *rel, const char *abs)
+{
+	size_t n = strlen(abs);
+
+	if (rel[0] == '\0' || strstr(rel, "..") != NULL)
+		return 0;
+	if (strncmp(ctx->project_dir, abs, n) == 0 &&
+	    (ctx->project_dir[n] == '\0' || ctx->project_dir[n] == '/'))
+		return 0;
+	if (strncmp(ctx->state_dir, abs, n) == 0 &&
+	    (ctx->state_dir[n] == '\0' || ctx->state_dir[n] == '/'))
+		return 0;
+	if (strncmp(abs, ctx->state_dir, strlen(ctx->state_dir)) == 0)
+		return 0;
+	if (strcmp(rel, ".venv-rebuild") == 0 || strncmp(rel, ".venv-rebuild/", 14) == 0 ||
+	    strcmp(rel, ".git") == 0 || strncmp(rel, ".git/", 5) == 0)
+		return 0;
+	return 1;
+}
+
+static int
+move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err *err)
+{
+	char stamp[32], name[512];
+	const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
+	char *dir = kd_ctx_path(ctx, "old-outputs"), *dest = NULL;
+	time_t t = time(NULL);
+	struct tm tm;
+	int rc = 0;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	for (int k = 0; k < 1000; k++) {
+		if (k == 0)
+			snprintf(name, sizeof name, "%s-%s", stamp, base);
+		else
+			snprintf(name, sizeof name, "%s.%d-%s", stamp, k, base);
+		free(dest);
+		dest = fsutil_join(dir, name);
+		if (!fsutil_exists(dest))
+			break;
+	}
+	if (fsutil_mkdirs(dir, NULL) != 0 || rename(abs, dest) != 0) {
+		/* another file system (or no kernodeck folder): beside it */
+		free(dest);
+		snprintf(name, sizeof name, "%s.old-%s", abs, stamp);
+		dest = strdup(name);
+		if (fsutil_exists(dest) || rename(abs, dest) != 0)
+			rc = kd_err_sys(err, KD_EENV, abs, errno,
+					"cannot move the previous outputs %s aside", abs);
+	}
+	if (rc == 0)
+		json_object_set_new(obs, "moved_aside", json_pack("{s:s, s:s}", "from", abs, "to", dest));
+	free(dest);
+	free(dir);
+	return rc;
+}
+
+/* --- rereading the outputs --- */
+
+static int
+strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expected output files: result.files, else every file of the format in
+ * the folder (sorted). */
+static json_t *
+output_files(const json_t *ref, const char *folder, const char *format)
+{
+	const json_t *files = yamlio_get(ref, "result.files");
+	json_t *list = json_array();
+	char *names[SAMPLE_MAX_FILES];
+	size_t n = 0, i;
+	struct dirent *de;
+	DIR *d;
+
+	if (json_is_array(files)) {
+		json_t *f;
+		json_array_foreach(files, i, f)
+			if (json_is_string(f))
+				json_array_append(list, f);
+		return list;
+	}
+	if ((d = opendir(folder)) == NULL)
+		return list;
+	while ((de = readdir(d)) != NULL && n < SAMPLE_MAX_FILES) {
+		const char *fmt = output_format_of(de->d_name);
+		if (de->d_name[0] == '.' || fmt == NULL || (format && strcmp(fmt, format) != 0))
+			continue;
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, strp_cmp);
+	for (i = 0; i < n; i++) {
+		json_array_append_new(list, json_string(names[i]));
+		free(names[i]);
+	}
+	return list;
+}
+
+/* A path from the reference, relative to the project unless absolute. */
+static char *
+project_path(const struct kd_ctx *ctx, const char *p)
+{
+	return p[0] == '/' ? strdup(p) : fsutil_join(ctx->project_dir, p);
+}
+
+struct reread {
+	struct kd_output main;   /* the first output file, loaded */
+	int have_main;
+	char **ref_ids;
+	size_t n_ref_ids;
+};
+
+/* Identifiers: the output's (ids.file, or the column/key) against the
+ * input's (ids.reference); the correspondence goes into obs.ids and the
+ * output rows are put in the input's order when they can be. */
+static void
+check_ids(const struct kd_ctx *ctx, struct reread *rr, json_t *obs)
+{
+	const json_t *ids = yamlio_get(ctx->ref, "result.ids");
+	const char *file = json_string_value(json_object_get(ids, "file"));
+	const char *refp = json_string_value(json_object_get(ids, "reference"));
+	const char *order = json_string_value(json_object_get(ids, "order"));
+	int order_set = order != NULL && strcmp(order, "set") == 0;
+	json_t *o = json_object();
+	char **out_ids = NULL;
+	size_t n_out = 0;
+	struct kd_err err = { 0 };
+	struct cmp_ids res;
+	char ebuf[1200];
+
+	json_object_set_new(obs, "ids", o);
+	if (!json_is_object(ids)) {
+		json_object_set_new(o, "declared", json_false());
+		return;
+	}
+	json_object_set_new(o, "declared", json_true());
+	json_object_set_new(o, "order", json_string(order_set ? "set" : "same"));
+	if (refp == NULL) {
+		json_object_set_new(o, "error", json_string("result.ids.reference (the input identifiers) is not declared"));
+		return;
+	}
+	char *rp = project_path(ctx, refp);
+	int rc = output_read_ids(rp, &rr->ref_ids, &rr->n_ref_ids, &err);
+	free(rp);
+	if (rc != 0) {
+		json_object_set_new(o, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
+		return;
+	}
+	if (rr->n_ref_ids > 0 && rr->ref_ids[rr->n_ref_ids - 1][0] == '\0')
+		free(rr->ref_ids[--rr->n_ref_ids]);
+	if (!rr->have_main) {
+		json_object_set_new(o, "error", json_string("no output to match"));
+		return;
+	}
+	if (file != NULL) {
+		char *fp = project_path(ctx, file);
+		rc = output_read_ids(fp, &out_ids, &n_out, &err);
+		free(fp);
+		if (rc != 0) {
+			json_object_set_new(o, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
+			return;
+		}
+		if (n_out > 0 && out_ids[n_out - 1][0] == '\0')
+			free(out_ids[--n_out]);
+	} else if (rr->main.data.ids != NULL) {
+		out_ids = rr->main.data.ids;
+		n_out = rr->main.data.rows;
+	} else {
+		json_object_set_new(o, "error", json_string("result.ids declares no file, column or key for the output's identifiers"));
+		return;
+	}
+	cmp_ids_check(out_ids, n_out, rr->ref_ids, rr->n_ref_ids, order_set, &res);
+	json_object_set_new(o, "output", json_integer((json_int_t)n_out));
+	json_object_set_new(o, "input", json_integer((json_int_t)rr->n_ref_ids));
+	json_object_set_new(o, "rows", json_integer((json_int_t)rr->main.data.rows));
+	json_object_set_new(o, "missing", json_integer((json_int_t)res.missing));
+	json_object_set_new(o, "extra", json_integer((json_int_t)res.extra));
+	json_object_set_new(o, "duplicates", json_integer((json_int_t)res.duplicates));
+	json_object_set_new(o, "same_order", json_boolean(res.same_order));
+	if (res.first_missing)
+		json_object_set_new(o, "first_missing", json_string(res.first_missing));
+	if (res.first_extra)
+		json_object_set_new(o, "first_extra", json_string(res.first_extra));
+	if (res.first_duplicate)
+		json_object_set_new(o, "first_duplicate", json_string(res.first_duplicate));
+	if (!res.same_order && res.missing == 0 && n_out == rr->n_ref_ids)
+		json_object_set_new(o, "first_misplaced", json_string(rr->ref_ids[res.first_misplaced]));
+	json_object_set_new(o, "ok", json_boolean(res.ok && n_out == rr->main.data.rows));
+	/* rows in the input's order, named by the input's ids */
+	if (res.perm != NULL && n_out == rr->main.data.rows) {
+		struct cmp_data p;
+		if (cmp_data_permute(&rr->main.data, res.perm, rr->n_ref_ids, rr->ref_ids, &p) == 0) {
+			if (out_ids == rr->main.data.ids)
+				out_ids = NULL;
+			cmp_data_free(&rr->main.data);
+			rr->main.data = p;
+		} else {
+			cmp_data_free(&p);
+		}
+	}
+	cmp_ids_free(&res);
+	if (out_ids != rr->main.data.ids)
+		output_free_ids(out_ids, n_out);
+}
+
+/* The comparison with result.example under result.rule. */
+static void
+compare_example(const struct kd_ctx *ctx, struct reread *rr, json_t *obs)
+{
+	const json_t *rule = yamlio_get(ctx->ref, "result.rule");
+	const char *ex = yamlio_get_str(ctx->ref, "result.example.path");
+	const char *tensor = yamlio_get_str(ctx->ref, "result.tensor");
+	const char *idcol = yamlio_get_str(ctx->ref, "result.ids.column");
+	const char *idkey = yamlio_get_str(ctx->ref, "result.ids.key");
+	json_t *o = json_object(), *rep;
+	struct cmp_rule r;
+	struct kd_output exo;
+	struct kd_err err = { 0 };
+	struct cmp_report cr;
+	struct cmp_data aligned;
+	const struct cmp_data *refd;
+	char why[512], digest[65], ebuf[1200], *canon, *exp;
+
+	json_object_set_new(obs, "comparison", o);
+	if (cmp_rule_parse(rule, &r, why, sizeof why) != 0) {
+		json_object_set_new(o, "error", json_string(why));
+		json_object_set_new(o, "rule_declared", json_false());
+		return;
+	}
+	if (ex == NULL) {
+		json_object_set_new(o, "error", json_string("result.example.path (the reference output) is not declared"));
+		return;
+	}
+	if (!rr->have_main) {
+		json_object_set_new(o, "error", json_string("no output was read"));
+		return;
+	}
+	exp = project_path(ctx, ex);
+	json_object_set_new(o, "example", json_string(ex));
+	if (output_load(exp, NULL, tensor, idcol ? idcol : idkey, &exo, &err) != 0) {
+		free(exp);
+		json_object_set_new(o, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
+		return;
+	}
+	free(exp);
+	refd = &exo.data;
+	memset(&aligned, 0, sizeof aligned);
+	if (exo.data.ids != NULL && rr->ref_ids != NULL) {
+		/* a table example carries its own ids: put it in the input's order */
+		struct cmp_ids res;
+		cmp_ids_check(exo.data.ids, exo.data.rows, rr->ref_ids, rr->n_ref_ids, 1, &res);
+		if (res.perm != NULL &&
+		    cmp_data_permute(&exo.data, res.perm, rr->n_ref_ids, rr->ref_ids, &aligned) == 0)
+			refd = &aligned;
+		cmp_ids_free(&res);
+	} else if (exo.data.ids == NULL && rr->ref_ids != NULL && exo.data.rows == rr->n_ref_ids) {
+		/* an array example is in the input's order: name its rows */
+		if (cmp_data_permute(&exo.data, NULL, exo.data.rows, rr->ref_ids, &aligned) == 0)
+			refd = &aligned;
+	}
+	cmp_run(&r, &rr->main.data, refd, &cr);
+	rep = cmp_report_json(&r, &cr, refd);
+	json_object_update(o, rep);
+	json_decref(rep);
+	cmp_rule_digest(rule, digest);
+	canon = cmp_rule_canonical(rule);
+	json_object_set_new(o, "rule_digest", json_string(digest));
+	json_object_set_new(o, "rule_canonical", json_string(canon ? canon : ""));
+	free(canon);
+	json_object_set_new(o, "shown", json_true());
+	cmp_data_free(&aligned);
+	output_free(&exo);
+}
+
+static void
+reread_outputs(const struct kd_ctx *ctx, const char *folder, json_t *obs)
+{
+	const char *format = yamlio_get_str(ctx->ref, "result.format");
+	const char *tensor = yamlio_get_str(ctx->ref, "result.tensor");
+	const char *idcol = yamlio_get_str(ctx->ref, "result.ids.column");
+	const char *idkey = yamlio_get_str(ctx->ref, "result.ids.key");
+	json_t *files = output_files(ctx->ref, folder, format), *f, *list = json_array();
+	struct reread rr;
+	size_t i;
+
+	memset(&rr, 0, sizeof rr);
+	json_object_set_new(obs, "outputs", json_pack("{s:s, s:o, s:o}", "folder", folder,
+						       "expected", json_deep_copy(files), "files", list));
+	json_array_foreach(files, i, f) {
+		char *p = fsutil_join(folder, json_string_value(f));
+		struct kd_output out;
+		struct kd_err err = { 0 };
+		char ebuf[1200];
+
+		if (!fsutil_exists(p)) {
+			json_array_append_new(list, json_pack("{s:s, s:b}", "file", json_string_value(f),
+							      "missing", 1));
+		} else if (output_load(p, format, tensor, idcol ? idcol : idkey, &out, &err) != 0) {
+			json_array_append_new(list, json_pack("{s:s, s:s}", "file", json_string_value(f),
+							      "error", kd_err_format(&err, ebuf, sizeof ebuf)));
+		} else {
+			json_object_set_new(out.desc, "file", json_string(json_string_value(f)));
+			json_array_append(list, out.desc);
+			if (!rr.have_main) {
+				rr.main = out;
+				rr.have_main = 1;
+			} else {
+				output_free(&out);
+			}
+		}
+		free(p);
+	}
+	json_decref(files);
+	check_ids(ctx, &rr, obs);
+	compare_example(ctx, &rr, obs);
+	if (rr.have_main)
+		output_free(&rr.main);
+	output_free_ids(rr.ref_ids, rr.n_ref_ids);
+}
+
+/* --- gather --- */
+
+/* The argument vector, "python"/"python3" standing for the project
+ * interpreter.  Returns the count, or 0 with why filled. */
+static size_t
+entry_argv(const struct kd_ctx *ctx, const json_t *ep, char **argv, int *uses_venv,
+	   const char **why)
+{
+	size_t i, n = 0;
+	json_t *a;
+
+	*uses_venv = 0;
+	if (!json_is_array(ep) || json_array_size(ep) == 0) {
+		*why = "code.entry_point is not declared as an argument vector ([python, main.py, ...])";
+		return 0;
+	}
+	if (json_array_size(ep) >= SAMPLE_MAX_ARGS) {
+		*why = "code.entry_point has too many arguments";
+		return 0;
+	}
+	json_array_foreach(ep, i, a) {
+		const char *s = json_string_value(a);
+		if (s == NULL) {
+			*why = "every item of code.entry_point must be a string";
+			for (size_t k = 0; k < n; k++)
+				free(argv[k]);
+			return 0;
+		}
+		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0)) {
+			argv[n++] = fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
+			*uses_venv = 1;
+		} else {
+			argv[n++] = strdup(s);
+		}
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static const char *
+rel_to_state(const struct kd_ctx *ctx, const char *f)
+{
+	size_t n = strlen(ctx->state_dir);
+
+	if (strncmp(f, ctx->state_dir, n) == 0 && f[n] == '/')
+		return f + n + 1;
+	return f;
+}
+
+static double
+env_timeout(const char *name, double dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	v = strtod(s, &end);
+	return (*end == '\0' && v > 0) ? v : dflt;
+}
+
+/* Run the entry point, following its output; the run goes into obs. */
+static void
+run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *obs)
+{
+	const char *env[] = { "PYTHONUNBUFFERED=1", NULL };
+	struct follow f;
+	struct run_opts ro;
+	struct run_result r;
+	struct kd_err err = { 0 };
+	char *log = kd_ctx_log_path(ctx, "sample"), how[256], buf[256], ebuf[1200];
+	const char *step;
+	json_t *fail;
+
+	memset(&f, 0, sizeof f);
+	memset(&ro, 0, sizeof ro);
+	memset(&r, 0, sizeof r);
+	f.sink = sink;
+	ro.argv = (const char *const *)argv;
+	ro.cwd = ctx->project_dir;
+	ro.env_set = env;
+	ro.timeout_s = env_timeout("KD_TIMEOUT_SAMPLE", ctx->timeout_sample);
+	ro.log_path = log;
+	ro.on_line = follow_line;
+	ro.cancelled = follow_cancelled;
+	ro.u = &f;
+	if (log != NULL)
+		json_object_set_new(obs, "log", json_string(rel_to_state(ctx, log)));
+	kd_sink_step(sink, "running the entry point", -1);
+	if (run_program(&ro, &r, &err) != 0) {
+		json_object_set_new(obs, "run", json_pack("{s:b, s:s}", "started", 0, "error",
+							  kd_err_format(&err, ebuf, sizeof ebuf)));
+		goto out;
+	}
+	json_object_set_new(obs, "run", json_pack("{s:b, s:s, s:o, s:b, s:b, s:f}",
+						  "started", 1, "ended", run_describe(&r, how, sizeof how),
+						  "exit_code", r.exited ? json_integer(r.exit_code) : json_null(),
+						  "timed_out", r.timed_out, "cancelled", r.cancelled,
+						  "seconds", r.elapsed_s));
+	if (f.step != NULL)
+		json_object_set_new(obs, "step_reached", json_string(f.step));
+	if (r.exited && r.exit_code == 0)
+		goto out;
+	fail = json_object();
+	step = classify_failure(&f, buf, sizeof buf);
+	if (step == NULL)
+		step = f.error ? f.step_at_error : f.step;
+	json_object_set_new(fail, "step", step ? json_string(step) : json_null());
+	json_object_set_new(fail, "error", f.error ? json_string(f.error) : json_null());
+	if (f.nframes > 0) {
+		json_object_set_new(fail, "frame", json_string(f.frames[f.nframes - 1]));
+		if (f.codes[f.nframes - 1] != NULL)
+			json_object_set_new(fail, "code", json_string(f.codes[f.nframes - 1]));
+	}
+	json_object_set_new(obs, "failure", fail);
+out:
+	follow_free(&f);
+	run_result_free(&r);
+	free(log);
+}
 
 static int
 sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *sink,
-	  struct kd_err *err)
+	      struct kd_err *err)
 {
-	(void)ctx; (void)res; (void)sink; (void)err;
+	const json_t *ep = yamlio_get(ctx->ref, "code.entry_point");
+	const char *outs = yamlio_get_str(ctx->ref, "result.outputs");
+	char *argv[SAMPLE_MAX_ARGS + 1], *abs = NULL;
+	const char *why = NULL;
+	int uses_venv, rc = 0;
+	size_t n;
+	json_t *obs = json_object();
+
+	res->obs = obs;
+	n = entry_argv(ctx, ep, argv, &uses_venv, &why);
+	if (n == 0) {
+		json_object_set_new(obs, "entry_point_error", json_string(why));
+		return 0;
+	}
+	json_object_set_new(obs, "entry_point", json_deep_copy(ep));
+	json_object_set_new(obs, "argv", json_array());
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(json_object_get(obs, "argv"), json_string(argv[i]));
+	json_object_set_new(obs, "cwd", json_string(ctx->project_dir));
+	if (uses_venv && access(argv[0], X_OK) != 0) {
+		json_object_set_new(obs, "interpreter_missing", json_string(argv[0]));
+		goto out;
+	}
+	if (outs == NULL) {
+		json_object_set_new(obs, "outputs_error",
+				    json_string("result.outputs (the folder the entry point writes) is not declared"));
+		goto out;
+	}
+	abs = project_path(ctx, outs);
+	if (!outputs_path_ok(ctx, outs, abs)) {
+		json_object_set_new(obs, "outputs_error",
+				    json_string("result.outputs must be a folder of its own inside the project, not the project, kernodeck's folder, the venv or .git"));
+		goto out;
+	}
+	if (fsutil_exists(abs) && (rc = move_aside(ctx, abs, obs, err)) != 0)
+		goto out;
+	run_entry(ctx, argv, sink, obs);
+	kd_sink_step(sink, "rereading the outputs", -1);
+	reread_outputs(ctx, abs, obs);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
+	free(abs);
+	return rc;
+}
+
+/* --- check --- */
+
+static const char *
+jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : dflt;
+}
+
+static void
+shape_str(const json_t *shape, char *buf, size_t len)
+{
+	size_t i, o = 0;
+	json_t *d;
+
+	o += (size_t)snprintf(buf, len, "[");
+	json_array_foreach(shape, i, d) {
+		if (o >= len)
+			break;
+		if (json_is_integer(d))
+			o += (size_t)snprintf(buf + o, len - o, "%s%lld", i ? ", " : "",
+					      (long long)json_integer_value(d));
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s*", i ? ", " : "");
+	}
+	if (o < len)
+		snprintf(buf + o, len - o, "]");
+}
+
+/* Does an observed shape fit the declared one (null or -1: any size)? */
+static int
+shape_fits(const json_t *seen, const json_t *want)
+{
+	size_t i;
+	json_t *w;
+
+	if (json_array_size(seen) != json_array_size(want))
+		return 0;
+	json_array_foreach(want, i, w) {
+		if (json_is_null(w) || (json_is_integer(w) && json_integer_value(w) < 0))
+			continue;
+		if (!json_is_integer(w) ||
+		    json_integer_value(w) != json_integer_value(json_array_get(seen, i)))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+dtype_fits(const char *seen, const char *want)
+{
+	if (strcmp(seen, want) == 0)
+		return 1;
+	if (strcmp(seen, "number") == 0)
+		return strncmp(want, "float", 5) == 0 || strncmp(want, "int", 3) == 0 ||
+		       strncmp(want, "uint", 4) == 0 || strcmp(want, "number") == 0;
 	return 0;
+}
+
+static void
+row_entry_point(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *run = json_object_get(obs, "run"), *fail = json_object_get(obs, "failure");
+	const char *log = jstr(obs, "log", NULL);
+	struct kd_row *r;
+	char buf[2048], fe[2048];
+
+	if (json_object_get(obs, "entry_point_error")) {
+		r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
+				"not declared", "exit 0", NULL);
+		kd_row_set_error(r, jstr(obs, "entry_point_error", ""), "declare code.entry_point in the reference (stage 1)");
+		return;
+	}
+	if (json_object_get(obs, "interpreter_missing")) {
+		r = kd_rows_addf(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
+				 "exit 0", "%s does not exist", jstr(obs, "interpreter_missing", "?"));
+		kd_row_set_error(r, "the project interpreter is missing", "run stage 3 (rebuild) first");
+		return;
+	}
+	if (run == NULL)
+		return;
+	if (!json_is_true(json_object_get(run, "started"))) {
+		r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
+				"could not start", "exit 0", log);
+		kd_row_set_error(r, jstr(run, "error", NULL), "check code.entry_point: its program must exist and be executable");
+		return;
+	}
+	if (fail == NULL) {
+		kd_rows_addf(rows, "sample.entry-point", KD_R_PASS, "the entry point runs on the sample",
+			     "exit 0", "%s in %.1f s", jstr(run, "ended", "?"),
+			     json_number_value(json_object_get(run, "seconds")))->evidence =
+			log ? strdup(log) : NULL;
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s%s%s", jstr(run, "ended", "failed"),
+		 json_is_string(json_object_get(fail, "step")) ? " in step " : "",
+		 jstr(fail, "step", ""));
+	r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
+			buf, "exit 0", log);
+	if (json_object_get(fail, "frame"))
+		snprintf(fe, sizeof fe, "%s (innermost frame: %s%s%s)", jstr(fail, "error", "?"),
+			 jstr(fail, "frame", ""), json_object_get(fail, "code") ? ": " : "",
+			 jstr(fail, "code", ""));
+	else
+		snprintf(fe, sizeof fe, "%s", jstr(fail, "error", jstr(run, "ended", "failed")));
+	kd_row_set_error(r, fe, json_is_true(json_object_get(run, "timed_out"))
+			 ? "the entry point did not finish in time: KD_TIMEOUT_SAMPLE sets the limit in seconds"
+			 : "the log holds the whole output; fix the first error and check again");
+}
+
+static void
+row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *outs = json_object_get(obs, "outputs");
+	const json_t *files = json_object_get(outs, "files"), *f;
+	const json_t *want = yamlio_get(ctx->ref, "result.count");
+	size_t i, good = 0, missing = 0, bad = 0;
+	const char *first_bad = NULL, *first_missing = NULL;
+	long long expected;
+	struct kd_row *r;
+	char exp[64];
+
+	if (json_object_get(obs, "outputs_error")) {
+		r = kd_rows_add(rows, "sample.outputs", KD_R_FAIL, "outputs written and readable",
+				"cannot be read", "the declared outputs", NULL);
+		kd_row_set_error(r, jstr(obs, "outputs_error", ""), "fix result.outputs in the reference (stage 1)");
+		return;
+	}
+	if (outs == NULL)
+		return;
+	json_array_foreach(files, i, f) {
+		if (json_object_get(f, "missing")) {
+			missing++;
+			if (!first_missing)
+				first_missing = jstr(f, "file", "?");
+		} else if (json_object_get(f, "error")) {
+			bad++;
+			if (!first_bad)
+				first_bad = jstr(f, "error", "?");
+		} else {
+			good++;
+		}
+	}
+	expected = json_is_integer(want) ? (long long)json_integer_value(want)
+		   : (long long)json_array_size(json_object_get(outs, "expected"));
+	snprintf(exp, sizeof exp, "%lld readable file(s)", expected);
+	if (good > 0 && missing == 0 && bad == 0 && (long long)good == expected) {
+		kd_rows_addf(rows, "sample.outputs", KD_R_PASS, "outputs written and readable", exp,
+			     "%zu file(s) in %s", good, jstr(outs, "folder", "?"));
+		return;
+	}
+	r = kd_rows_addf(rows, "sample.outputs", KD_R_FAIL, "outputs written and readable", exp,
+			 "%zu readable, %zu missing, %zu unreadable", good, missing, bad);
+	if (first_bad)
+		kd_row_set_error(r, first_bad, "the file does not follow its format: see the error");
+	else if (first_missing)
+		kd_row_set_error(r, first_missing, "the entry point did not write this file");
+	else
+		kd_row_set_error(r, good == 0 ? "no output file found" : "a different number of outputs",
+			 "compare result.files / result.count with what the entry point writes");
+}
+
+/* The first readable output, or NULL. */
+static const json_t *
+main_output(const json_t *obs)
+{
+	const json_t *files = json_object_get(json_object_get(obs, "outputs"), "files"), *f;
+	size_t i;
+
+	json_array_foreach(files, i, f)
+		if (json_object_get(f, "dtype"))
+			return f;
+	return NULL;
+}
+
+static void
+row_structure(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *m = main_output(obs), *files, *f;
+	const json_t *wshape = yamlio_get(ctx->ref, "result.shape");
+	const char *wdtype = yamlio_get_str(ctx->ref, "result.dtype");
+	const json_t *finite = yamlio_get(ctx->ref, "result.finite");
+	char a[256], b[256];
+	long long nan = 0, inf = 0;
+	size_t i;
+	struct kd_row *r;
+
+	if (m == NULL)
+		return;
+	shape_str(json_object_get(m, "shape"), a, sizeof a);
+	if (!json_is_array(wshape)) {
+		kd_rows_add(rows, "sample.shape", KD_R_WARN, "shape of the output", a,
+			    "not declared (result.shape)", NULL);
+	} else {
+		shape_str(wshape, b, sizeof b);
+		r = kd_rows_add(rows, "sample.shape", shape_fits(json_object_get(m, "shape"), wshape)
+				? KD_R_PASS : KD_R_FAIL, "shape of the output", a, b, NULL);
+		if (r->status == KD_R_FAIL)
+			kd_row_set_error(r, jstr(m, "file", NULL), "the output's dimensions differ from the result contract");
+	}
+	if (wdtype == NULL) {
+		kd_rows_add(rows, "sample.dtype", KD_R_WARN, "dtype of the output", jstr(m, "dtype", "?"),
+			    "not declared (result.dtype)", NULL);
+	} else {
+		r = kd_rows_add(rows, "sample.dtype", dtype_fits(jstr(m, "dtype", "?"), wdtype)
+				? KD_R_PASS : KD_R_FAIL, "dtype of the output", jstr(m, "dtype", "?"), wdtype, NULL);
+		if (r->status == KD_R_FAIL)
+			kd_row_set_error(r, jstr(m, "file", NULL), "the output's element type differs from the result contract");
+	}
+	files = json_object_get(json_object_get(obs, "outputs"), "files");
+	json_array_foreach(files, i, f) {
+		nan += json_integer_value(json_object_get(f, "nan"));
+		inf += json_integer_value(json_object_get(f, "posinf")) +
+		       json_integer_value(json_object_get(f, "neginf"));
+	}
+	snprintf(a, sizeof a, "%lld NaN, %lld infinite", nan, inf);
+	if (json_is_true(finite)) {
+		r = kd_rows_add(rows, "sample.finite", nan + inf ? KD_R_FAIL : KD_R_PASS,
+				"no NaN or infinite value", a, "none (result.finite)", NULL);
+		if (nan + inf)
+			kd_row_set_error(r, a, "the computation produced non-finite values: compare the precision settings (stage 5) and the inputs");
+	} else {
+		kd_rows_add(rows, "sample.finite", json_is_false(finite) ? KD_R_INFO
+			    : nan + inf ? KD_R_WARN : KD_R_PASS, "NaN and infinite values", a,
+			    json_is_false(finite) ? "allowed (result.finite: false)" : "not declared (result.finite)",
+			    NULL);
+	}
+}
+
+static void
+row_ids(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *ids = json_object_get(obs, "ids");
+	struct kd_row *r;
+	char buf[1024], fe[1024] = "";
+
+	if (ids == NULL || main_output(obs) == NULL)
+		return;
+	if (!json_is_true(json_object_get(ids, "declared"))) {
+		kd_rows_add(rows, "sample.ids", KD_R_WARN, "identifiers match the input", "not checked",
+			    "not declared (result.ids)", NULL);
+		return;
+	}
+	if (json_object_get(ids, "error")) {
+		r = kd_rows_add(rows, "sample.ids", KD_R_FAIL, "identifiers match the input",
+				"cannot be checked", "declared identifiers", NULL);
+		kd_row_set_error(r, jstr(ids, "error", ""), "fix result.ids in the reference, or make the entry point write the identifiers");
+		return;
+	}
+	snprintf(buf, sizeof buf, "%lld output ids for %lld rows, %lld input ids; %lld missing, %lld extra, %lld duplicated%s",
+		 (long long)json_integer_value(json_object_get(ids, "output")),
+		 (long long)json_integer_value(json_object_get(ids, "rows")),
+		 (long long)json_integer_value(json_object_get(ids, "input")),
+		 (long long)json_integer_value(json_object_get(ids, "missing")),
+		 (long long)json_integer_value(json_object_get(ids, "extra")),
+		 (long long)json_integer_value(json_object_get(ids, "duplicates")),
+		 json_is_true(json_object_get(ids, "same_order")) ? ", same order" : "");
+	if (json_is_true(json_object_get(ids, "ok"))) {
+		kd_rows_add(rows, "sample.ids", KD_R_PASS, "identifiers match the input", buf,
+			    strcmp(jstr(ids, "order", "same"), "set") == 0 ? "same set" : "same order", NULL);
+		return;
+	}
+	r = kd_rows_add(rows, "sample.ids", KD_R_FAIL, "identifiers match the input", buf,
+			strcmp(jstr(ids, "order", "same"), "set") == 0 ? "same set" : "same order", NULL);
+	if (json_object_get(ids, "first_missing"))
+		snprintf(fe, sizeof fe, "input id \"%s\" has no output", jstr(ids, "first_missing", ""));
+	else if (json_object_get(ids, "first_extra"))
+		snprintf(fe, sizeof fe, "output id \"%s\" is not an input id", jstr(ids, "first_extra", ""));
+	else if (json_object_get(ids, "first_duplicate"))
+		snprintf(fe, sizeof fe, "output id \"%s\" appears twice", jstr(ids, "first_duplicate", ""));
+	else if (json_object_get(ids, "first_misplaced"))
+		snprintf(fe, sizeof fe, "input id \"%s\" is out of order in the output", jstr(ids, "first_misplaced", ""));
+	else
+		snprintf(fe, sizeof fe, "as many identifiers as output rows are needed");
+	kd_row_set_error(r, fe, "every input item needs exactly one output row with its identifier");
+}
+
+static void
+num_str(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_number(v))
+		snprintf(buf, len, "%.6g", json_number_value(v));
+	else
+		snprintf(buf, len, "%s", json_string_value(v) ? json_string_value(v) : "?");
+}
+
+static void
+row_compare(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *c = json_object_get(obs, "comparison"), *w;
+	struct kd_row *r;
+	char buf[1024], o[64], f[64], fe[1024];
+
+	if (c == NULL || main_output(obs) == NULL)
+		return;
+	if (json_object_get(c, "error")) {
+		r = kd_rows_add(rows, "sample.compare", KD_R_FAIL, "output agrees with the reference output",
+				"not compared", jstr(c, "rule", "the declared rule"), NULL);
+		kd_row_set_error(r, jstr(c, "error", ""), json_is_false(json_object_get(c, "rule_declared"))
+				 ? "declare result.rule in the reference (stage 1): there is no default tolerance"
+				 : "see the error");
+		return;
+	}
+	num_str(json_object_get(c, "max_abs_error"), o, sizeof o);
+	num_str(json_object_get(c, "max_rel_error"), f, sizeof f);
+	if (json_object_get(c, "metric")) {
+		char m[64];
+		num_str(json_object_get(c, "metric"), m, sizeof m);
+		snprintf(buf, sizeof buf, "metric %s (worst row %s); max abs error %s, max rel error %s",
+			 m, json_is_string(json_object_get(c, "worst_row")) ? jstr(c, "worst_row", "")
+			 : "#", o, f);
+	} else {
+		snprintf(buf, sizeof buf, "max abs error %s, max rel error %s; %lld of %lld out of tolerance",
+			 o, f, (long long)json_integer_value(json_object_get(c, "out_of_tolerance")),
+			 (long long)json_integer_value(json_object_get(c, "compared")));
+	}
+	r = kd_rows_add(rows, "sample.compare", json_is_true(json_object_get(c, "pass")) ? KD_R_PASS
+			: KD_R_FAIL, "output agrees with the reference output", buf,
+			jstr(c, "rule", ""), NULL);
+	w = json_object_get(c, "worst");
+	if (w != NULL) {
+		num_str(json_object_get(w, "out"), o, sizeof o);
+		num_str(json_object_get(w, "ref"), f, sizeof f);
+		snprintf(fe, sizeof fe, "worst element %s: output %s, reference %s",
+			 jstr(w, "element", "?"), o, f);
+		if (r->status == KD_R_FAIL)
+			kd_row_set_error(r, fe, "if the difference is acceptable, the rule is changed in stage 1 with a justification (recorded as a deviation)");
+		else {
+			free(r->first_error);
+			r->first_error = strdup(fe);
+		}
+	}
+}
+
+/* The rule seen with this comparison against the first one seen; a new
+ * change records a deviation automatically. */
+static int
+row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
+{
+	const json_t *c = json_object_get(res->obs, "comparison");
+	const char *cur = jstr(c, "rule_digest", NULL), *canon = jstr(c, "rule_canonical", "");
+	json_t *settings = ctx->state.settings;
+	const char *base = json_string_value(yamlio_get(settings, "sample.rule_baseline.digest"));
+	const char *basec = json_string_value(yamlio_get(settings, "sample.rule_baseline.rule"));
+	const char *seen = json_string_value(yamlio_get(settings, "sample.rule_seen.digest"));
+	int idx = stage_index("sample"), fresh;
+	char what[2048], now[32];
+	struct kd_row *r;
+
+	if (cur == NULL || settings == NULL)
+		return 0;
+	fsutil_utc_now(now, sizeof now);
+	if (base == NULL) {
+		yamlio_set(settings, "sample.rule_baseline",
+			   json_pack("{s:s, s:s, s:s}", "digest", cur, "rule", canon, "at", now));
+		yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+		kd_rows_addf(&res->rows, "sample.rule-changed", KD_R_PASS,
+			     "comparison rule unchanged since the first comparison", "unchanged",
+			     "first comparison under rule %.12s", cur);
+		return 0;
+	}
+	fresh = seen == NULL || strcmp(seen, cur) != 0;
+	if (strcmp(base, cur) == 0) {
+		if (fresh)
+			yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+		kd_rows_addf(&res->rows, "sample.rule-changed", KD_R_PASS,
+			     "comparison rule unchanged since the first comparison", "unchanged",
+			     "rule %.12s, as at the first comparison", cur);
+		return 0;
+	}
+	snprintf(what, sizeof what, "comparison rule %s -> %s", basec ? basec : base, canon);
+	r = kd_rows_addf(&res->rows, "sample.rule-changed", KD_R_FAIL,
+			 "comparison rule unchanged since the first comparison", "unchanged",
+			 "changed after a comparison was seen: %s", what);
+	kd_row_set_error(r, what, "a deviation was recorded automatically; review it, the rule should change only with a written justification");
+	if (!fresh)
+		return 0;
+	yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+	/* stage_record_deviation wants the failing row in the state: store the
+	 * rows so far; stage_run stores the complete rows right after check. */
+	stage_apply_rows(&ctx->state, idx, &res->rows, ctx->ref_id);
+	return stage_record_deviation(&ctx->state, idx, "sample.rule-changed", what,
+				      "recorded automatically: the comparison rule was changed after a comparison had been shown",
+				      0, "kernodeck (automatic)", err);
 }
 
 static int
 sample_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	(void)ctx; (void)err;
-	kd_rows_add(&res->rows, "sample.implemented", KD_R_FAIL, "stage implemented",
-		    "not yet", "implemented", NULL);
-	return 0;
+	const json_t *obs = res->obs;
+	const char *ev = "sample.yaml";
+	size_t start = res->rows.n;
+	int rc;
+
+	row_entry_point(obs, &res->rows);
+	row_outputs(ctx, obs, &res->rows);
+	row_structure(ctx, obs, &res->rows);
+	row_ids(obs, &res->rows);
+	row_compare(obs, &res->rows);
+	for (size_t i = start; i < res->rows.n; i++)
+		if (res->rows.v[i].evidence == NULL)
+			res->rows.v[i].evidence = strdup(ev);
+	rc = row_rule(ctx, res, err);
+	return rc;
 }
+
+static void
+sample_describe(const struct kd_result *res, struct kd_rows *rows)
+{
+	const json_t *obs = res->obs, *files, *f, *mv;
+	size_t i;
+
+	if ((mv = json_object_get(obs, "moved_aside")) != NULL)
+		kd_rows_addf(rows, "sample.info.moved-aside", KD_R_INFO, "previous outputs moved aside",
+			     NULL, "%s -> %s", jstr(mv, "from", "?"), jstr(mv, "to", "?"));
+	if (json_object_get(obs, "step_reached"))
+		kd_rows_add(rows, "sample.info.step", KD_R_INFO, "last step announced (KD_STEP)",
+			    jstr(obs, "step_reached", ""), NULL, NULL);
+	files = json_object_get(json_object_get(obs, "outputs"), "files");
+	json_array_foreach(files, i, f) {
+		char shape[256], id[300], mn[64], mx[64];
+		if (!json_object_get(f, "dtype"))
+			continue;
+		shape_str(json_object_get(f, "shape"), shape, sizeof shape);
+		num_str(json_object_get(f, "min"), mn, sizeof mn);
+		num_str(json_object_get(f, "max"), mx, sizeof mx);
+		snprintf(id, sizeof id, "sample.info.file.%s", jstr(f, "file", "?"));
+		kd_rows_addf(rows, id, KD_R_INFO, jstr(f, "file", "?"), NULL,
+			     "%s %s %s, %lld values, min %s, max %s, %lld NaN",
+			     jstr(f, "format", "?"), jstr(f, "dtype", "?"), shape,
+			     (long long)json_integer_value(json_object_get(f, "count")), mn, mx,
+			     (long long)json_integer_value(json_object_get(f, "nan")));
+	}
+}
+
+static const struct kd_field sample_fields[] = {
+	{ .path = "code.entry_point", .label = "entry point", .kind = KD_FIELD_ARGV,
+	  .help = "the command that runs the application on the sample; \"python\" is the project interpreter" },
+	{ .path = "result.outputs", .label = "output folder", .kind = KD_FIELD_TEXT,
+	  .help = "the folder the entry point writes (moved aside before each run)" },
+	{ .path = "result.format", .label = "output format", .kind = KD_FIELD_CHOICE,
+	  .choices = "npy|safetensors|csv|jsonl", .help = "the format of the output files" },
+	{ .path = "result.example.path", .label = "reference output", .kind = KD_FIELD_TEXT,
+	  .help = "one valid output of the reference, compared under the rule" },
+	{ .path = "result.rule.kind", .label = "rule", .kind = KD_FIELD_CHOICE,
+	  .choices = "exact|tolerance|metric", .help = "how the output is compared with the reference output" },
+	{ .path = "result.rule.atol", .label = "atol", .kind = KD_FIELD_NUMBER,
+	  .help = "absolute tolerance: |out - ref| <= atol + rtol*|ref|" },
+	{ .path = "result.rule.rtol", .label = "rtol", .kind = KD_FIELD_NUMBER,
+	  .help = "relative tolerance: |out - ref| <= atol + rtol*|ref|" },
+	{ .path = "result.rule.justification", .label = "justification", .kind = KD_FIELD_TEXT,
+	  .help = "why this rule is right for this result" },
+};
 
 const struct kd_stage_ops kd_stage_sample = {
 	.id = "sample",
 	.title = "Sample",
-	.summary = "",
+	.summary = "runs the entry point on the sample, rereads its outputs and compares them with the reference output",
+	.obs_file = "sample.yaml",
+	.fields = sample_fields,
+	.nfields = sizeof sample_fields / sizeof sample_fields[0],
 	.gather = sample_gather,
 	.check = sample_check,
+	.describe = sample_describe,
 };

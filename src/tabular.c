@@ -226,11 +226,12 @@ tab_parse_csv(const char *buf, size_t len, const char *name, struct tab *t,
 			continue;
 		}
 		if (f.n != t->ncols) {
+			kd_err_set(err, KD_EINPUT, name, start,
+				   "%s:%d: %zu fields where the header has %zu",
+				   name, start, f.n, t->ncols);
 			strv_free(&f);
 			tab_free(t);
-			return kd_err_set(err, KD_EINPUT, name, start,
-					  "%s:%d: %zu fields where the header has %zu",
-					  name, start, f.n, t->ncols);
+			return KD_EINPUT;
 		}
 		if (t->nrows == cap) {
 			cap = cap ? cap * 2 : 64;
