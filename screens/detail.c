@@ -119,12 +119,17 @@ detail_start(struct detail *d, int rows)
 static void
 head_add(struct detail *d, int w, const char *label, const char *value)
 {
-	char text[4096];
+	char *wrapped[KD_DETAIL_HEAD], line[4096];
+	int n;
 
-	if (value == NULL || *value == '\0')
+	if (value == NULL || *value == '\0' || w <= 14)
 		return;
-	snprintf(text, sizeof text, "%-12s%s", label, value);
-	d->nhead += kd_wrap(text, w, d->head + d->nhead, KD_DETAIL_HEAD - d->nhead);
+	n = kd_wrap(value, w - 12, wrapped, KD_DETAIL_HEAD - d->nhead);
+	for (int i = 0; i < n; i++) {
+		snprintf(line, sizeof line, "%-12s%s", i == 0 ? label : "", wrapped[i]);
+		d->head[d->nhead++] = strdup(line);
+	}
+	kd_wrap_free(wrapped, n);
 }
 
 /* The header block: the row's values, wrapped to w. */

@@ -23,6 +23,7 @@
 #include "kernodeck/lock.h"
 #include "kernodeck/screen.h"
 #include "kernodeck/state.h"
+#include "kernodeck/termcheck.h"
 #include "kernodeck/textw.h"
 
 const struct kd_screen_ops *const kd_screens[KD_NSTAGES] = {
@@ -218,13 +219,16 @@ draw_stages(struct kd_screen *scr)
 
 		snprintf(buf, sizeof buf, "%c", kd_status_mark(s));
 		kd_fill(y, 0, w, a);
+		if (i == scr->idx)
+			kd_put(y, 0, 1, ">", a | A_BOLD, 0);
 		kd_put(y, 1, 1, buf, i == scr->idx ? a : kd_attr(status_color(s)), 0);
 		snprintf(buf, sizeof buf, "%d %s", i + 1, kd_stages[i]->title);
 		kd_put(y, 3, w - 3, buf, a, 0);
 	}
 	y++;
 	kd_put(y++, 1, w - 1, "+ passed  ! failed", kd_attr(KD_C_DIM), 0);
-	kd_put(y++, 1, w - 1, "~ deviation ? stale", kd_attr(KD_C_DIM), 0);
+	kd_put(y++, 1, w - 1, "~ deviation", kd_attr(KD_C_DIM), 0);
+	kd_put(y++, 1, w - 1, "? stale", kd_attr(KD_C_DIM), 0);
 	y++;
 	snprintf(buf, sizeof buf, "Status: %s", kd_status_name(cur->status));
 	kd_put(y++, 1, w - 1, buf, kd_attr(status_color(cur->status)), 0);
@@ -243,9 +247,7 @@ draw_stages(struct kd_screen *scr)
 			kd_put(y++, 2, w - 2, lines[k], A_NORMAL, 0);
 		kd_wrap_free(lines, nl);
 	}
-	attr_set(kd_attr(KD_C_BORDER), 0, NULL);
-	mvvline(1, scr->g.left_w - 1, ACS_VLINE, scr->g.body_h);
-	attr_set(A_NORMAL, 0, NULL);
+	kd_vline(1, scr->g.left_w - 1, scr->g.body_h, kd_attr(KD_C_BORDER));
 }
 
 /* The line between the body and the key bar: a message, or the selected
@@ -323,8 +325,9 @@ draw_stage_header(struct kd_screen *scr)
 	if (ss->status == KD_ST_STALE)
 		snprintf(right, sizeof right, "stale: run again (r)");
 	else if (ss->checked_at != NULL)
-		snprintf(right, sizeof right, "%s, checked %s", kd_status_name(ss->status),
-			 ss->checked_at);
+		snprintf(right, sizeof right, "%s, checked %.10s %.5sZ",
+			 kd_status_name(ss->status), ss->checked_at,
+			 strlen(ss->checked_at) > 11 ? ss->checked_at + 11 : "");
 	else
 		snprintf(right, sizeof right, "not checked yet");
 	snprintf(title, sizeof title, "%s", scr->stage->title);
@@ -733,6 +736,10 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		return rc;
 	memset(&ctx, 0, sizeof ctx);
 	kd_err_clear(&err);
+	if (kd_tui_check_term(&err) != 0) {
+		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		return err.code;
+	}
 	if (kd_ctx_open(&ctx, project_dir ? project_dir : ".", state_dir,
 			KD_LOCK_READONLY_OK, &err) != 0) {
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));

@@ -160,19 +160,27 @@ bar_key(const char *names, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, names);
 }
 
-/* The current stage's actions in the bar. */
+/* The current stage's actions in the bar, each with the first word of its
+ * label (the help overlay gives the whole label). */
 static int
-bar_actions(struct kd_screen *scr, int y, int x)
+bar_actions(struct kd_screen *scr, int y, int x, int limit)
 {
-	char k[8];
+	char k[8], label[32];
 
 	for (size_t i = 0; i < scr->stage->nactions && x >= 0; i++) {
 		const struct kd_action *a = &scr->stage->actions[i];
+		int nx;
 
 		if (kd_key_reserved(a->key))
 			continue;
 		snprintf(k, sizeof k, "%c", a->key);
-		x = bar_item(y, x, k, a->label);
+		snprintf(label, sizeof label, "%.*s", (int)strcspn(a->label, " ("), a->label);
+		if (x + textw_width(k) + textw_width(label) + 1 > limit)
+			break;
+		nx = bar_item(y, x, k, label);
+		if (nx < 0)
+			break;
+		x = nx;
 	}
 	return x;
 }
@@ -180,7 +188,7 @@ bar_actions(struct kd_screen *scr, int y, int x)
 void
 kd_keybar_draw(struct kd_screen *scr, int y, int context)
 {
-	int x = 0;
+	int x = 0, limit = COLS, quit_w = 0;
 	char k[32];
 
 	kd_fill(y, 0, COLS, A_NORMAL);
@@ -188,11 +196,19 @@ kd_keybar_draw(struct kd_screen *scr, int y, int context)
 		bar_item(y, 0, "Esc", "cancel the run");
 		return;
 	}
+	if (context == KD_KC_MAIN) {
+		/* quit always shows, at the right end */
+		bar_key(kd_key_names(KD_A_QUIT), k, sizeof k);
+		quit_w = textw_width(k) + 1 + textw_width("quit");
+		if (quit_w < COLS)
+			bar_item(y, COLS - quit_w, k, "quit");
+		limit = COLS - quit_w - 1;
+	}
 	for (size_t i = 0; i < NHELP && x >= 0; i++) {
 		const struct help_key *hk = &help_keys[i];
-		int show;
+		int show, nx;
 
-		if (hk->bar == NULL)
+		if (hk->bar == NULL || hk->action == KD_A_QUIT)
 			continue;
 		if (context == KD_KC_MAIN)
 			show = hk->context == KD_KC_MAIN ||
@@ -201,9 +217,14 @@ kd_keybar_draw(struct kd_screen *scr, int y, int context)
 			show = hk->context == context || hk->context == KD_KC_ANY;
 		if (!show)
 			continue;
-		if (hk->action == KD_A_QUIT)
-			x = bar_actions(scr, y, x);
 		bar_key(hk->names, k, sizeof k);
-		x = bar_item(y, x, k, hk->bar);
+		if (x + textw_width(k) + textw_width(hk->bar) + 1 > limit)
+			break;
+		nx = bar_item(y, x, k, hk->bar);
+		if (nx < 0)
+			break;
+		x = nx;
 	}
+	if (context == KD_KC_MAIN)
+		bar_actions(scr, y, x, limit);
 }

@@ -168,7 +168,7 @@ le_draw(struct kd_screen *scr, struct kd_lineedit *le, struct le_state *s)
 	nl = kd_wrap(le->label ? le->label : "", iw, label, 4);
 	nh = kd_wrap(le->help ? le->help : "", iw, help, 4);
 	ne = kd_wrap(le->error, iw, error, 3);
-	kd_dialog_place(nl + nh + ne + 4, iw, &y, &x, &h, &w);
+	kd_dialog_place(nl + nh + ne + 3, iw, &y, &x, &h, &w);
 	kd_box(y, x, h, w, le->title, kd_attr(KD_C_BORDER));
 	row = y + 1;
 	for (int i = 0; i < nl; i++)

@@ -90,24 +90,30 @@ log_header(struct kd_screen *scr, int y, int x, int w)
 		       ? kd_attr(KD_C_HEADER) : A_BOLD, 0);
 		return;
 	}
-	pos = snprintf(t, sizeof t, " Log: %s \u2502 %02d:%02d", l->title,
-		       (int)el / 60, (int)el % 60);
-	if (l->step[0] != '\0' && pos > 0 && (size_t)pos < sizeof t)
-		pos += snprintf(t + pos, sizeof t - (size_t)pos, " \u2502 %s", l->step);
-	if (l->running && l->fraction >= 0 && pos > 0 && (size_t)pos < sizeof t) {
-		int k = (int)(l->fraction * 10 + 0.5);
+	if (!l->running) {
+		snprintf(t, sizeof t, " Log: %s \u2502 done in %02d:%02d ", l->title,
+			 (int)el / 60, (int)el % 60);
+	} else {
+		pos = snprintf(t, sizeof t, " Log: %s \u2502 %02d:%02d \u2502 Esc cancels", l->title,
+			       (int)el / 60, (int)el % 60);
+		if (l->step[0] != '\0' && pos > 0 && (size_t)pos < sizeof t)
+			pos += snprintf(t + pos, sizeof t - (size_t)pos, " \u2502 %s", l->step);
+		if (l->fraction >= 0 && pos > 0 && (size_t)pos < sizeof t) {
+			int k = (int)(l->fraction * 10 + 0.5);
 
-		if (k > 10)
-			k = 10;
-		memset(bar, '#', (size_t)k);
-		memset(bar + k, '.', (size_t)(10 - k));
-		bar[10] = '\0';
-		pos += snprintf(t + pos, sizeof t - (size_t)pos, " [%s] %3d%%", bar,
-				(int)(l->fraction * 100 + 0.5));
+			if (k > 10)
+				k = 10;
+			if (k < 0)
+				k = 0;
+			memset(bar, '#', (size_t)k);
+			memset(bar + k, '.', (size_t)(10 - k));
+			bar[10] = '\0';
+			pos += snprintf(t + pos, sizeof t - (size_t)pos, " [%s] %d%%", bar,
+					(int)(l->fraction * 100 + 0.5));
+		}
+		if (pos > 0 && (size_t)pos < sizeof t)
+			snprintf(t + pos, sizeof t - (size_t)pos, " ");
 	}
-	if (pos > 0 && (size_t)pos < sizeof t)
-		snprintf(t + pos, sizeof t - (size_t)pos, "%s ",
-			 l->running ? " \u2502 Esc cancels" : " \u2502 done");
 	kd_put(y, x + 2, w - 4, t, l->running || scr->focus == KD_FOCUS_LOG
 	       ? kd_attr(KD_C_HEADER) : A_BOLD, 0);
 }

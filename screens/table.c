@@ -1,8 +1,9 @@
 /*
  * table.c - one generic drawer for rows of cells (tig's draw.c idea): the
- * caller gives columns with a minimum, a maximum and a share of the space,
- * and a function giving each cell; the table measures, shrinks the widest
- * growing columns first when space is short, keeps the selected row in
+ * caller gives columns with a minimum, a maximum, a share of the space
+ * left and a readiness to give up room, and a function giving each cell;
+ * the table measures, shrinks the most willing columns first when space is
+ * short, keeps the selected row in
  * view and marks it.  The checks table of every stage is drawn with it.
  */
 #include "config.h"
@@ -45,9 +46,9 @@ table_widths(const struct kd_table *t, int w, int *width)
 		int best = -1, room = 0;
 
 		for (c = 0; c < t->ncols; c++) {
-			int rc = (width[c] - t->cols[c].min) * t->cols[c].grow;
+			int rc = (width[c] - t->cols[c].min) * t->cols[c].shrink;
 
-			if (t->cols[c].grow > 0 && rc >= room && rc > 0) {
+			if (t->cols[c].shrink > 0 && rc >= room && rc > 0) {
 				room = rc;
 				best = c;
 			}
@@ -128,12 +129,14 @@ kd_table_draw(const struct kd_table *t, int y, int x, int h, int w)
 
 /* --- the checks table --- */
 
+/* The check's label matters most, the evidence least (the detail shows
+ * it whole): evidence gives up its room first. */
 static const struct kd_col check_cols[] = {
-	{ "Status", 6, 6, 0 },
-	{ "Check", 12, 36, 3 },
-	{ "Observed", 8, 48, 4 },
-	{ "Expected", 8, 36, 3 },
-	{ "Evidence", 8, 40, 1 },
+	{ "Status", 6, 6, 0, 0 },
+	{ "Check", 14, 36, 3, 2 },
+	{ "Observed", 10, 48, 4, 2 },
+	{ "Expected", 8, 36, 3, 3 },
+	{ "Evidence", 6, 40, 1, 6 },
 };
 
 static const char *

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kernodeck/screen.h"
+#include "kernodeck/termcheck.h"
 #include "kernodeck/textw.h"
 
 static int tui_active;
@@ -96,31 +97,17 @@ kd_tui_signalled(void)
 int
 kd_tui_init(struct kd_err *err)
 {
-	const char *term = getenv("TERM");
 	const char *nc = getenv("NO_COLOR");
 	struct sigaction sa;
 	SCREEN *s;
 
-	setlocale(LC_ALL, "");
-	if (term == NULL || *term == '\0')
-		return kd_err_set(err, KD_EENV, NULL, 0,
-				  "TERM is not set: the walkthrough needs a terminal "
-				  "(try TERM=xterm-256color, or use `kernodeck check`)");
+	if (kd_tui_check_term(err) != 0)
+		return err ? err->code : KD_EENV;
 	s = newterm(NULL, stdout, stdin);
 	if (s == NULL)
-		return kd_err_set(err, KD_EENV, NULL, 0,
-				  "cannot drive the terminal type \"%s\" (TERM): no usable "
-				  "terminfo entry; try TERM=xterm-256color, or use `kernodeck check`",
-				  term);
+		return kd_err_set(err, KD_EENV, NULL, 0, "cannot start curses on this terminal "
+				  "(TERM=%s)", getenv("TERM"));
 	set_term(s);
-	if (tigetstr("cup") == NULL || tigetstr("cup") == (char *)-1) {
-		endwin();
-		delscreen(s);
-		return kd_err_set(err, KD_EENV, NULL, 0,
-				  "the terminal type \"%s\" (TERM) cannot move the cursor: the "
-				  "walkthrough needs a full-screen terminal (try "
-				  "TERM=xterm-256color, or use `kernodeck check`)", term);
-	}
 	tui_active = 1;
 	cbreak();
 	noecho();
@@ -245,14 +232,48 @@ kd_fill(int y, int x, int w, attr_t attr)
 	kd_put(y, x, w, "", attr, 1);
 }
 
+/* Line drawing: Unicode box characters in a UTF-8 locale (they survive
+ * every terminal and a text capture alike), the alternate charset
+ * otherwise. */
+enum { LN_H, LN_V, LN_UL, LN_UR, LN_LL, LN_LR };
+
+static void
+line_char(int y, int x, int which, attr_t attr)
+{
+	static const char *const uni[] = {
+		"\u2500", "\u2502", "\u250c", "\u2510", "\u2514", "\u2518",
+	};
+
+	if (y < 0 || y >= LINES || x < 0 || x >= COLS)
+		return;
+	attr_set(attr, 0, NULL);
+	if (MB_CUR_MAX > 1) {
+		mvaddstr(y, x, uni[which]);
+	} else {
+		const chtype acs[] = {
+			ACS_HLINE, ACS_VLINE, ACS_ULCORNER, ACS_URCORNER, ACS_LLCORNER,
+			ACS_LRCORNER,
+		};
+
+		mvaddch(y, x, acs[which]);
+	}
+	attr_set(A_NORMAL, 0, NULL);
+}
+
 void
 kd_hline(int y, int x, int w, attr_t attr)
 {
 	if (!clip(y, x, &w))
 		return;
-	attr_set(attr, 0, NULL);
-	mvhline(y, x, ACS_HLINE, w);
-	attr_set(A_NORMAL, 0, NULL);
+	for (int i = 0; i < w; i++)
+		line_char(y, x + i, LN_H, attr);
+}
+
+void
+kd_vline(int y, int x, int h, attr_t attr)
+{
+	for (int i = 0; i < h; i++)
+		line_char(y + i, x, LN_V, attr);
 }
 
 void
@@ -264,19 +285,14 @@ kd_box(int y, int x, int h, int w, const char *title, attr_t attr)
 		return;
 	for (i = y; i < y + h; i++)
 		kd_fill(i, x, w, kd_attr(KD_C_DIALOG));
-	attr_set(attr, 0, NULL);
-	mvaddch(y, x, ACS_ULCORNER);
-	mvhline(y, x + 1, ACS_HLINE, w - 2);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvvline(y + 1, x, ACS_VLINE, h - 2);
-	mvvline(y + 1, x + w - 1, ACS_VLINE, h - 2);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvhline(y + h - 1, x + 1, ACS_HLINE, w - 2);
-	if (y + h - 1 == LINES - 1 && x + w - 1 == COLS - 1)
-		mvinsch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	else
-		mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	attr_set(A_NORMAL, 0, NULL);
+	line_char(y, x, LN_UL, attr);
+	kd_hline(y, x + 1, w - 2, attr);
+	line_char(y, x + w - 1, LN_UR, attr);
+	kd_vline(y + 1, x, h - 2, attr);
+	kd_vline(y + 1, x + w - 1, h - 2, attr);
+	line_char(y + h - 1, x, LN_LL, attr);
+	kd_hline(y + h - 1, x + 1, w - 2, attr);
+	line_char(y + h - 1, x + w - 1, LN_LR, attr);
 	if (title != NULL && *title != '\0' && w > 6) {
 		char t[512];
 

@@ -56,27 +56,28 @@ print_keys(FILE *fp)
 	for (c = 0; c < KD_KC__COUNT; c++) {
 		fputs(".SS ", fp);
 		roff(contexts[c], fp);
-		fputc('\n', fp);
+		fputs("\n.PD 0\n", fp);
 		for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 			if (keys[i].context != c)
 				continue;
-			fputs(".TP\n.B ", fp);
+			fputs(".TP 18n\n.B ", fp);
 			roff(keys[i].names, fp);
 			fputc('\n', fp);
 			roff(keys[i].help, fp);
 			fputc('\n', fp);
 		}
+		fputs(".PD\n", fp);
 	}
 	fputs(".SS Stage actions\n"
 	      "Some stages offer actions of their own, each on a lowercase letter "
-	      "shown in the key bar:\n", fp);
+	      "shown in the key bar:\n.PD 0\n", fp);
 	for (i = 0; i < KD_NSTAGES; i++) {
 		const struct kd_stage_ops *st = kd_stages[i];
 
 		for (size_t k = 0; k < st->nactions; k++) {
 			if (kd_key_reserved(st->actions[k].key))
 				continue;
-			fprintf(fp, ".TP\n.B %c\n", st->actions[k].key);
+			fprintf(fp, ".TP 18n\n.B %c\n", st->actions[k].key);
 			fputs("(", fp);
 			roff(st->id, fp);
 			fputs(") ", fp);
@@ -84,6 +85,7 @@ print_keys(FILE *fp)
 			fputc('\n', fp);
 		}
 	}
+	fputs(".PD\n", fp);
 }
 
 int

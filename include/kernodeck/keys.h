@@ -124,15 +124,15 @@ enum kd_key_context { KD_KEY_CONTEXT_INFO(KD_KC_ENUM) KD_KC__COUNT };
 	  "accept the text") \
 	X(KD_A_CANCEL,    KD_KC_EDIT, "Esc", KD_K_ESC, 0, 0, "cancel", \
 	  "cancel the edit, keeping the old value") \
-	X(KD_A_LEFT,      KD_KC_EDIT, "Left", KD_K_LEFT, KD_K_CTRL('b'), 0, NULL, \
+	X(KD_A_LEFT,      KD_KC_EDIT, "Left, Ctrl-B", KD_K_LEFT, KD_K_CTRL('b'), 0, NULL, \
 	  "move the cursor left") \
-	X(KD_A_RIGHT,     KD_KC_EDIT, "Right", KD_K_RIGHT, KD_K_CTRL('f'), 0, NULL, \
+	X(KD_A_RIGHT,     KD_KC_EDIT, "Right, Ctrl-F", KD_K_RIGHT, KD_K_CTRL('f'), 0, NULL, \
 	  "move the cursor right") \
 	X(KD_A_BOL,       KD_KC_EDIT, "Home, Ctrl-A", KD_K_HOME, KD_K_CTRL('a'), 0, NULL, \
 	  "go to the start of the line") \
 	X(KD_A_EOL,       KD_KC_EDIT, "End, Ctrl-E", KD_K_END, KD_K_CTRL('e'), 0, NULL, \
 	  "go to the end of the line") \
-	X(KD_A_BKSP,      KD_KC_EDIT, "Backspace", KD_K_BACKSPACE, KD_K_DEL, KD_K_CTRL('h'), NULL, \
+	X(KD_A_BKSP,      KD_KC_EDIT, "Backspace, Ctrl-H", KD_K_BACKSPACE, KD_K_DEL, KD_K_CTRL('h'), NULL, \
 	  "delete the character before the cursor") \
 	X(KD_A_DELCH,     KD_KC_EDIT, "Delete, Ctrl-D", KD_K_DC, KD_K_CTRL('d'), 0, NULL, \
 	  "delete the character under the cursor") \
@@ -140,14 +140,14 @@ enum kd_key_context { KD_KEY_CONTEXT_INFO(KD_KC_ENUM) KD_KC__COUNT };
 	  "delete to the start of the line") \
 	X(KD_A_KILL_EOL,  KD_KC_EDIT, "Ctrl-K", KD_K_CTRL('k'), 0, 0, NULL, \
 	  "delete to the end of the line") \
-	X(KD_A_DLG_NEXT,  KD_KC_DIALOG, "Tab, Down", '\t', KD_K_DOWN, 0, NULL, \
-	  "next field of a dialog (Enter on the last one confirms)") \
-	X(KD_A_DLG_PREV,  KD_KC_DIALOG, "Shift-Tab, Up", KD_K_BTAB, KD_K_UP, 0, NULL, \
-	  "previous field of a dialog") \
+	X(KD_A_DLG_NEXT,  KD_KC_DIALOG, "Down, Tab", KD_K_DOWN, '\t', 0, NULL, \
+	  "next choice (Enter takes it)") \
+	X(KD_A_DLG_PREV,  KD_KC_DIALOG, "Up, Shift-Tab", KD_K_UP, KD_K_BTAB, 0, NULL, \
+	  "previous choice") \
 	X(KD_A_YES,       KD_KC_DIALOG, "y", 'y', 'Y', 0, NULL, \
-	  "answer yes (or set \"intentional\" in the deviation dialog)") \
+	  "answer yes (in the deviation dialog: intentional, a variant of the reference)") \
 	X(KD_A_NO,        KD_KC_DIALOG, "n", 'n', 'N', 0, NULL, \
-	  "answer no (or set \"to fix\" in the deviation dialog)")
+	  "answer no (in the deviation dialog: to be fixed)")
 
 #define KD_A_ENUM(a, ctx, names, c1, c2, c3, bar, help) a,
 enum kd_action_id { KD_A_NONE = 0, KD_KEY_INFO(KD_A_ENUM) KD_A__COUNT };

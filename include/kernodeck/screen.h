@@ -174,6 +174,7 @@ int kd_put(int y, int x, int w, const char *s, attr_t attr, int pad);
 /* Fill w columns at (y, x) with ch. */
 void kd_fill(int y, int x, int w, attr_t attr);
 void kd_hline(int y, int x, int w, attr_t attr);
+void kd_vline(int y, int x, int h, attr_t attr);
 /* A box with a title; inside is (y+1, x+1, h-2, w-2). */
 void kd_box(int y, int x, int h, int w, const char *title, attr_t attr);
 /* A centred, clipped box for a dialog of inner size h x w: sets *y, *x. */
@@ -209,6 +210,7 @@ struct kd_col {
 	const char *title;
 	int min, max;      /* display columns */
 	int grow;          /* share of the space left, 0: none */
+	int shrink;        /* readiness to give up room when short, 0: never */
 };
 struct kd_table {
 	const struct kd_col *cols;
