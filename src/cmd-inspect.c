@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernodeck/cmd.h"
+#include "kernodeck/hash.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/report.h"
 
@@ -18,7 +19,14 @@ struct inspect_kind {
 };
 
 static const struct inspect_kind kinds[] = {
-	/* KD_INSPECT_KINDS: entries are added as the parsers land */
+	{ "collect-env", inspect_collect_env },
+	{ "requirements", inspect_requirements },
+	{ "freeze", inspect_freeze },
+	{ "pip-check", inspect_pip_check },
+	{ "pip-inspect", inspect_pip_inspect },
+	{ "npy", inspect_npy },
+	{ "safetensors", inspect_safetensors },
+	{ "sha256", inspect_sha256 },
 	{ NULL, NULL },
 };
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--format text|yaml|json] [--junit FILE]" },
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
+	{ "capture", cmd_capture, "capture [DIR] [--python PATH]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
 	{ NULL, NULL, NULL },
 };
@@ -43,6 +45,9 @@ int
 main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
+	/* a closed stderr pipe must not kill a headless run; children get the
+	 * default disposition back (run.c) */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "help") == 0)) {
 		usage(stdout);
@@ -56,6 +61,5 @@ main(int argc, char **argv)
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[1], c->name) == 0)
 				return c->run(argc - 1, argv + 1);
-	fputs("kernodeck: the walkthrough is not built yet\n", stderr);
-	return 2;
+	return cmd_walkthrough(argc, argv);
 }
