@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,40 @@ inventory_is_tooling(const char *cn)
 {
 	return cn != NULL && (strcmp(cn, "pip") == 0 || strcmp(cn, "setuptools") == 0 ||
 			      strcmp(cn, "wheel") == 0 || strcmp(cn, "distribute") == 0);
+}
+
+/* Is path inside dir (as written, or both resolved)? */
+static int
+inside(const char *path, const char *dir)
+{
+	char rp[PATH_MAX], rd[PATH_MAX];
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+		return 1;
+	if (realpath(path, rp) == NULL || realpath(dir, rd) == NULL)
+		return 0;
+	n = strlen(rd);
+	return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || rp[n] == '\0');
+}
+
+size_t
+inventory_label_system(json_t *pkgs, const char *prefix)
+{
+	json_t *p;
+	size_t i, n = 0;
+
+	json_array_foreach(pkgs, i, p) {
+		const char *loc = json_string_value(json_object_get(p, "location"));
+		if (loc == NULL || prefix == NULL)
+			continue;
+		int sys = !inside(loc, prefix);
+		json_object_set_new(p, "system", json_boolean(sys));
+		n += sys;
+	}
+	return n;
 }
 
 /* canonical name -> package (borrowed), first occurrence kept. */

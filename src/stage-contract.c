@@ -1,30 +1,616 @@
-/* stage-contract.c - stage "contract" (skeleton: filled by its stage issue). */
+/*
+ * stage-contract.c - stage 4: the dependency contract of the rebuilt venv
+ * (DESIGN.md section 1, row 4).
+ *
+ * gather() runs `.venv-rebuild/bin/python -m pip check` (raw output saved
+ * as kernodeck/pip-check.txt, parsed; its exit status decides) and `pip
+ * inspect` (what the project interpreter sees, each package labelled
+ * system when it lives outside the venv), reads the reference inventory
+ * (python.inventory: pip freeze or pip inspect) and compares the two by
+ * canonical name.
+ *
+ * check() turns that into rows: pip check (a problem of a system package is
+ * shown apart and does not fail alone), one row per inventory difference
+ * (pip, setuptools and wheel only inform unless the rebuild file pins
+ * them), each marked by a person intentional (the run becomes a variant of
+ * the reference) or to fix (state settings contract.marks.NAME), and what a
+ * clean pip check does not prove.  The marks are applied again by the
+ * actions without running pip.
+ */
 #include "config.h"
 
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/inventory.h"
+#include "kernodeck/pep440.h"
+#include "kernodeck/pipcheck.h"
+#include "kernodeck/pipinspect.h"
+#include "kernodeck/rebuild.h"
+#include "kernodeck/requirements.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/state.h"
+#include "kernodeck/yamlio.h"
+
+#define CT_TIMEOUT 300.0
+#define CT_DIFF_PREFIX "contract.diff."
+
+/* ---- gather ---- */
+
+/* Run pip check; fills obs.pip_check. */
+static void
+ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, json_t *obs,
+	     json_t *steps)
+{
+	const char *const argv[] = { vpy, "-m", "pip", "check", NULL };
+	struct rebuild_run rr = { .stream = 1, .keep = 1 };
+	struct kd_err e = { 0 };
+	json_t *pc = json_object(), *tree = NULL;
+	char *path = kd_ctx_path(ctx, CONTRACT_PIP_CHECK);
+
+	json_object_set_new(obs, "pip_check", pc);
+	if (rebuild_step(ctx, sink, "pip-check", "pip check", argv, CT_TIMEOUT, &rr, steps,
+			 &e) != 0) {
+		json_object_set_new(pc, "status", json_string("not started"));
+		json_object_set_new(pc, "error", json_string(e.msg));
+		goto out;
+	}
+	if (rr.r.cancelled || rr.r.timed_out || !rr.r.exited) {
+		char how[256];
+		json_object_set_new(pc, "status", json_string(rr.r.cancelled ? "cancelled" :
+					rr.r.timed_out ? "timed out" : "killed"));
+		json_object_set_new(pc, "error", json_string(run_describe(&rr.r, how, sizeof how)));
+		goto out;
+	}
+	json_object_set_new(pc, "status", json_string("ran"));
+	json_object_set_new(pc, "exit_code", json_integer(rr.r.exit_code));
+	if (fsutil_write_atomic(path, rr.buf ? rr.buf : "", rr.len, 0, &e) == 0)
+		json_object_set_new(pc, "file", json_string(CONTRACT_PIP_CHECK));
+	if (pipcheck_parse(rr.buf ? rr.buf : "", rr.len, path, &tree, &e) == 0) {
+		json_object_set(pc, "problems", json_object_get(tree, "problems"));
+		json_object_set(pc, "warnings", json_object_get(tree, "warnings"));
+		json_decref(tree);
+	} else {
+		json_object_set_new(pc, "parse_error", json_string(e.msg));
+	}
+out:
+	rebuild_run_free(&rr);
+	free(path);
+}
+
+/* What the project interpreter sees: pip inspect, labelled system/venv;
+ * falls back to installed-after.txt.  Returns a new package array. */
+static json_t *
+ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
+	   json_t *inv, json_t *steps)
+{
+	const char *const argv[] = { vpy, "-m", "pip", "inspect", NULL };
+	struct rebuild_run rr = { .keep = 1 };
+	struct kd_err e = { 0 };
+	json_t *tree = NULL, *pkgs = NULL;
+	char real[PATH_MAX];
+
+	if (rebuild_step(ctx, sink, "pip-inspect", "pip inspect", argv, CT_TIMEOUT, &rr, steps,
+			 &e) == 0 && rebuild_step_ok(&rr) && !rr.overflow &&
+	    pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", &tree, &e) == 0) {
+		pkgs = json_incref(json_object_get(tree, "packages"));
+		json_decref(tree);
+		size_t nsys = inventory_label_system(pkgs, realpath(venv, real) ? real : venv);
+		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i}", "source",
+			"pip inspect", "count", (json_int_t)json_array_size(pkgs), "system",
+			(json_int_t)nsys));
+	} else {
+		char *path = kd_ctx_path(ctx, REBUILD_INSTALLED);
+		const char *fmt = NULL;
+		if (inventory_load(path, &pkgs, &fmt, &e) == 0)
+			json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i}", "source",
+				REBUILD_INSTALLED, "count", (json_int_t)json_array_size(pkgs)));
+		else
+			json_object_set_new(inv, "rebuilt", json_pack("{s:s}", "error", e.msg));
+		free(path);
+	}
+	rebuild_run_free(&rr);
+	return pkgs;
+}
+
+/* The reference inventory (python.inventory), or NULL with inv saying why. */
+static json_t *
+ct_reference(struct kd_ctx *ctx, json_t *inv)
+{
+	const char *f = yamlio_get_str(ctx->ref, "python.inventory");
+	const json_t *na = json_object_get(json_object_get(ctx->ref, "not_applicable"),
+					   "python.inventory");
+	json_t *pkgs = NULL;
+	struct kd_err e = { 0 };
+	const char *fmt = NULL;
+	char *path;
+
+	if (f == NULL) {
+		json_object_set_new(inv, "reference", json_string_value(na) ?
+			json_pack("{s:s}", "not_applicable", json_string_value(na)) :
+			json_pack("{s:b}", "missing", 1));
+		return NULL;
+	}
+	path = f[0] == '/' ? strdup(f) : fsutil_join(ctx->project_dir, f);
+	if (inventory_load(path, &pkgs, &fmt, &e) != 0) {
+		char msg[1200];
+		json_object_set_new(inv, "reference", json_pack("{s:s, s:s}", "file", f, "error",
+			kd_err_format(&e, msg, sizeof msg)));
+	} else {
+		json_object_set_new(inv, "reference", json_pack("{s:s, s:s, s:i}", "file", f,
+			"format", fmt, "count", (json_int_t)json_array_size(pkgs)));
+	}
+	free(path);
+	return pkgs;
+}
+
+/* Canonical names of pip/setuptools/wheel pinned in the rebuild file. */
+static json_t *
+ct_pinned_tooling(struct kd_ctx *ctx)
+{
+	char *path = fsutil_join(ctx->project_dir, REBUILD_REQUIREMENTS);
+	json_t *lint = NULL, *out = json_array(), *r;
+	size_t i;
+
+	if (requirements_load(path, 0, &lint, NULL) == 0) {
+		json_array_foreach(json_object_get(lint, "requirements"), i, r) {
+			const char *cn = json_string_value(json_object_get(r, "canonical_name"));
+			if (inventory_is_tooling(cn) && json_is_true(json_object_get(r, "pinned")))
+				json_array_append_new(out, json_string(cn));
+		}
+	}
+	json_decref(lint);
+	free(path);
+	return out;
+}
+
+static json_t *
+find_pkg(const json_t *pkgs, const char *cn)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(pkgs, i, p) {
+		const char *c = json_string_value(json_object_get(p, "canonical_name"));
+		if (c != NULL && cn != NULL && strcmp(c, cn) == 0)
+			return p;
+	}
+	return NULL;
+}
 
 static int
 contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *sink,
-	  struct kd_err *err)
+		struct kd_err *err)
 {
-	(void)ctx; (void)res; (void)sink; (void)err;
+	char *venv = fsutil_join(ctx->project_dir, REBUILD_VENV);
+	char *vpy = fsutil_join(venv, "bin/python");
+	json_t *obs = json_object(), *steps = json_array(), *inv = json_object();
+	json_t *rebuilt = NULL, *ref = NULL, *pinned, *p;
+	size_t i;
+
+	res->obs = obs;
+	json_object_set_new(obs, "steps", steps);
+	json_object_set_new(obs, "venv", json_string(REBUILD_VENV));
+	if (access(vpy, X_OK) != 0) {
+		json_object_set_new(obs, "venv_missing", json_true());
+		goto out;
+	}
+	ct_pip_check(ctx, sink, vpy, obs, steps);
+	if (kd_sink_cancelled(sink))
+		goto out;
+	json_object_set_new(obs, "inventory", inv);
+	rebuilt = ct_rebuilt(ctx, sink, vpy, venv, inv, steps);
+	ref = ct_reference(ctx, inv);
+	pinned = ct_pinned_tooling(ctx);
+	json_object_set_new(inv, "pinned_tooling", pinned);
+	/* problems of system packages are shown apart */
+	json_array_foreach(json_object_get(json_object_get(obs, "pip_check"), "problems"), i, p) {
+		json_t *q = find_pkg(rebuilt, json_string_value(json_object_get(p,
+								"canonical_package")));
+		json_object_set_new(p, "system", json_boolean(q != NULL &&
+					json_is_true(json_object_get(q, "system"))));
+	}
+	if (rebuilt != NULL && ref != NULL) {
+		json_t *cmp = inventory_compare(ref, rebuilt, 0);
+		json_array_foreach(json_object_get(cmp, "differences"), i, p) {
+			const char *cn = json_string_value(json_object_get(p, "canonical_name"));
+			json_t *q = find_pkg(rebuilt, cn);
+			json_object_set_new(p, "system", json_boolean(q != NULL &&
+						json_is_true(json_object_get(q, "system"))));
+			int pin = 0;
+			json_t *t;
+			size_t k;
+			json_array_foreach(pinned, k, t)
+				if (strcmp(json_string_value(t), cn) == 0)
+					pin = 1;
+			json_object_set_new(p, "pinned", json_boolean(pin));
+		}
+		json_object_set_new(inv, "comparison", cmp);
+	}
+	/* the rebuilt inventory, short: name, version, system */
+	json_t *short_list = json_array();
+	json_array_foreach(rebuilt, i, p)
+		json_array_append_new(short_list, json_pack("{s:O, s:O, s:b}", "name",
+			json_object_get(p, "name"), "version", json_object_get(p, "version"),
+			"system", json_is_true(json_object_get(p, "system"))));
+	json_object_set_new(inv, "packages", short_list);
+out:
+	json_decref(rebuilt);
+	json_decref(ref);
+	free(venv);
+	free(vpy);
+	kd_err_clear(err);
 	return 0;
+}
+
+/* ---- check ---- */
+
+static struct kd_row *
+fail_row(struct kd_rows *rows, const char *id, const char *label, const char *observed,
+	 const char *expected, const char *first, const char *hint)
+{
+	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
+
+	kd_row_set_error(r, first, hint);
+	return r;
+}
+
+static const char *
+str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static void
+check_pip(const json_t *pc, struct kd_rows *rows)
+{
+	const json_t *probs = json_object_get(pc, "problems"), *p, *first_venv = NULL;
+	const char *st = str(pc, "status");
+	size_t i, nvenv = 0, nsys = 0;
+	int code = (int)json_integer_value(json_object_get(pc, "exit_code"));
+	char o[512], id[64], label[600];
+
+	if (st == NULL || strcmp(st, "ran") != 0) {
+		fail_row(rows, "contract.pip_check", "pip check is clean", st ? st : "not run",
+			 "exit 0", str(pc, "error"), "check again; the log has the details");
+		return;
+	}
+	json_array_foreach(probs, i, p) {
+		int sys = json_is_true(json_object_get(p, "system"));
+		if (sys) {
+			nsys++;
+		} else {
+			nvenv++;
+			if (first_venv == NULL)
+				first_venv = p;
+		}
+	}
+	if (code == 0) {
+		kd_rows_add(rows, "contract.pip_check", KD_R_PASS, "pip check is clean", "exit 0",
+			    "exit 0", str(pc, "file"));
+	} else if (nvenv == 0 && nsys > 0) {
+		snprintf(o, sizeof o, "exit %d: %zu problem%s, all of system packages outside the "
+			 "venv", code, nsys, nsys == 1 ? "" : "s");
+		kd_rows_add(rows, "contract.pip_check", KD_R_WARN, "pip check is clean", o, "exit 0",
+			    str(pc, "file"));
+	} else {
+		snprintf(o, sizeof o, "exit %d: %zu problem%s in the venv%s", code, nvenv,
+			 nvenv == 1 ? "" : "s", nsys ? ", more in system packages" : "");
+		struct kd_row *r = fail_row(rows, "contract.pip_check", "pip check is clean", o,
+			"exit 0", first_venv ? str(first_venv, "line") :
+			"pip check failed without a line kernodeck recognises",
+			"install the missing or conflicting requirement in " REBUILD_REQUIREMENTS
+			" and rebuild (stage 3), or record a deviation");
+		free(r->evidence);
+		r->evidence = str(pc, "file") ? strdup(str(pc, "file")) : NULL;
+	}
+	/* one row per problem, venv first, system apart */
+	for (int pass = 0; pass < 2; pass++) {
+		json_array_foreach(probs, i, p) {
+			int sys = json_is_true(json_object_get(p, "system"));
+			const char *kind = str(p, "kind");
+			if (sys != pass)
+				continue;
+			snprintf(id, sizeof id, "contract.problem.%zu", i + 1);
+			snprintf(label, sizeof label, "%s%s %s %s", sys ? "[system, outside the venv] " :
+				 "", kind, str(p, "package") ? str(p, "package") : "",
+				 str(p, "version") ? str(p, "version") : "");
+			kd_rows_add(rows, id, KD_R_INFO, label, str(p, "line"),
+				    strcmp(kind, "conflict") == 0 ? str(p, "requirement") : NULL,
+				    str(pc, "file"));
+		}
+	}
+}
+
+/* The mark of a difference: "intentional", "to-fix" or NULL. */
+static const char *
+mark_of(const struct kd_ctx *ctx, const char *cn)
+{
+	const json_t *m = json_object_get(yamlio_get(ctx->state.settings, "contract.marks"), cn);
+
+	return json_string_value(m);
+}
+
+static void
+diff_label(const json_t *d, char *buf, size_t len)
+{
+	const char *kind = str(d, "kind"), *name = str(d, "name") ? str(d, "name") :
+		str(d, "canonical_name");
+	const char *rv = str(d, "ref_version"), *nv = str(d, "new_version");
+	const char *sys = json_is_true(json_object_get(d, "system")) ? " [system site packages]" : "";
+
+	if (strcmp(kind, "local-label") == 0)
+		snprintf(buf, len, "LOCAL LABEL CHANGED: %s %s -> %s%s", name, rv, nv, sys);
+	else if (strcmp(kind, "missing") == 0)
+		snprintf(buf, len, "missing: %s %s", name, rv ? rv : "");
+	else if (strcmp(kind, "extra") == 0)
+		snprintf(buf, len, "extra: %s %s%s", name, nv ? nv : "", sys);
+	else
+		snprintf(buf, len, "version changed: %s %s -> %s%s", name, rv ? rv : "?",
+			 nv ? nv : "?", sys);
+}
+
+static void
+check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
+{
+	const json_t *d;
+	json_t *intentional = json_array();
+	size_t i;
+	char id[300], label[700];
+
+	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
+		const char *cn = str(d, "canonical_name");
+		const char *mark = mark_of(ctx, cn);
+		const char *rv = str(d, "ref_version"), *nv = str(d, "new_version");
+		struct kd_row *r;
+		snprintf(id, sizeof id, CT_DIFF_PREFIX "%s", cn);
+		diff_label(d, label, sizeof label);
+		if (json_is_true(json_object_get(d, "tooling")) &&
+		    !json_is_true(json_object_get(d, "pinned")) && mark == NULL) {
+			char l2[800];
+			snprintf(l2, sizeof l2, "%s (packaging tool, not pinned: informative)", label);
+			kd_rows_add(rows, id, KD_R_INFO, l2, nv ? nv : "(absent)", rv ? rv : "(absent)",
+				    NULL);
+			continue;
+		}
+		if (mark != NULL && strcmp(mark, "intentional") == 0) {
+			char o[400];
+			snprintf(o, sizeof o, "%s (intentional: a variant)", nv ? nv : "(absent)");
+			kd_rows_add(rows, id, KD_R_PASS, label, o, rv ? rv : "(absent)", NULL);
+			json_array_append_new(intentional, json_string(cn));
+			continue;
+		}
+		r = kd_rows_add(rows, id, KD_R_FAIL, label, nv ? nv : "(absent)",
+				rv ? rv : "(absent)", NULL);
+		if (mark != NULL && strcmp(mark, "to-fix") == 0)
+			kd_row_set_error(r, str(d, "detail"), "marked to fix: change "
+					 REBUILD_REQUIREMENTS " and rebuild");
+		else if (json_is_true(json_object_get(d, "system")))
+			kd_row_set_error(r, str(d, "detail"),
+					 "it comes from the system site packages (outside the venv): "
+					 "mark it intentional (i), every such one at once (a), or to "
+					 "fix (t)");
+		else
+			kd_row_set_error(r, str(d, "detail"),
+					 strcmp(str(d, "kind"), "local-label") == 0 ?
+					 "the same version with another build (CUDA/ROCm/CPU); pin "
+					 "the local label, or mark it intentional (i) or to fix (t)" :
+					 "mark it intentional (i: the run becomes a variant) or to "
+					 "fix (t)");
+	}
+	/* the variant, named in the state */
+	yamlio_set(ctx->state.settings, "variant", json_boolean(json_array_size(intentional) > 0));
+	yamlio_set(ctx->state.settings, "variant_differences", json_incref(intentional));
+	if (json_array_size(intentional) > 0) {
+		char o[600];
+		size_t n = 0;
+		const json_t *x;
+		o[0] = '\0';
+		json_array_foreach(intentional, i, x)
+			n += (size_t)snprintf(o + (n < sizeof o ? n : sizeof o - 1),
+					      n < sizeof o ? sizeof o - n : 1, "%s%s",
+					      i ? ", " : "", json_string_value(x));
+		kd_rows_add(rows, "contract.variant", KD_R_INFO,
+			    "this run is a variant of the reference", o, NULL, NULL);
+	}
+	json_decref(intentional);
+}
+
+static void
+check_reference(const json_t *inv, struct kd_rows *rows)
+{
+	const json_t *ref = json_object_get(inv, "reference");
+	const json_t *rb = json_object_get(inv, "rebuilt");
+
+	if (str(rb, "error") != NULL)
+		fail_row(rows, "contract.inventory", "the rebuilt inventory is known", "unknown",
+			 "pip inspect or installed-after.txt", str(rb, "error"),
+			 "run stage 3 (rebuild) again");
+	if (str(ref, "not_applicable") != NULL) {
+		kd_rows_add(rows, "contract.reference_inventory", KD_R_INFO,
+			    "the reference inventory is known", "not applicable",
+			    str(ref, "not_applicable"), NULL);
+	} else if (json_is_true(json_object_get(ref, "missing"))) {
+		fail_row(rows, "contract.reference_inventory", "the reference inventory is known",
+			 "python.inventory is not set", "a pip freeze or pip inspect file",
+			 "the reference names no inventory to compare with",
+			 "on the reference machine run `kernodeck capture`, or set python.inventory "
+			 "in the reference (or mark it not applicable)");
+	} else if (str(ref, "error") != NULL) {
+		fail_row(rows, "contract.reference_inventory", "the reference inventory is known",
+			 "unreadable", str(ref, "file"), str(ref, "error"), "fix the file named");
+	} else {
+		kd_rows_addf(rows, "contract.reference_inventory", KD_R_PASS,
+			     "the reference inventory is known", "readable", "%lld packages (%s)",
+			     (long long)json_integer_value(json_object_get(ref, "count")),
+			     str(ref, "format"));
+	}
 }
 
 static int
 contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	(void)ctx; (void)err;
-	kd_rows_add(&res->rows, "contract.implemented", KD_R_FAIL, "stage implemented",
-		    "not yet", "implemented", NULL);
+	const json_t *obs = res->obs, *inv = json_object_get(obs, "inventory");
+
+	(void)err;
+	if (json_is_true(json_object_get(obs, "venv_missing"))) {
+		fail_row(&res->rows, "contract.venv", "the rebuilt venv exists", "missing",
+			 REBUILD_VENV "/bin/python", "there is no " REBUILD_VENV "/bin/python",
+			 "pass stage 3 (rebuild) first");
+		return 0;
+	}
+	check_pip(json_object_get(obs, "pip_check"), &res->rows);
+	if (inv != NULL) {
+		check_reference(inv, &res->rows);
+		if (json_object_get(inv, "comparison") != NULL)
+			check_differences(ctx, json_object_get(inv, "comparison"), &res->rows);
+	}
+	kd_rows_add(&res->rows, "contract.proof", KD_R_INFO, "what a clean pip check proves",
+		    "that the installed packages' metadata agree with each other",
+		    "not that the GPU driver, the CUDA/ROCm runtime or native extensions load "
+		    "and work: stage 5 runs them", NULL);
 	return 0;
 }
+
+static void
+contract_describe(const struct kd_result *res, struct kd_rows *rows)
+{
+	const json_t *inv = json_object_get(res->obs, "inventory");
+	const json_t *cmp = json_object_get(inv, "comparison");
+
+	if (cmp == NULL)
+		return;
+	kd_rows_addf(rows, "info.inventory", KD_R_INFO, "inventory", NULL,
+		     "%lld the same, %zu missing, %zu extra, %zu version changed, %zu local label "
+		     "changed", (long long)json_integer_value(json_object_get(cmp, "same")),
+		     json_array_size(json_object_get(cmp, "missing")),
+		     json_array_size(json_object_get(cmp, "extra")),
+		     json_array_size(json_object_get(cmp, "version_changed")),
+		     json_array_size(json_object_get(cmp, "local_label_changed")));
+	kd_rows_addf(rows, "info.system_site", KD_R_INFO, "from system site packages", NULL,
+		     "%lld of %lld packages",
+		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.system")),
+		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.count")));
+}
+
+/* ---- actions: marks ---- */
+
+static int
+ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_sink *sink,
+	struct kd_err *err)
+{
+	int idx = stage_index("contract");
+	const json_t *obs = ctx->obs[idx], *d;
+	const char *cn;
+	char path[300], line[400];
+	int found = 0;
+	size_t i;
+
+	if (arg == NULL && value == NULL)
+		goto judge;   /* the marks changed elsewhere: judge again */
+	if (arg == NULL || strncmp(arg, CT_DIFF_PREFIX, strlen(CT_DIFF_PREFIX)) != 0)
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "select an inventory difference (a contract.diff.* row) to mark");
+	cn = arg + strlen(CT_DIFF_PREFIX);
+	json_array_foreach(yamlio_get(obs, "inventory.comparison.differences"), i, d)
+		if (strcmp(str(d, "canonical_name"), cn) == 0)
+			found = 1;
+	if (!found || strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not an inventory difference of "
+				  "the last check", cn);
+	snprintf(path, sizeof path, "contract.marks.%s", cn);
+	if (value != NULL) {
+		yamlio_set(ctx->state.settings, path, json_string(value));
+	} else {
+		json_t *marks = yamlio_get(ctx->state.settings, "contract.marks");
+		if (json_is_object(marks))
+			json_object_del(marks, cn);
+	}
+	snprintf(line, sizeof line, "%s: %s", cn, value ? value : "mark cleared");
+	kd_sink_line(sink, line);
+judge:
+	/* judge again on the same observations: no need to run pip */
+	if (obs != NULL) {
+		struct kd_result res;
+		kd_result_init(&res);
+		res.obs = (json_t *)obs;
+		contract_check(ctx, &res, err);
+		stage_apply_rows(&ctx->state, idx, &res.rows, ctx->ref_id);
+		kd_rows_free(&res.rows);
+	}
+	return 0;
+}
+
+static int
+act_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
+		struct kd_err *err)
+{
+	return ct_mark(ctx, arg, "intentional", sink, err);
+}
+
+static int
+act_to_fix(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct kd_err *err)
+{
+	return ct_mark(ctx, arg, "to-fix", sink, err);
+}
+
+static int
+act_clear(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct kd_err *err)
+{
+	return ct_mark(ctx, arg, NULL, sink, err);
+}
+
+/* Mark every unmarked difference of a system site package intentional. */
+static int
+act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
+		       struct kd_err *err)
+{
+	int idx = stage_index("contract"), n = 0;
+	const json_t *d;
+	size_t i;
+	char msg[128];
+
+	(void)arg;
+	json_array_foreach(yamlio_get(ctx->obs[idx], "inventory.comparison.differences"), i, d) {
+		const char *cn = str(d, "canonical_name");
+		char path[300];
+		if (!json_is_true(json_object_get(d, "system")) || mark_of(ctx, cn) != NULL ||
+		    strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
+			continue;
+		snprintf(path, sizeof path, "contract.marks.%s", cn);
+		yamlio_set(ctx->state.settings, path, json_string("intentional"));
+		n++;
+	}
+	if (n == 0)
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "no unmarked difference comes from the system site packages");
+	snprintf(msg, sizeof msg, "%d system site package difference%s marked intentional", n,
+		 n == 1 ? "" : "s");
+	kd_sink_line(sink, msg);
+	return ct_mark(ctx, NULL, NULL, sink, err);
+}
+
+static const struct kd_action contract_actions[] = {
+	{ 'i', "mark the difference intentional (a variant)", act_intentional },
+	{ 'a', "mark every system site package difference intentional", act_system_intentional },
+	{ 't', "mark the difference to be fixed", act_to_fix },
+	{ 'x', "clear the difference's mark", act_clear },
+};
 
 const struct kd_stage_ops kd_stage_contract = {
 	.id = "contract",
 	.title = "Contract",
-	.summary = "",
+	.summary = "pip check and the rebuilt inventory against the reference's",
+	.obs_file = "contract.yaml",
 	.gather = contract_gather,
 	.check = contract_check,
+	.describe = contract_describe,
+	.actions = contract_actions,
+	.nactions = sizeof contract_actions / sizeof *contract_actions,
 };

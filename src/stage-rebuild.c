@@ -1,30 +1,1058 @@
-/* stage-rebuild.c - stage "rebuild" (skeleton: filled by its stage issue). */
+/*
+ * stage-rebuild.c - stage 3: a fresh virtual environment built from
+ * requirements-rebuild.txt with an explicit interpreter, never by
+ * activation (DESIGN.md section 1, row 3).
+ *
+ * gather() lints the rebuild file (following -r and -c), looks at an
+ * existing .venv-rebuild, then runs, each through run.h with its own log,
+ * streamed to the sink and cancellable:
+ *
+ *   PY -m venv [--system-site-packages] [--without-pip] .venv-rebuild
+ *   .venv-rebuild/bin/python -m pip --version
+ *   .venv-rebuild/bin/python -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt
+ *   .venv-rebuild/bin/python -m pip freeze --all   -> kernodeck/installed-after.txt
+ *   .venv-rebuild/bin/python -m pip inspect        -> kernodeck/pip-inspect.json
+ *
+ * An existing venv is never deleted.  One that kernodeck built here with
+ * the same interpreter, options and rebuild file (state settings
+ * rebuild.built) is reused; one kernodeck built that is out of date is
+ * renamed aside; any other (made with another interpreter, moved, copied,
+ * not made by kernodeck) waits for the person's choice, recorded in
+ * settings rebuild.existing_venv: move it aside (m) or keep it (u).
+ * check() judges the observations only, so it can be run again on them.
+ */
 #include "config.h"
 
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/hash.h"
+#include "kernodeck/pipline.h"
+#include "kernodeck/rebuild.h"
+#include "kernodeck/repo.h"
+#include "kernodeck/requirements.h"
+#include "kernodeck/run.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/state.h"
+#include "kernodeck/sysinfo.h"
+#include "kernodeck/venv.h"
+#include "kernodeck/yamlio.h"
+
+#define RB_TIMEOUT_VENV   600.0
+#define RB_TIMEOUT_QUERY  300.0
+
+static const char *const rb_env_set[] = {
+	"PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", NULL,
+};
+/* what would make the run depend on an activated shell */
+static const char *const rb_env_unset[] = {
+	"VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PIP_USER", NULL,
+};
+
+/* ---- running one step ---- */
+
+static void
+rr_on_line(void *u, const char *line, size_t len)
+{
+	struct rebuild_run *rr = u;
+
+	if (rr->first_error == NULL && len >= 6 && strncmp(line, "ERROR:", 6) == 0)
+		rr->first_error = pipline_dup(line, len);
+	if (rr->first_lower == NULL && len >= 6 && strncmp(line, "error:", 6) == 0)
+		rr->first_lower = pipline_dup(line, len);
+	if (rr->keep && !rr->overflow) {
+		if (rr->len + len + 2 > KD_CAP_PIP_OUTPUT) {
+			rr->overflow = 1;
+		} else if (rr->len + len + 2 > rr->cap) {
+			size_t nc = (rr->len + len + 2) * 2;
+			char *nb = realloc(rr->buf, nc);
+			if (nb == NULL) {
+				rr->overflow = 1;
+			} else {
+				rr->buf = nb;
+				rr->cap = nc;
+			}
+		}
+		if (!rr->overflow) {
+			memcpy(rr->buf + rr->len, line, len);
+			rr->len += len;
+			rr->buf[rr->len++] = '\n';
+			rr->buf[rr->len] = '\0';
+		}
+	}
+	if (rr->stream && rr->sink != NULL && rr->sink->on_line != NULL)
+		rr->sink->on_line(rr->sink->u, line, len);
+}
+
+static int
+rr_cancelled(void *u)
+{
+	struct rebuild_run *rr = u;
+
+	return kd_sink_cancelled(rr->sink);
+}
+
+void
+rebuild_run_free(struct rebuild_run *rr)
+{
+	int stream = rr->stream, keep = rr->keep;
+
+	free(rr->first_error);
+	free(rr->first_lower);
+	free(rr->buf);
+	run_result_free(&rr->r);
+	memset(rr, 0, sizeof *rr);
+	rr->stream = stream;
+	rr->keep = keep;
+}
+
+/* A path under the kernodeck folder, relative to it (for observations). */
+static const char *
+rel_to(const char *base, const char *path)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(path, base, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+int
+rebuild_step(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
+	     const char *label, const char *const *argv, double timeout,
+	     struct rebuild_run *rr, json_t *steps, struct kd_err *err)
+{
+	char *log = kd_ctx_log_path(ctx, what);
+	struct run_opts o = {
+		.argv = argv, .cwd = ctx->project_dir, .env_set = rb_env_set,
+		.env_unset = rb_env_unset, .timeout_s = timeout, .log_path = log,
+		.on_line = rr_on_line, .cancelled = rr_cancelled, .u = rr,
+	};
+	struct run_result *r = &rr->r;
+	json_t *av = json_array(), *step;
+	char how[256];
+	int rc;
+
+	rebuild_run_free(rr);
+	rr->sink = sink;
+	kd_sink_step(sink, label, -1);
+	rc = run_program(&o, r, err);
+	for (size_t i = 0; argv[i] != NULL; i++)
+		json_array_append_new(av, json_string(argv[i]));
+	step = json_pack("{s:s, s:o, s:s}", "step", what, "argv", av, "log",
+			 log ? rel_to(ctx->state_dir, log) : "");
+	if (rc != 0) {
+		json_object_set_new(step, "status", json_string("not started"));
+		json_object_set_new(step, "error", json_string(err->msg));
+	} else {
+		const char *st = r->cancelled ? "cancelled" : r->timed_out ? "timed out" :
+				 (r->exited && r->exit_code == 0) ? "ok" : "failed";
+		json_object_set_new(step, "status", json_string(st));
+		json_object_set_new(step, "exit_code", r->exited ? json_integer(r->exit_code) :
+				    json_null());
+		json_object_set_new(step, "how", json_string(run_describe(r, how, sizeof how)));
+		json_object_set_new(step, "elapsed_s", json_real(r->elapsed_s));
+	}
+	json_array_append_new(steps, step);
+	free(log);
+	return rc;
+}
+
+int
+rebuild_step_ok(const struct rebuild_run *rr)
+{
+	const struct run_result *r = &rr->r;
+
+	return r->started && r->exited && r->exit_code == 0 && !r->cancelled && !r->timed_out;
+}
+
+/* ---- the first error of a failed install ---- */
+
+/* The requirement an "ERROR:" line of pip names, or "" (into out). */
+static void
+error_requirement(const char *line, char *out, size_t len)
+{
+	static const struct { const char *after, *stop; } pats[] = {
+		{ "satisfies the requirement ", " (" },
+		{ "No matching distribution found for ", NULL },
+		{ "Could not build wheels for ", "," },
+		{ "Failed building wheel for ", NULL },
+		{ "Cannot install ", " because" },
+		{ "Invalid requirement: ", NULL },
+		{ "Could not open requirements file: ", NULL },
+		{ "Directory ", " is not installable" },
+		{ "does not match the hashes", NULL },
+	};
+	out[0] = '\0';
+	if (line == NULL)
+		return;
+	for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+		const char *p = strstr(line, pats[i].after);
+		if (p == NULL)
+			continue;
+		p += strlen(pats[i].after);
+		size_t n = pats[i].stop && strstr(p, pats[i].stop) ? (size_t)(strstr(p,
+			   pats[i].stop) - p) : strlen(p);
+		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '.'))
+			n--;
+		if (n >= 2 && (p[0] == '\'' || p[0] == '"') && p[n - 1] == p[0]) {
+			p++;
+			n -= 2;
+		}
+		snprintf(out, len, "%.*s", (int)n, p);
+		return;
+	}
+}
+
+/* ---- choices ---- */
+
+/* The interpreter for the rebuild and why (DESIGN.md: stage 2 chooses). */
+static char *
+rb_choose_python(struct kd_ctx *ctx, char **reason)
+{
+	char *path = NULL;
+	struct kd_err e = { 0 };
+
+	*reason = NULL;
+	if (ctx->python_override != NULL &&
+	    sysinfo_choose_python(ctx->ref, ctx->python_override, &path, reason, &e) == 0)
+		return path;
+	if (ctx->python != NULL) {
+		const char *why = json_string_value(yamlio_get(ctx->state.settings,
+								"system.python_reason"));
+		*reason = strdup(why ? why : "chosen by the system stage");
+		return strdup(ctx->python);
+	}
+	if (sysinfo_choose_python(ctx->ref, NULL, &path, reason, &e) == 0)
+		return path;
+	free(*reason);
+	*reason = strdup("no interpreter chosen by the system stage nor in the reference: "
+			 "/usr/bin/python3");
+	return strdup("/usr/bin/python3");
+}
+
+static const char *
+settings_str(const struct kd_ctx *ctx, const char *path)
+{
+	return json_string_value(yamlio_get(ctx->state.settings, path));
+}
+
+/* Digest of the rebuild file and every file it includes. */
+static void
+requirements_digest(const json_t *lint, char hex[65])
+{
+	const json_t *f;
+	size_t i, len = 0;
+	char buf[8192];
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(lint, "files"), i, f) {
+		const char *h = json_string_value(json_object_get(f, "sha256"));
+		int w = snprintf(buf + len, sizeof buf - len, "%s %s\n", h ? h : "-",
+				 json_string_value(json_object_get(f, "kind")));
+		if (w < 0 || (size_t)w >= sizeof buf - len)
+			break;
+		len += (size_t)w;
+	}
+	hash_buffer(buf, len, hex);
+}
+
+/* Is the venv the one kernodeck built here, up to date? */
+static int
+up_to_date(const struct kd_ctx *ctx, const struct venv_info *vi, const char *python_real,
+	   const char *req_sha, int sys_site)
+{
+	const json_t *b = yamlio_get(ctx->state.settings, "rebuild.built");
+	const char *s;
+
+	if (!json_is_object(b) || !json_is_true(json_object_get(b, "ok")))
+		return 0;
+	return (s = json_string_value(json_object_get(b, "venv"))) && strcmp(s, vi->path) == 0 &&
+	       !vi->moved &&
+	       (s = json_string_value(json_object_get(b, "python_real"))) && python_real &&
+	       strcmp(s, python_real) == 0 &&
+	       vi->python_real && strcmp(vi->python_real, python_real) == 0 &&
+	       (s = json_string_value(json_object_get(b, "requirements_sha256"))) &&
+	       strcmp(s, req_sha) == 0 &&
+	       (s = json_string_value(json_object_get(b, "pyvenv_sha256"))) &&
+	       strcmp(s, vi->cfg_sha256) == 0 &&
+	       json_is_true(json_object_get(b, "system_site_packages")) == sys_site;
+}
+
+/* Was this venv built by kernodeck at this place (so kernodeck may move it
+ * aside on its own when it is out of date)? */
+static int
+built_here(const struct kd_ctx *ctx, const struct venv_info *vi)
+{
+	const json_t *b = yamlio_get(ctx->state.settings, "rebuild.built");
+	const char *v = json_string_value(json_object_get(b, "venv"));
+	const char *c = json_string_value(json_object_get(b, "pyvenv_sha256"));
+
+	return v && c && strcmp(v, vi->path) == 0 && strcmp(c, vi->cfg_sha256) == 0 &&
+	       !vi->moved;
+}
+
+/* A venv moved aside stays out of git's untracked files (the reference
+ * stage wants a clean tree), through .git/info/exclude, never a tracked
+ * file. */
+static void
+exclude_from_git(struct kd_ctx *ctx, const char *folder)
+{
+	const char *const pat[] = { folder };
+	int added = 0;
+
+	repo_ensure_excludes(ctx->project_dir, pat, 1, &added, NULL);
+}
+
+/* Did the person choose to keep exactly this venv? */
+static int
+kept(const struct kd_ctx *ctx, const struct venv_info *vi)
+{
+	const char *c = settings_str(ctx, "rebuild.existing_venv.choice");
+	const char *f = settings_str(ctx, "rebuild.existing_venv.pyvenv_sha256");
+	const char *p = settings_str(ctx, "rebuild.existing_venv.venv");
+
+	return c && strcmp(c, "keep") == 0 && f && strcmp(f, vi->cfg_sha256) == 0 && p &&
+	       strcmp(p, vi->path) == 0;
+}
+
+/* Why an existing venv cannot be used as it is (static text), or NULL. */
+static const char *
+why_not_ours(const struct venv_info *vi, const char *python)
+{
+	if (!vi->is_venv)
+		return "it is not a virtual environment (no pyvenv.cfg)";
+	if (vi->copied)
+		return "it was copied from another folder (its scripts name that folder)";
+	if (vi->moved)
+		return "it was moved from another folder (its scripts name that folder)";
+	if (vi->python_real == NULL)
+		return "its bin/python points to an interpreter that is gone";
+	if (!venv_uses_python(vi, python))
+		return "it was made with another interpreter";
+	return "kernodeck did not build it (or its state was lost)";
+}
+
+static void
+record_built(struct kd_ctx *ctx, const char *venv, const char *python,
+	     const char *python_real, const char *req_sha, int sys_site, int ok)
+{
+	struct venv_info vi;
+	char now[32];
+
+	fsutil_utc_now(now, sizeof now);
+	if (venv_inspect(venv, &vi, NULL) != 0)
+		return;
+	yamlio_set(ctx->state.settings, "rebuild.built", json_pack(
+		"{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s}", "venv", vi.path, "python", python,
+		"python_real", python_real ? python_real : "", "requirements_sha256", req_sha,
+		"pyvenv_sha256", vi.cfg_sha256, "system_site_packages", sys_site, "ok", ok,
+		"at", now));
+	venv_info_free(&vi);
+}
+
+/* ---- gather ---- */
+
+struct rb {
+	struct kd_ctx *ctx;
+	const struct kd_sink *sink;
+	json_t *obs, *steps;
+	char *venv, *vpy, *req, *python, *python_real;
+	char req_sha[65];
+	int sys_site, without_pip;
+};
+
+static void
+rb_free(struct rb *b)
+{
+	free(b->venv);
+	free(b->vpy);
+	free(b->req);
+	free(b->python);
+	free(b->python_real);
+}
+
+/* Lint the rebuild file.  0 to go on, 1 to stop (obs says why). */
+static int
+rb_lint(struct rb *b)
+{
+	json_t *req = json_object(), *lint = NULL;
+	struct kd_err e = { 0 };
+	int flags = b->ctx->strict ? REQ_STRICT : 0;
+
+	json_object_set_new(b->obs, "requirements", req);
+	json_object_set_new(req, "file", json_string(REBUILD_REQUIREMENTS));
+	json_object_set_new(req, "strict", json_boolean(b->ctx->strict));
+	if (!fsutil_exists(b->req)) {
+		json_object_set_new(req, "present", json_false());
+		return 1;
+	}
+	json_object_set_new(req, "present", json_true());
+	if (requirements_load(b->req, flags, &lint, &e) != 0) {
+		char msg[1200];
+		json_object_set_new(req, "error", json_string(kd_err_format(&e, msg, sizeof msg)));
+		return 1;
+	}
+	requirements_digest(lint, b->req_sha);
+	json_object_set_new(req, "sha256", json_string(b->req_sha));
+	json_object_set_new(req, "lint", lint);
+	/* a credential in the file: pip would carry it into its caches and logs */
+	const json_t *f;
+	size_t i;
+	int idx = stage_index("rebuild");
+	json_array_foreach(json_object_get(lint, "findings"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "code")), "credential") == 0 &&
+		    stage_find_deviation(&b->ctx->state, idx, "rebuild.lint.credential") == NULL) {
+			json_object_set_new(b->obs, "blocked", json_string(
+				"the rebuild file holds a credential: nothing was run"));
+			return 1;
+		}
+	return 0;
+}
+
+/* Decide what to do with an existing venv.  Returns the action: "create",
+ * "reuse", "keep", or NULL to stop (obs says why). */
+static const char *
+rb_existing(struct rb *b)
+{
+	struct venv_info vi;
+	json_t *v = json_object();
+	const char *action = "create";
+	char now[32];
+
+	json_object_set_new(b->obs, "venv", v);
+	json_object_set_new(v, "path", json_string(REBUILD_VENV));
+	if (venv_inspect(b->venv, &vi, NULL) != 0 || !vi.exists) {
+		json_object_set_new(v, "existed", json_false());
+		json_object_set_new(v, "action", json_string("create"));
+		venv_info_free(&vi);
+		return action;
+	}
+	json_object_set_new(v, "existed", json_true());
+	json_object_set_new(v, "before", venv_info_json(&vi));
+	if (up_to_date(b->ctx, &vi, b->python_real, b->req_sha, b->sys_site)) {
+		action = "reuse";
+	} else if (kept(b->ctx, &vi)) {
+		action = "keep";
+		if (!venv_uses_python(&vi, b->python))
+			json_object_set_new(v, "other_interpreter", json_true());
+	} else if (built_here(b->ctx, &vi)) {
+		/* kernodeck's own, out of date: renamed aside, never deleted */
+		char *to = NULL;
+		struct kd_err e = { 0 };
+		if (venv_move_aside(b->venv, &to, &e) != 0) {
+			json_object_set_new(v, "error", json_string(e.msg));
+			action = NULL;
+		} else {
+			const char *base = strrchr(to, '/') ? strrchr(to, '/') + 1 : to;
+			exclude_from_git(b->ctx, to);
+			fsutil_utc_now(now, sizeof now);
+			json_object_set_new(v, "moved_to", json_string(base));
+			json_object_set_new(v, "why", json_string(
+				"out of date (the rebuild file, the interpreter or the options "
+				"changed since kernodeck built it)"));
+			yamlio_set(b->ctx->state.settings, "rebuild.existing_venv", json_pack(
+				"{s:s, s:s, s:s, s:s}", "choice", "moved-aside", "to", base,
+				"by", "kernodeck (out of date)", "at", now));
+		}
+		free(to);
+	} else {
+		json_object_set_new(v, "needs_choice", json_string(why_not_ours(&vi, b->python)));
+		action = NULL;
+	}
+	json_object_set_new(v, "action", json_string(action ? action : "ask"));
+	venv_info_free(&vi);
+	return action;
+}
+
+/* Run pip freeze --all and pip inspect; save both files. */
+static void
+rb_capture(struct rb *b)
+{
+	const char *const fz[] = { b->vpy, "-m", "pip", "freeze", "--all", NULL };
+	const char *const in[] = { b->vpy, "-m", "pip", "inspect", NULL };
+	struct rebuild_run rr = { .keep = 1 };
+	json_t *inv = json_object();
+	struct kd_err e = { 0 };
+
+	json_object_set_new(b->obs, "inventory", inv);
+	if (rebuild_step(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
+			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && rebuild_step_ok(&rr) &&
+	    !rr.overflow) {
+		/* pip's own warnings are not part of the inventory */
+		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
+		size_t olen = 0, count = 0, n;
+		struct pipline_iter it;
+		const char *l;
+		pipline_init(&it, rr.buf ? rr.buf : "", rr.len);
+		while (out != NULL && pipline_next(&it, &l, &n)) {
+			if ((n >= 8 && strncmp(l, "WARNING:", 8) == 0) ||
+			    (n >= 12 && strncmp(l, "DEPRECATION:", 12) == 0) || n == 0)
+				continue;
+			memcpy(out + olen, l, n);
+			olen += n;
+			out[olen++] = '\n';
+			count++;
+		}
+		if (out != NULL && fsutil_write_atomic(path, out, olen, 0, &e) == 0) {
+			json_object_set_new(inv, "file", json_string(REBUILD_INSTALLED));
+			json_object_set_new(inv, "count", json_integer((json_int_t)count));
+		} else {
+			json_object_set_new(inv, "error", json_string(e.msg));
+		}
+		free(out);
+		free(path);
+	} else {
+		json_object_set_new(inv, "error", json_string(rr.overflow ?
+			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
+	}
+	if (rebuild_step(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
+			 &rr, b->steps, &e) == 0 && rebuild_step_ok(&rr) && !rr.overflow &&
+	    rr.buf != NULL) {
+		const char *brace = strchr(rr.buf, '{');
+		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
+		if (brace != NULL && fsutil_write_atomic(path, brace, rr.len - (size_t)(brace -
+							 rr.buf), 0, &e) == 0)
+			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
+		free(path);
+	}
+	rebuild_run_free(&rr);
+}
+
+/* The pip install step; fills obs.install. */
+static void
+rb_install(struct rb *b)
+{
+	const char *const argv[] = { b->vpy, "-m", "pip", "install", "--timeout", "15",
+				     "--retries", "1", "-r", REBUILD_REQUIREMENTS, NULL };
+	struct rebuild_run rr = { .stream = 1 };
+	struct run_result *r = &rr.r;
+	struct kd_err e = { 0 };
+	json_t *in = json_object();
+	char req[512];
+
+	json_object_set_new(b->obs, "install", in);
+	if (rebuild_step(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
+			 argv, b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
+			 b->steps, &e) != 0) {
+		json_object_set_new(in, "status", json_string("not started"));
+		json_object_set_new(in, "first_error", json_string(e.msg));
+		goto out;
+	}
+	json_object_set_new(in, "status", json_string(r->cancelled ? "cancelled" :
+				r->timed_out ? "timed out" : rebuild_step_ok(&rr) ? "ok" : "failed"));
+	json_object_set_new(in, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(in, "elapsed_s", json_real(r->elapsed_s));
+	json_object_set_new(in, "log", json_incref(json_object_get(json_array_get(b->steps,
+					json_array_size(b->steps) - 1), "log")));
+	if (!rebuild_step_ok(&rr)) {
+		const char *fe = rr.first_error ? rr.first_error : rr.first_lower;
+		char how[256];
+		if (r->cancelled || r->timed_out) {
+			char d[128];
+			json_object_set_new(in, "first_error", json_string(run_describe(r, d,
+										sizeof d)));
+		} else if (fe == NULL && r->tail != NULL && r->tail_len > 0) {
+			/* no error line: the last line of output */
+			const char *end = r->tail + r->tail_len, *s;
+			while (end > r->tail && (end[-1] == '\n' || end[-1] == '\r'))
+				end--;
+			s = end;
+			while (s > r->tail && s[-1] != '\n')
+				s--;
+			json_object_set_new(in, "first_error", json_stringn(s, (size_t)(end - s)));
+		} else if (fe != NULL) {
+			json_object_set_new(in, "first_error", json_string(fe));
+		}
+		error_requirement(fe, req, sizeof req);
+		if (req[0])
+			json_object_set_new(in, "requirement", json_string(req));
+		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
+	}
+out:
+	rebuild_run_free(&rr);
+}
 
 static int
 rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *sink,
-	  struct kd_err *err)
+	       struct kd_err *err)
 {
-	(void)ctx; (void)res; (void)sink; (void)err;
+	struct rb b = { .ctx = ctx, .sink = sink };
+	struct rebuild_run rr = { .stream = 1 };
+	const char *action;
+	char *reason = NULL, real[PATH_MAX];
+	int created = 0;
+
+	b.obs = res->obs = json_object();
+	b.steps = json_array();
+	json_object_set_new(b.obs, "steps", b.steps);
+	b.venv = fsutil_join(ctx->project_dir, REBUILD_VENV);
+	b.vpy = fsutil_join(b.venv, "bin/python");
+	b.req = fsutil_join(ctx->project_dir, REBUILD_REQUIREMENTS);
+	b.python = rb_choose_python(ctx, &reason);
+	b.python_real = realpath(b.python, real) ? strdup(real) : NULL;
+	b.sys_site = json_is_true(yamlio_get(ctx->ref, "python.install.system_site_packages"));
+	b.without_pip = b.sys_site &&
+			json_is_true(yamlio_get(ctx->ref, "python.install.without_pip"));
+	json_object_set_new(b.obs, "python", json_pack("{s:s, s:s, s:o}", "path", b.python,
+		"reason", reason ? reason : "", "real", b.python_real ?
+		json_string(b.python_real) : json_null()));
+	json_object_set_new(b.obs, "system_site_packages", json_boolean(b.sys_site));
+	json_object_set_new(b.obs, "without_pip", json_boolean(b.without_pip));
+	free(reason);
+
+	kd_sink_step(sink, "lint " REBUILD_REQUIREMENTS, -1);
+	if (rb_lint(&b) != 0)
+		goto out;
+	if ((action = rb_existing(&b)) == NULL)
+		goto out;
+	if (b.python_real == NULL || access(b.python, X_OK) != 0) {
+		json_object_set_new(b.obs, "blocked", json_string("the interpreter cannot be run"));
+		goto out;
+	}
+	if (strcmp(action, "create") == 0) {
+		const char *argv[8];
+		int n = 0;
+		argv[n++] = b.python;
+		argv[n++] = "-m";
+		argv[n++] = "venv";
+		if (b.sys_site)
+			argv[n++] = "--system-site-packages";
+		if (b.without_pip)
+			argv[n++] = "--without-pip";
+		argv[n++] = REBUILD_VENV;
+		argv[n] = NULL;
+		if (rebuild_step(ctx, sink, "venv", "create " REBUILD_VENV, argv, RB_TIMEOUT_VENV,
+				 &rr, b.steps, err) != 0 || !rebuild_step_ok(&rr))
+			goto out;
+		created = 1;
+	}
+	if (kd_sink_cancelled(sink))
+		goto out;
+	{
+		const char *const argv[] = { b.vpy, "-m", "pip", "--version", NULL };
+		if (rebuild_step(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
+				 &rr, b.steps, err) != 0 || !rebuild_step_ok(&rr))
+			goto out;
+		if (rr.r.tail != NULL) {
+			char ver[64] = "";
+			if (sscanf(rr.r.tail, "pip %63s", ver) == 1)
+				json_object_set_new(b.obs, "pip_version", json_string(ver));
+		}
+	}
+	if (kd_sink_cancelled(sink))
+		goto out;
+	if (strcmp(action, "reuse") == 0) {
+		json_object_set_new(b.obs, "install", json_pack("{s:s}", "status", "reused"));
+	} else {
+		rb_install(&b);
+		const char *st = json_string_value(json_object_get(json_object_get(b.obs,
+							"install"), "status"));
+		int ok = st && strcmp(st, "ok") == 0;
+		if (created || strcmp(action, "keep") == 0)
+			record_built(ctx, b.venv, b.python, b.python_real, b.req_sha, b.sys_site, ok);
+		if (!ok)
+			goto out;
+	}
+	rb_capture(&b);
+out:
+	{
+		struct venv_info vi;
+		if (venv_inspect(b.venv, &vi, NULL) == 0 && vi.exists) {
+			json_t *v = json_object_get(b.obs, "venv");
+			if (v != NULL) {
+				json_object_set_new(v, "after", venv_info_json(&vi));
+				json_object_set_new(v, "uses_chosen_python",
+						    json_boolean(venv_uses_python(&vi, b.python)));
+			}
+		}
+		venv_info_free(&vi);
+	}
+	rebuild_run_free(&rr);
+	rb_free(&b);
+	kd_err_clear(err);
 	return 0;
+}
+
+/* ---- check ---- */
+
+static const struct {
+	const char *code, *label, *hint;
+} lint_rows[] = {
+	{ "credential", "no credential in the rebuild file",
+	  "write ${PIP_TOKEN} in the URL (pip reads it from the environment) or use a keyring; "
+	  "never keep the value in the file" },
+	{ "hashes", "hash-checking mode is complete",
+	  "give every requirement ==VERSION and --hash=sha256:..., or no hashes at all" },
+	{ "unpinned", "every requirement is pinned",
+	  "pin with ==VERSION (or in a -c constraints file)" },
+	{ "torch-source", "the PyTorch variant source is named",
+	  "add --index-url https://download.pytorch.org/whl/VARIANT or pin torch==V+VARIANT" },
+	{ "local-path", "no absolute local path",
+	  "use a path relative to the project, or an index; an absolute path will not exist "
+	  "on another machine" },
+	{ "freeze", "the rebuild file is not a raw pip freeze",
+	  "keep the requirements you mean, pinned, with their index; a pip freeze is an "
+	  "inventory, not a lock file" },
+	{ "include", "every -r and -c file can be read", "fix or remove the -r/-c line" },
+	{ "syntax", "pip can read every line", "fix the line named" },
+};
+
+static enum kd_rstat
+sev_status(const char *sev)
+{
+	if (sev == NULL)
+		return KD_R_PASS;
+	if (strcmp(sev, "fail") == 0)
+		return KD_R_FAIL;
+	if (strcmp(sev, "warn") == 0)
+		return KD_R_WARN;
+	return KD_R_INFO;
+}
+
+static void
+check_lint(const json_t *lint, struct kd_rows *rows)
+{
+	for (size_t k = 0; k < sizeof lint_rows / sizeof *lint_rows; k++) {
+		const json_t *f, *first = NULL;
+		enum kd_rstat worst = KD_R_PASS;
+		size_t i, n = 0;
+		char id[64];
+		json_array_foreach(json_object_get(lint, "findings"), i, f) {
+			const char *code = json_string_value(json_object_get(f, "code"));
+			if (strcmp(code, lint_rows[k].code) != 0 &&
+			    !(strcmp(lint_rows[k].code, "syntax") == 0 &&
+			      strcmp(code, "unknown-option") == 0))
+				continue;
+			enum kd_rstat st = sev_status(json_string_value(json_object_get(f,
+									"severity")));
+			if (first == NULL || st == KD_R_FAIL)
+				first = first && worst == KD_R_FAIL ? first : f;
+			if (st == KD_R_FAIL || (st == KD_R_WARN && worst != KD_R_FAIL) ||
+			    (st == KD_R_INFO && worst == KD_R_PASS))
+				worst = st;
+			n++;
+		}
+		snprintf(id, sizeof id, "rebuild.lint.%s", lint_rows[k].code);
+		if (n == 0) {
+			kd_rows_add(rows, id, KD_R_PASS, lint_rows[k].label, "none", "none",
+				    REBUILD_REQUIREMENTS);
+			continue;
+		}
+		struct kd_row *r = kd_rows_addf(rows, id, worst, lint_rows[k].label, "none",
+			"%zu finding%s", n, n == 1 ? "" : "s");
+		free(r->evidence);
+		r->evidence = strdup(REBUILD_REQUIREMENTS);
+		if (worst != KD_R_PASS)
+			kd_row_set_error(r, json_string_value(json_object_get(first, "message")),
+					 lint_rows[k].hint);
+	}
+}
+
+static struct kd_row *
+fail_row(struct kd_rows *rows, const char *id, const char *label, const char *observed,
+	 const char *expected, const char *first, const char *hint)
+{
+	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
+
+	kd_row_set_error(r, first, hint);
+	return r;
+}
+
+/* The row of one step, by its name in obs.steps (NULL when it did not run). */
+static const json_t *
+find_step(const json_t *obs, const char *name)
+{
+	const json_t *s, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(obs, "steps"), i, s)
+		if (strcmp(json_string_value(json_object_get(s, "step")), name) == 0)
+			found = s;
+	return found;
+}
+
+static void
+check_venv(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *v = json_object_get(obs, "venv");
+	const char *action = json_string_value(json_object_get(v, "action"));
+	const char *need = json_string_value(json_object_get(v, "needs_choice"));
+	const json_t *step = find_step(obs, "venv");
+
+	if (action == NULL)
+		return;
+	if (strcmp(action, "ask") == 0) {
+		char obsd[512];
+		snprintf(obsd, sizeof obsd, "%s exists: %s", REBUILD_VENV,
+			 need ? need : json_string_value(json_object_get(v, "error")));
+		fail_row(rows, "rebuild.venv", "the rebuild venv is fresh or chosen", obsd,
+			 "no venv, or kernodeck's own", obsd,
+			 need ? "move it aside (m: renamed with a timestamp, nothing deleted) or "
+				"keep it (u)" : "free the folder and check again");
+		return;
+	}
+	if (strcmp(action, "reuse") == 0) {
+		kd_rows_add(rows, "rebuild.venv", KD_R_PASS, "the rebuild venv is fresh or chosen",
+			    "reused: built by kernodeck from the same file and interpreter",
+			    "fresh", NULL);
+	} else if (strcmp(action, "keep") == 0) {
+		kd_rows_add(rows, "rebuild.venv", KD_R_WARN, "the rebuild venv is fresh or chosen",
+				"kept an existing venv (your choice): not a fresh rebuild",
+				"fresh", NULL);
+	} else if (step != NULL) {
+		const char *st = json_string_value(json_object_get(step, "status"));
+		const char *mt = json_string_value(json_object_get(v, "moved_to"));
+		char o[512];
+		snprintf(o, sizeof o, "created%s%s%s", mt ? "; the old one was moved aside to " : "",
+			 mt ? mt : "", "");
+		if (st && strcmp(st, "ok") == 0)
+			kd_rows_add(rows, "rebuild.venv", KD_R_PASS,
+				    "the rebuild venv is fresh or chosen", o, "fresh",
+				    json_string_value(json_object_get(step, "log")));
+		else
+			fail_row(rows, "rebuild.venv", "the rebuild venv is fresh or chosen",
+				 st ? st : "failed", "created",
+				 json_string_value(json_object_get(step, "error")) ?
+				 json_string_value(json_object_get(step, "error")) :
+				 json_string_value(json_object_get(step, "how")),
+				 "read the log; is the venv module installed (python3-venv)?");
+	}
+	if (json_is_true(json_object_get(v, "uses_chosen_python")))
+		kd_rows_add(rows, "rebuild.venv.interpreter", KD_R_PASS,
+			    "the venv runs the chosen interpreter",
+			    json_string_value(json_object_get(json_object_get(v, "after"),
+							      "python_real")),
+			    json_string_value(json_object_get(json_object_get(obs, "python"), "real")),
+			    NULL);
+	else if (json_object_get(v, "after") != NULL)
+		fail_row(rows, "rebuild.venv.interpreter", "the venv runs the chosen interpreter",
+			 json_string_value(json_object_get(json_object_get(v, "after"),
+							   "python_real")) ? json_string_value(
+				json_object_get(json_object_get(v, "after"), "python_real")) :
+				"(none)",
+			 json_string_value(json_object_get(json_object_get(obs, "python"), "path")),
+			 "the venv was made with another interpreter",
+			 "move it aside (m) and check again");
+}
+
+static void
+check_install(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *in = json_object_get(obs, "install");
+	const char *st = json_string_value(json_object_get(in, "status"));
+	const char *fe = json_string_value(json_object_get(in, "first_error"));
+	const char *req = json_string_value(json_object_get(in, "requirement"));
+	const char *log = json_string_value(json_object_get(in, "log"));
+	const json_t *pv = find_step(obs, "pip-version");
+	char o[512];
+	struct kd_row *r;
+
+	if (pv != NULL) {
+		const char *s = json_string_value(json_object_get(pv, "status"));
+		if (s && strcmp(s, "ok") == 0)
+			kd_rows_add(rows, "rebuild.pip", KD_R_PASS, "pip runs in the venv",
+				    json_string_value(json_object_get(obs, "pip_version")), "runs",
+				    json_string_value(json_object_get(pv, "log")));
+		else
+			fail_row(rows, "rebuild.pip", "pip runs in the venv", s ? s : "failed",
+				 "runs", json_string_value(json_object_get(pv, "how")),
+				 "the venv has no pip: create it without --without-pip, or with "
+				 "system site packages that hold pip");
+	}
+	if (st == NULL) {
+		const char *why = json_string_value(json_object_get(obs, "blocked"));
+		fail_row(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0",
+			 "not run", "exit 0", why ? why : "an earlier step did not pass",
+			 "fix the first failing row above and check again");
+		return;
+	}
+	if (strcmp(st, "ok") == 0 || strcmp(st, "reused") == 0) {
+		kd_rows_add(rows, "rebuild.install", KD_R_PASS,
+			    "pip install -r " REBUILD_REQUIREMENTS " exited 0",
+			    strcmp(st, "ok") == 0 ? "exit 0" : "up to date (not run again)",
+			    "exit 0", log);
+		return;
+	}
+	if (req != NULL)
+		snprintf(o, sizeof o, "%s, on %s", st, req);
+	else
+		snprintf(o, sizeof o, "%s", json_string_value(json_object_get(in, "how")) ?
+			 json_string_value(json_object_get(in, "how")) : st);
+	r = fail_row(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0", o,
+		     "exit 0", fe ? fe : st,
+		     strcmp(st, "cancelled") == 0 ? "cancelled: check again to run it" :
+		     strcmp(st, "timed out") == 0 ? "the install ran past its time limit: check "
+		     "the index is reachable, or raise the timeout" :
+		     "the first ERROR line is shown; the log has the rest");
+	free(r->evidence);
+	r->evidence = log ? strdup(log) : NULL;
+}
+
+static void
+check_inventory(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *inv = json_object_get(obs, "inventory");
+	const char *f = json_string_value(json_object_get(inv, "file"));
+	const char *st = json_string_value(json_object_get(json_object_get(obs, "install"),
+							   "status"));
+
+	if (st == NULL || (strcmp(st, "ok") != 0 && strcmp(st, "reused") != 0))
+		return;
+	if (f != NULL)
+		kd_rows_addf(rows, "rebuild.inventory", KD_R_PASS, "the inventory was captured",
+			     "pip freeze --all saved", "%lld packages in %s",
+			     (long long)json_integer_value(json_object_get(inv, "count")), f)->evidence
+			= strdup(f);
+	else
+		fail_row(rows, "rebuild.inventory", "the inventory was captured", "not captured",
+			 "pip freeze --all saved", json_string_value(json_object_get(inv, "error")),
+			 "read the pip-freeze log");
 }
 
 static int
 rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	(void)ctx; (void)err;
-	kd_rows_add(&res->rows, "rebuild.implemented", KD_R_FAIL, "stage implemented",
-		    "not yet", "implemented", NULL);
+	const json_t *obs = res->obs, *rq = json_object_get(obs, "requirements");
+	struct kd_rows *rows = &res->rows;
+
+	(void)ctx;
+	(void)err;
+	if (!json_is_true(json_object_get(rq, "present"))) {
+		fail_row(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present", "missing",
+			 "present", "no " REBUILD_REQUIREMENTS " in the project folder",
+			 "write the requirements of the rebuild (pinned, with the PyTorch index) "
+			 "into " REBUILD_REQUIREMENTS);
+		return 0;
+	}
+	if (json_object_get(rq, "error") != NULL) {
+		fail_row(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present",
+			 "unreadable", "a text file", json_string_value(json_object_get(rq, "error")),
+			 "fix the file named");
+		return 0;
+	}
+	kd_rows_addf(rows, "rebuild.requirements", KD_R_PASS, REBUILD_REQUIREMENTS " is present",
+		     "present", "%zu requirements",
+		     json_array_size(json_object_get(json_object_get(rq, "lint"),
+						     "requirements")))->evidence =
+		strdup(REBUILD_REQUIREMENTS);
+	check_lint(json_object_get(rq, "lint"), rows);
+	check_venv(obs, rows);
+	check_install(obs, rows);
+	check_inventory(obs, rows);
 	return 0;
 }
+
+static void
+rebuild_describe(const struct kd_result *res, struct kd_rows *rows)
+{
+	const json_t *obs = res->obs;
+	const json_t *py = json_object_get(obs, "python");
+	const json_t *tv = yamlio_get(obs, "requirements.lint.torch_variant");
+	const json_t *s;
+	size_t i;
+
+	kd_rows_addf(rows, "info.python", KD_R_INFO, "interpreter", NULL, "%s (%s)",
+		     json_string_value(json_object_get(py, "path")),
+		     json_string_value(json_object_get(py, "reason")));
+	kd_rows_add(rows, "info.system_site", KD_R_INFO, "system site packages",
+		    json_is_true(json_object_get(obs, "system_site_packages")) ?
+		    "yes (the reference's install says so)" : "no", NULL, NULL);
+	if (json_string_value(json_object_get(obs, "pip_version")))
+		kd_rows_add(rows, "info.pip", KD_R_INFO, "pip",
+			    json_string_value(json_object_get(obs, "pip_version")), NULL, NULL);
+	if (json_is_true(json_object_get(tv, "required")))
+		kd_rows_add(rows, "info.torch_variant", KD_R_INFO, "planned PyTorch variant",
+			    json_string_value(json_object_get(tv, "variant")) ?
+			    json_string_value(json_object_get(tv, "variant")) : "not named", NULL,
+			    json_string_value(json_object_get(tv, "source")));
+	json_array_foreach(json_object_get(obs, "steps"), i, s) {
+		char id[64];
+		snprintf(id, sizeof id, "info.step.%zu", i + 1);
+		kd_rows_addf(rows, id, KD_R_INFO, json_string_value(json_object_get(s, "step")),
+			     NULL, "%s", json_string_value(json_object_get(s, "how")) ?
+			     json_string_value(json_object_get(s, "how")) :
+			     json_string_value(json_object_get(s, "status")))->evidence =
+			json_string_value(json_object_get(s, "log")) ?
+			strdup(json_string_value(json_object_get(s, "log"))) : NULL;
+	}
+}
+
+/* ---- actions ---- */
+
+static int
+act_move_aside(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
+	       struct kd_err *err)
+{
+	char *venv = fsutil_join(ctx->project_dir, REBUILD_VENV), *to = NULL, now[32];
+	const char *base;
+	int rc;
+
+	(void)arg;
+	if (!fsutil_exists(venv)) {
+		free(venv);
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "there is no %s to move aside",
+				  REBUILD_VENV);
+	}
+	rc = venv_move_aside(venv, &to, err);
+	if (rc == 0) {
+		base = strrchr(to, '/') ? strrchr(to, '/') + 1 : to;
+		exclude_from_git(ctx, to);
+		fsutil_utc_now(now, sizeof now);
+		yamlio_set(ctx->state.settings, "rebuild.existing_venv", json_pack(
+			"{s:s, s:s, s:s, s:s}", "choice", "moved-aside", "to", base, "by",
+			kd_author(), "at", now));
+		kd_sink_line(sink, "moved .venv-rebuild aside (nothing was deleted)");
+		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+	}
+	free(venv);
+	free(to);
+	return rc;
+}
+
+static int
+act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct kd_err *err)
+{
+	char *venv = fsutil_join(ctx->project_dir, REBUILD_VENV), now[32];
+	struct venv_info vi;
+	int rc = 0;
+
+	(void)arg;
+	if (venv_inspect(venv, &vi, err) != 0 || !vi.exists || !vi.is_venv) {
+		rc = kd_err_set(err, KD_EINPUT, NULL, 0, "there is no virtual environment in %s to keep",
+				REBUILD_VENV);
+	} else {
+		fsutil_utc_now(now, sizeof now);
+		yamlio_set(ctx->state.settings, "rebuild.existing_venv", json_pack(
+			"{s:s, s:s, s:s, s:s, s:s}", "choice", "keep", "venv", vi.path,
+			"pyvenv_sha256", vi.cfg_sha256, "by", kd_author(), "at", now));
+		kd_sink_line(sink, "keeping the existing .venv-rebuild: it will be installed into");
+		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+	}
+	venv_info_free(&vi);
+	free(venv);
+	return rc;
+}
+
+static const struct kd_action rebuild_actions[] = {
+	{ 'm', "move the existing .venv-rebuild aside", act_move_aside },
+	{ 'u', "use (keep) the existing .venv-rebuild", act_keep },
+};
 
 const struct kd_stage_ops kd_stage_rebuild = {
 	.id = "rebuild",
 	.title = "Rebuild",
-	.summary = "",
+	.summary = "a fresh venv from requirements-rebuild.txt, with the chosen interpreter",
+	.obs_file = "rebuild.yaml",
 	.gather = rebuild_gather,
 	.check = rebuild_check,
+	.describe = rebuild_describe,
+	.actions = rebuild_actions,
+	.nactions = sizeof rebuild_actions / sizeof *rebuild_actions,
 };

@@ -44,6 +44,11 @@ int inventory_load(const char *path, json_t **pkgs, const char **format, struct 
 const json_t *inventory_packages(const json_t *tree);
 /* Is this canonical name packaging tooling (pip, setuptools, wheel)? */
 int inventory_is_tooling(const char *canonical_name);
+/* Label each package of a pip inspect package list with "system": true
+ * when its location is outside prefix (the venv: what comes from system
+ * site packages), false when inside; packages without a location are
+ * left alone.  Returns how many are system packages. */
+size_t inventory_label_system(json_t *pkgs, const char *prefix);
 /* Compare (see above); never NULL.  Either side may be a tree accepted by
  * inventory_packages. */
 json_t *inventory_compare(const json_t *ref, const json_t *new_inv, int flags);

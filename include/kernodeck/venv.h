@@ -1,0 +1,47 @@
+/*
+ * venv.h - an existing virtual environment: what made it, where it was
+ * made, and moving it aside.
+ *
+ * A venv cannot be moved or copied: its scripts' shebangs, bin/activate
+ * (VIRTUAL_ENV=...) and, since Python 3.11, pyvenv.cfg's `command` name the
+ * folder it was created in.  venv_inspect() reads those and says whether
+ * the venv is where it was made (moved: it is not; copied: it is not and
+ * the original is still there), and which interpreter it runs (bin/python
+ * followed to the real file, pyvenv.cfg's home/executable/version).
+ * Nothing here deletes anything: an old venv is renamed aside with a UTC
+ * timestamp.
+ */
+#ifndef KD_VENV_H
+#define KD_VENV_H
+
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+
+struct venv_info {
+	char *path;            /* absolute path examined */
+	int exists;            /* something is there */
+	int is_venv;           /* it holds a pyvenv.cfg */
+	char *home, *version, *executable, *command;   /* pyvenv.cfg, or NULL */
+	int system_site;       /* include-system-site-packages = true */
+	char *python_link;     /* bin/python's link target, NULL when not a link */
+	char *python_real;     /* bin/python resolved, NULL when missing/dangling */
+	char *recorded_path;   /* the folder its files name, or NULL */
+	char *recorded_from;   /* which file said so ("bin/activate", ...) */
+	int moved;             /* recorded_path is not this folder */
+	int copied;            /* moved, and the recorded folder still holds a venv */
+	char cfg_sha256[65];   /* digest of pyvenv.cfg ("" when none) */
+};
+
+/* Examine dir.  0 (also when nothing is there: exists = 0). */
+int venv_inspect(const char *dir, struct venv_info *vi, struct kd_err *err);
+void venv_info_free(struct venv_info *vi);
+json_t *venv_info_json(const struct venv_info *vi);
+/* Does the venv run this interpreter (the same real file, or pyvenv.cfg's
+ * executable resolving to it)?  1 yes, 0 no. */
+int venv_uses_python(const struct venv_info *vi, const char *python);
+/* Rename dir to DIR.aside-YYYYmmddTHHMMSSZ (a free name); *newpath gets
+ * the new path (malloc'd).  KD_EENV when the rename fails. */
+int venv_move_aside(const char *dir, char **newpath, struct kd_err *err);
+
+#endif
