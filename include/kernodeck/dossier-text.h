@@ -1,0 +1,29 @@
+/*
+ * dossier-text.h - the parts of a dossier written for people and shells:
+ * README.md and procedure.sh, and the small summaries both use (is this
+ * run a variant, which credentials must be provided, every deviation).
+ */
+#ifndef KD_DOSSIER_TEXT_H
+#define KD_DOSSIER_TEXT_H
+
+#include <jansson.h>
+
+struct kd_ctx;
+
+/* README.md for a person (malloc'd). */
+char *dossier_readme(const struct kd_ctx *ctx, const json_t *tree);
+/* procedure.sh: rebuild, diagnose, run the sample, reread the output
+ * (malloc'd). */
+char *dossier_procedure(const struct kd_ctx *ctx, const json_t *tree);
+/* {variant: bool, reasons: [text]}: a run is a variant of the reference
+ * when a deviation is intentional. */
+json_t *dossier_variant(const struct kd_ctx *ctx);
+/* [{name, how}]: the environment variables a person must set (access
+ * env:NAME of data items, ${NAME} in the rebuild file), never a value. */
+json_t *dossier_credentials(const struct kd_ctx *ctx);
+/* [{stage, check, what, why, intentional, author, time}] */
+json_t *dossier_deviations(const struct kd_ctx *ctx);
+/* A string quoted for bash (single quotes), malloc'd. */
+char *dossier_shell_quote(const char *s);
+
+#endif

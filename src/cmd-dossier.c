@@ -1,0 +1,80 @@
+/*
+ * cmd-dossier.c - `kernodeck dossier [DIR] [--out DIR] [--relative]`: write
+ * the dossier of a project headless, as stage 7 does, without running the
+ * other stages.  A credential found blocks the write and is named (file,
+ * line, kind), never shown.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/cmd.h"
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier.h"
+#include "kernodeck/paths.h"
+
+static int
+usage(void)
+{
+	fputs("usage: kernodeck dossier [DIR] [--state-dir DIR] [--out DIR] [--relative]\n", stderr);
+	return KD_EINPUT;
+}
+
+int
+cmd_dossier(int argc, char **argv)
+{
+	const char *dir = ".", *out = NULL, *state_dir = NULL;
+	int relative = 0, rc;
+	struct kd_ctx ctx;
+	struct kd_err err;
+	json_t *s = NULL, *f;
+	char buf[2048];
+	size_t i;
+
+	for (int k = 1; k < argc; k++) {
+		if (strcmp(argv[k], "--out") == 0 && k + 1 < argc)
+			out = argv[++k];
+		else if (strcmp(argv[k], "--state-dir") == 0 && k + 1 < argc)
+			state_dir = argv[++k];
+		else if (strcmp(argv[k], "--relative") == 0)
+			relative = 1;
+		else if (argv[k][0] == '-')
+			return usage();
+		else
+			dir = argv[k];
+	}
+	kd_err_clear(&err);
+	if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err)) != 0) {
+		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
+		return rc;
+	}
+	char *absout = out ? kd_abspath(out) : NULL;
+	rc = dossier_write(&ctx, absout, relative, &s, &err);
+	free(absout);
+	if (rc != 0) {
+		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
+	} else if (json_is_true(json_object_get(s, "written"))) {
+		printf("dossier written to %s\n", json_string_value(json_object_get(s, "out")));
+		if (json_is_string(json_object_get(s, "moved_aside")))
+			printf("the previous dossier is kept in %s\n",
+			       json_string_value(json_object_get(s, "moved_aside")));
+	} else {
+		fprintf(stderr, "kernodeck dossier: not written: credentials found\n");
+		json_array_foreach(json_object_get(s, "findings"), i, f) {
+			const char *src = json_string_value(json_object_get(f, "source"));
+			fprintf(stderr, "  %s:%lld: %s%s%s%s\n",
+				json_string_value(json_object_get(f, "file")),
+				(long long)json_integer_value(json_object_get(f, "line")),
+				json_string_value(json_object_get(f, "kind")),
+				src ? "  (from " : "", src ? src : "", src ? ")" : "");
+		}
+		fputs("redact them (the dossier stage's x: values become ${NAME}) or leave their "
+		      "files out (o)\n", stderr);
+		rc = KD_EFAIL;
+	}
+	json_decref(s);
+	kd_ctx_close(&ctx);
+	return rc;
+}

@@ -1,0 +1,787 @@
+/*
+ * dossier-text.c - README.md and procedure.sh of a dossier.
+ *
+ * The README is for a person who was not there: what was reproduced, the
+ * five layers (what is kept, how it is checked after a rebuild, what this
+ * run found), each stage's verdict and checks, every deviation with its
+ * reason, the reference identity and whether the run is a variant.
+ *
+ * procedure.sh is the same sequence a person can run by hand in a clean
+ * folder with bash: get the code at the recorded commit, check the data
+ * digests, rebuild the venv with an explicit interpreter (never activated),
+ * diagnose (pip check, the inventory, a computation on the expected device,
+ * never falling back to the CPU), run the sample, reread its output and
+ * compare it with the reference under the declared rule.  A credential
+ * appears only as a required environment variable with how to obtain it.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier-text.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/sha256sums.h"
+#include "kernodeck/yamlio.h"
+
+/* ---- a growing string -------------------------------------------------- */
+
+struct sb {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+sb_put(struct sb *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t c = b->cap ? b->cap : 4096;
+		while (c < b->len + n + 1)
+			c *= 2;
+		char *ns = realloc(b->s, c);
+		if (ns == NULL)
+			abort();
+		b->s = ns;
+		b->cap = c;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void
+sb_puts(struct sb *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static void
+sb_printf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[512];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof small) {
+		sb_put(b, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (big == NULL)
+		abort();
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb_put(b, big, (size_t)n);
+	free(big);
+}
+
+/* A Markdown table cell: no line break, no bare '|'. */
+static void
+sb_cell(struct sb *b, const char *s)
+{
+	if (s == NULL || *s == '\0') {
+		sb_puts(b, "-");
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '|')
+			sb_puts(b, "\\|");
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			sb_puts(b, " ");
+		else
+			sb_put(b, s, 1);
+	}
+}
+
+static const char *
+str_or(const json_t *root, const char *path, const char *dflt)
+{
+	const char *s = yamlio_get_str(root, path);
+
+	return s != NULL && *s != '\0' ? s : dflt;
+}
+
+char *
+dossier_shell_quote(const char *s)
+{
+	struct sb b = {0};
+
+	sb_puts(&b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_puts(&b, "'\\''");
+		else
+			sb_put(&b, s, 1);
+	}
+	sb_puts(&b, "'");
+	return b.s;
+}
+
+/* ---- summaries ---------------------------------------------------------- */
+
+json_t *
+dossier_variant(const struct kd_ctx *ctx)
+{
+	json_t *o = json_object(), *reasons = json_array();
+
+	for (int i = 0; i < KD_NSTAGES; i++)
+		for (size_t k = 0; k < ctx->state.st[i].ndevs; k++) {
+			const struct kd_deviation *d = &ctx->state.st[i].devs[k];
+			char buf[1200];
+			if (!d->intentional)
+				continue;
+			snprintf(buf, sizeof buf, "%s/%s: %s", kd_stages[i]->id, d->check,
+				 d->why ? d->why : "");
+			json_array_append_new(reasons, json_string(buf));
+		}
+	json_object_set_new(o, "variant", json_boolean(json_array_size(reasons) > 0));
+	json_object_set_new(o, "reasons", reasons);
+	return o;
+}
+
+static void
+add_cred(json_t *a, const char *name, size_t n, const char *how)
+{
+	size_t i;
+	json_t *v;
+	char nm[128];
+
+	if (n == 0 || n >= sizeof nm)
+		return;
+	memcpy(nm, name, n);
+	nm[n] = '\0';
+	json_array_foreach(a, i, v)
+		if (strcmp(json_string_value(json_object_get(v, "name")), nm) == 0)
+			return;
+	v = json_object();
+	json_object_set_new(v, "name", json_string(nm));
+	json_object_set_new(v, "how", json_string(how));
+	json_array_append_new(a, v);
+}
+
+json_t *
+dossier_credentials(const struct kd_ctx *ctx)
+{
+	json_t *a = json_array(), *items = yamlio_get(ctx->ref, "data"), *it;
+	char *req, *text = NULL;
+	size_t i, len;
+
+	json_array_foreach(items, i, it) {
+		const char *acc = json_string_value(json_object_get(it, "access"));
+		const char *nm = json_string_value(json_object_get(it, "name"));
+		const char *url = json_string_value(json_object_get(it, "url"));
+		const char *prov = json_string_value(json_object_get(it, "provenance"));
+		char how[1024];
+		if (acc == NULL || strncmp(acc, "env:", 4) != 0)
+			continue;
+		snprintf(how, sizeof how, "access to %s%s%s%s%s", nm ? nm : "a data item",
+			 url ? " at " : "", url ? url : "", prov ? "; " : "", prov ? prov : "");
+		add_cred(a, acc + 4, strlen(acc + 4), how);
+	}
+	/* ${NAME} in the rebuild file: pip expands them from the environment */
+	req = fsutil_join(ctx->project_dir, "requirements-rebuild.txt");
+	if (req != NULL && fsutil_read_file(req, 4u << 20, &text, &len, NULL) == 0) {
+		for (char *p = text; (p = strstr(p, "${")) != NULL; p += 2) {
+			size_t n = 0;
+			while (isalnum((unsigned char)p[2 + n]) || p[2 + n] == '_')
+				n++;
+			if (p[2 + n] == '}')
+				add_cred(a, p + 2, n, "the account of the package index named in "
+					 "requirements-rebuild.txt (pip reads ${NAME} from the environment)");
+		}
+	}
+	free(text);
+	free(req);
+	return a;
+}
+
+/* ---- README.md ------------------------------------------------------------- */
+
+struct layer {
+	const char *name;
+	const char *kept_paths;   /* unused marker */
+	int stages[2];            /* stage indexes, -1 for none */
+};
+
+static void
+stage_counts(const struct kd_ctx *ctx, int i, struct sb *b)
+{
+	const struct kd_stage_state *ss = &ctx->state.st[i];
+	size_t pass = 0, fail = 0, dev = 0, warn = 0;
+
+	for (size_t k = 0; k < ss->rows.n; k++) {
+		const struct kd_row *r = &ss->rows.v[k];
+		if (r->status == KD_R_PASS)
+			pass++;
+		else if (r->status == KD_R_WARN)
+			warn++;
+		else if (r->status == KD_R_FAIL) {
+			if (stage_find_deviation(&ctx->state, i, r->id))
+				dev++;
+			else
+				fail++;
+		}
+	}
+	sb_printf(b, "%s %s (%zu passed", kd_stages[i]->title, kd_status_name(ss->status), pass);
+	if (fail)
+		sb_printf(b, ", %zu failed", fail);
+	if (dev)
+		sb_printf(b, ", %zu deviated", dev);
+	if (warn)
+		sb_printf(b, ", %zu warnings", warn);
+	sb_puts(b, ")");
+}
+
+/* The observed value of a row, or "-". */
+static const char *
+row_obs(const struct kd_ctx *ctx, int i, const char *id)
+{
+	const struct kd_row *r = kd_rows_find(&ctx->state.st[i].rows, id);
+
+	return r && r->observed ? r->observed : NULL;
+}
+
+static void
+layers_table(const struct kd_ctx *ctx, struct sb *b)
+{
+	const json_t *ref = ctx->ref;
+	const json_t *params = yamlio_get(ref, "code.params"), *data = yamlio_get(ref, "data");
+	const json_t *shape = yamlio_get(ref, "result.shape");
+	char *shp = shape ? json_dumps(shape, JSON_COMPACT) : NULL;
+	int si = stage_index("sample");
+
+	sb_puts(b, "| layer | what is kept | how it is checked after a rebuild | this run |\n"
+		"|---|---|---|---|\n");
+	/* code and parameters */
+	sb_puts(b, "| Code and parameters | commit `");
+	sb_cell(b, str_or(ref, "code.commit", "?"));
+	sb_puts(b, "` (branch ");
+	sb_cell(b, str_or(ref, "code.branch", "-"));
+	sb_puts(b, str_or(ref, "code.remote", NULL) ? ") of " : ") of the local repository ");
+	sb_cell(b, str_or(ref, "code.remote", ctx->project_dir));
+	sb_printf(b, "; entry point and %zu parameter file(s) with SHA-256 | ",
+		  json_array_size(params));
+	sb_puts(b, "the work tree is at the commit and clean; each parameter file hashes to "
+		"its digest (stage 1) | ");
+	stage_counts(ctx, 0, b);
+	sb_puts(b, " |\n");
+	/* data and weights */
+	sb_printf(b, "| Data and weights | %zu item(s): path or URL, SHA-256, size, version, "
+		  "provenance, access (never a secret) | each local item hashes to its digest "
+		  "(folders: digest of their sorted manifest); URLs answer with the recorded "
+		  "size (stage 1) | ", json_array_size(data));
+	stage_counts(ctx, 0, b);
+	sb_puts(b, " |\n");
+	/* python and packages */
+	sb_puts(b, "| Python and packages | interpreter ");
+	sb_cell(b, str_or(ref, "python.interpreter", "-"));
+	sb_puts(b, " (Python ");
+	sb_cell(b, str_or(ref, "python.version", "-"));
+	sb_puts(b, "); install procedure; `requirements-rebuild.txt`; reference inventory ");
+	sb_cell(b, str_or(ref, "python.inventory", "-"));
+	sb_puts(b, " | a fresh venv built with the explicit interpreter; `pip freeze --all` "
+		"compared package by package with the reference inventory; `pip check` "
+		"(stages 3, 4) | ");
+	stage_counts(ctx, 2, b);
+	sb_puts(b, "; ");
+	stage_counts(ctx, 3, b);
+	sb_puts(b, " |\n");
+	/* system and backend */
+	sb_puts(b, "| System and backend | ");
+	sb_cell(b, str_or(ref, "system.os", "-"));
+	sb_puts(b, ", ");
+	sb_cell(b, str_or(ref, "system.arch", "-"));
+	sb_puts(b, ", GPU ");
+	sb_cell(b, str_or(ref, "system.gpu_model", "none"));
+	sb_puts(b, ", driver ");
+	sb_cell(b, str_or(ref, "system.driver", "none"));
+	sb_puts(b, ", backend ");
+	sb_cell(b, str_or(ref, "system.backend", "-"));
+	sb_puts(b, " | the system chain read again (stage 2); a computation on the expected "
+		"device compared with the CPU, never falling back to it (stage 5) | ");
+	stage_counts(ctx, 1, b);
+	sb_puts(b, "; ");
+	stage_counts(ctx, 4, b);
+	sb_puts(b, " |\n");
+	/* result */
+	sb_puts(b, "| Result | ");
+	sb_cell(b, str_or(ref, "result.format", "-"));
+	sb_puts(b, " in ");
+	sb_cell(b, str_or(ref, "result.outputs", "-"));
+	sb_puts(b, ", shape ");
+	sb_cell(b, shp);
+	sb_puts(b, ", ");
+	sb_cell(b, str_or(ref, "result.dtype", "-"));
+	sb_puts(b, "; reference output ");
+	sb_cell(b, str_or(ref, "result.example.path", "-"));
+	sb_puts(b, "; rule: ");
+	sb_cell(b, str_or(ref, "result.rule.kind", "-"));
+	if (yamlio_get(ref, "result.rule.atol"))
+		sb_printf(b, " atol %g rtol %g",
+			  json_number_value(yamlio_get(ref, "result.rule.atol")),
+			  json_number_value(yamlio_get(ref, "result.rule.rtol")));
+	sb_puts(b, " | the entry point run on the sample; outputs reread: count, shape, dtype, "
+		"finite values, identifiers, and the comparison with the reference output "
+		"(stage 6) | ");
+	if (si >= 0) {
+		stage_counts(ctx, si, b);
+		for (size_t k = 0; k < ctx->state.st[si].rows.n; k++) {
+			const struct kd_row *r = &ctx->state.st[si].rows.v[k];
+			if (strstr(r->id, "compar") != NULL && r->observed) {
+				sb_puts(b, "; ");
+				sb_cell(b, r->observed);
+				break;
+			}
+		}
+	}
+	sb_puts(b, " |\n");
+	free(shp);
+	(void)row_obs;
+}
+
+static void
+stage_section(const struct kd_ctx *ctx, int i, struct sb *b)
+{
+	const struct kd_stage_state *ss = &ctx->state.st[i];
+
+	sb_printf(b, "\n### %d. %s — %s\n\n", i + 1, kd_stages[i]->title,
+		  kd_status_name(ss->status));
+	if (ss->checked_at)
+		sb_printf(b, "Checked %s against reference %.12s.\n\n", ss->checked_at,
+			  ss->checked_ref[0] ? ss->checked_ref : "(none)");
+	if (ss->rows.n == 0) {
+		sb_puts(b, "No check recorded.\n");
+		return;
+	}
+	sb_puts(b, "| status | check | observed | expected |\n|---|---|---|---|\n");
+	for (size_t k = 0; k < ss->rows.n; k++) {
+		const struct kd_row *r = &ss->rows.v[k];
+		const struct kd_deviation *d = stage_find_deviation(&ctx->state, i, r->id);
+		sb_puts(b, "| ");
+		sb_puts(b, d && r->status == KD_R_FAIL ? "deviation" : kd_rstat_name(r->status));
+		sb_puts(b, " | ");
+		sb_cell(b, r->label && strcmp(r->label, r->id) ? r->label : r->id);
+		sb_puts(b, " (`");
+		sb_cell(b, r->id);
+		sb_puts(b, "`) | ");
+		sb_cell(b, r->observed);
+		sb_puts(b, " | ");
+		sb_cell(b, r->expected);
+		sb_puts(b, " |\n");
+	}
+	for (size_t k = 0; k < ss->nnotes; k++) {
+		sb_printf(b, "\nNote (%s, %s): ", ss->notes[k].author ? ss->notes[k].author : "?",
+			  ss->notes[k].time ? ss->notes[k].time : "?");
+		sb_cell(b, ss->notes[k].text);
+		sb_puts(b, "\n");
+	}
+}
+
+char *
+dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
+{
+	struct sb b = {0};
+	const char *slash = strrchr(ctx->project_dir, '/');
+	const json_t *var = json_object_get(tree, "variant"), *devs = json_object_get(tree, "deviations");
+	const json_t *creds = json_object_get(tree, "credentials"), *v;
+	size_t i;
+
+	sb_printf(&b, "# Dossier: %s\n\n", slash ? slash + 1 : ctx->project_dir);
+	sb_printf(&b, "Written by kernodeck %s on %s from the project folder `%s`.\n\n",
+		  PACKAGE_VERSION, json_string_value(json_object_get(tree, "created")),
+		  ctx->project_dir);
+	sb_puts(&b, "## What was reproduced\n\n");
+	sb_puts(&b, "Goal: ");
+	sb_cell(&b, str_or(ctx->ref, "goal", "not stated"));
+	sb_puts(&b, ".  Entry point: `");
+	{
+		const json_t *ep = yamlio_get(ctx->ref, "code.entry_point");
+		json_array_foreach(ep, i, v) {
+			if (i)
+				sb_puts(&b, " ");
+			sb_cell(&b, json_string_value(v));
+		}
+	}
+	sb_puts(&b, "`.  Business criterion: ");
+	sb_cell(&b, str_or(ctx->ref, "result.criterion", "not stated"));
+	sb_puts(&b, ".\n\n");
+	sb_printf(&b, "Reference identity: `%s` (SHA-256 of the canonical reference.yaml).\n\n",
+		  ctx->ref_id);
+	if (json_is_true(json_object_get(var, "variant"))) {
+		sb_puts(&b, "**This run is a variant of the reference**: ");
+		json_array_foreach(json_object_get(var, "reasons"), i, v) {
+			if (i)
+				sb_puts(&b, "; ");
+			sb_cell(&b, json_string_value(v));
+		}
+		sb_puts(&b, ".\n\n");
+	} else {
+		sb_puts(&b, "This run is not a variant: no intentional difference was recorded.\n\n");
+	}
+	sb_puts(&b, "## The five layers\n\n");
+	layers_table(ctx, &b);
+	sb_puts(&b, "\n## Verdicts\n\n| stage | status | checked at |\n|---|---|---|\n");
+	for (int k = 0; k < KD_NSTAGES; k++) {
+		int self = strcmp(kd_stages[k]->id, "dossier") == 0;
+		sb_printf(&b, "| %d. %s | %s | %s |\n", k + 1, kd_stages[k]->title,
+			  self ? "this dossier (scanned clean, SHA256SUMS)" :
+			  kd_status_name(ctx->state.st[k].status),
+			  self ? json_string_value(json_object_get(tree, "created")) :
+			  ctx->state.st[k].checked_at ? ctx->state.st[k].checked_at : "-");
+	}
+	sb_puts(&b, "\n## Deviations\n\n");
+	if (json_array_size(devs) == 0)
+		sb_puts(&b, "None: every check passed.\n");
+	else
+		sb_puts(&b, "| stage | check | what differs | why | kind | by, when |\n"
+			"|---|---|---|---|---|---|\n");
+	json_array_foreach(devs, i, v) {
+		sb_puts(&b, "| ");
+		sb_cell(&b, json_string_value(json_object_get(v, "stage")));
+		sb_puts(&b, " | `");
+		sb_cell(&b, json_string_value(json_object_get(v, "check")));
+		sb_puts(&b, "` | ");
+		sb_cell(&b, json_string_value(json_object_get(v, "what")));
+		sb_puts(&b, " | ");
+		sb_cell(&b, json_string_value(json_object_get(v, "why")));
+		sb_puts(&b, json_is_true(json_object_get(v, "intentional")) ?
+			" | intentional (variant) | " : " | to fix | ");
+		sb_cell(&b, json_string_value(json_object_get(v, "author")));
+		sb_puts(&b, ", ");
+		sb_cell(&b, json_string_value(json_object_get(v, "time")));
+		sb_puts(&b, " |\n");
+	}
+	sb_puts(&b, "\n## Credentials\n\n");
+	if (json_array_size(creds) == 0)
+		sb_puts(&b, "None needed.\n");
+	json_array_foreach(creds, i, v) {
+		sb_puts(&b, "- `");
+		sb_cell(&b, json_string_value(json_object_get(v, "name")));
+		sb_puts(&b, "`: ");
+		sb_cell(&b, json_string_value(json_object_get(v, "how")));
+		sb_puts(&b, ".  Set it in the environment; the dossier holds no value.\n");
+	}
+	sb_puts(&b, "\n## Rebuilding from this dossier\n\n"
+		"- By hand: `bash procedure.sh WORKDIR` (rebuild, diagnose, run the sample, reread "
+		"the output; explicit interpreter paths, no activation).\n"
+		"- With kernodeck: `kernodeck replay DOSSIER --workdir WORKDIR` (verifies "
+		"SHA256SUMS, shows every command and asks once, then runs stages 2 to 6).\n"
+		"- Integrity: `sha256sum -c SHA256SUMS` in this folder.\n\n"
+		"Files: `dossier.yaml` (everything, machine-readable), `data-references.yaml`, "
+		"`project/` (the rebuild file and the reference inventory), `kernodeck/` "
+		"(state, reference, observations of every stage, installed-after.txt, logs).\n");
+	sb_puts(&b, "\n## Checks of every stage\n");
+	for (int k = 0; k < KD_NSTAGES; k++)
+		stage_section(ctx, k, &b);
+	return b.s;
+}
+
+/* ---- procedure.sh ----------------------------------------------------------- */
+
+static const char reread_py[] =
+	"import ast, json, math, os, struct, sys\n"
+	"c = json.loads(sys.argv[1])\n"
+	"codes = {'f2': 'e', 'f4': 'f', 'f8': 'd', 'i1': 'b', 'i2': 'h', 'i4': 'i', 'i8': 'q',\n"
+	"         'u1': 'B', 'u2': 'H', 'u4': 'I', 'u8': 'Q', 'b1': '?'}\n"
+	"def load_npy(path):\n"
+	"    with open(path, 'rb') as f:\n"
+	"        if f.read(6) != b'\\x93NUMPY':\n"
+	"            sys.exit('%s: not an .npy file' % path)\n"
+	"        major = f.read(2)[0]\n"
+	"        hl = struct.unpack('<H' if major == 1 else '<I', f.read(2 if major == 1 else 4))[0]\n"
+	"        h = ast.literal_eval(f.read(hl).decode('latin1'))\n"
+	"        d, shape = h['descr'], tuple(h['shape'])\n"
+	"        code = codes.get(d[1:])\n"
+	"        if code is None:\n"
+	"            sys.exit('%s: dtype %s is not read here; use kernodeck check' % (path, d))\n"
+	"        n = 1\n"
+	"        for s in shape:\n"
+	"            n *= s\n"
+	"        v = struct.unpack(('>' if d[0] == '>' else '<') + str(n) + code,\n"
+	"                          f.read(n * struct.calcsize(code)))\n"
+	"        if h['fortran_order'] and len(shape) == 2:\n"
+	"            r, k = shape\n"
+	"            v = tuple(v[j * r + i] for i in range(r) for j in range(k))\n"
+	"        return d, shape, list(v)\n"
+	"bad = []\n"
+	"files = c['files'] or []\n"
+	"if c['format'] != 'npy' or len(files) != 1:\n"
+	"    print('reread: format %s: compare with `kernodeck check --stage sample`' % c['format'])\n"
+	"    sys.exit(0)\n"
+	"path = os.path.join(c['outputs'], files[0])\n"
+	"d, shape, out = load_npy(path)\n"
+	"print('output %s: dtype %s, shape %s' % (path, d, list(shape)))\n"
+	"if c['shape'] and list(shape) != list(c['shape']):\n"
+	"    bad.append('shape %s, expected %s' % (list(shape), c['shape']))\n"
+	"if c['dtype'] and d[1:] != {'float32': 'f4', 'float64': 'f8', 'float16': 'f2',\n"
+	"        'int32': 'i4', 'int64': 'i8'}.get(c['dtype'], c['dtype']):\n"
+	"    bad.append('dtype %s, expected %s' % (d, c['dtype']))\n"
+	"nonfinite = sum(1 for x in out if isinstance(x, float) and not math.isfinite(x))\n"
+	"print('non-finite values: %d' % nonfinite)\n"
+	"if c['finite'] and nonfinite:\n"
+	"    bad.append('%d non-finite values' % nonfinite)\n"
+	"if c['ids_file'] and c['ids_reference']:\n"
+	"    a = [l.strip() for l in open(c['ids_file']) if l.strip()]\n"
+	"    b = [l.strip() for l in open(c['ids_reference']) if l.strip()]\n"
+	"    same = a == b if c['order'] != 'set' else sorted(a) == sorted(b)\n"
+	"    print('identifiers: %d output, %d input, %s' % (len(a), len(b), 'match' if same else 'DIFFER'))\n"
+	"    if not same:\n"
+	"        bad.append('identifiers differ from the input')\n"
+	"r = c['rule'] or {}\n"
+	"if c['example']:\n"
+	"    _, rshape, ref = load_npy(c['example'])\n"
+	"    if len(ref) != len(out):\n"
+	"        bad.append('%d values, the reference has %d' % (len(out), len(ref)))\n"
+	"    elif r.get('kind') == 'tolerance':\n"
+	"        atol, rtol, nan_eq = float(r['atol']), float(r['rtol']), bool(r.get('nan_equal'))\n"
+	"        off, worst = 0, 0.0\n"
+	"        for o, e in zip(out, ref):\n"
+	"            if math.isnan(o) or math.isnan(e):\n"
+	"                ok = nan_eq and math.isnan(o) and math.isnan(e)\n"
+	"            else:\n"
+	"                ok = abs(o - e) <= atol + rtol * abs(e)\n"
+	"                worst = max(worst, abs(o - e))\n"
+	"            off += not ok\n"
+	"        print('comparison: |out - ref| <= %g + %g*|ref|: %d of %d out of tolerance, '\n"
+	"              'max abs error %.3g' % (atol, rtol, off, len(out), worst))\n"
+	"        if off:\n"
+	"            bad.append('%d values out of tolerance' % off)\n"
+	"    elif r.get('kind') == 'exact':\n"
+	"        off = sum(1 for o, e in zip(out, ref) if o != e)\n"
+	"        print('comparison: exact: %d of %d differ' % (off, len(out)))\n"
+	"        if off:\n"
+	"            bad.append('%d values differ' % off)\n"
+	"    elif r.get('metric') == 'cosine-min' and len(shape) == 2:\n"
+	"        k = shape[1]\n"
+	"        cos = []\n"
+	"        for i in range(shape[0]):\n"
+	"            a, b = out[i * k:(i + 1) * k], ref[i * k:(i + 1) * k]\n"
+	"            na = math.sqrt(sum(x * x for x in a)); nb = math.sqrt(sum(x * x for x in b))\n"
+	"            cos.append(sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0)\n"
+	"        print('comparison: smallest cosine similarity %.6f (threshold %s)' % (min(cos), r['threshold']))\n"
+	"        if min(cos) < float(r['threshold']):\n"
+	"            bad.append('cosine similarity below the threshold')\n"
+	"    else:\n"
+	"        print('comparison: rule %s is compared by `kernodeck check --stage sample`' % r)\n"
+	"if bad:\n"
+	"    sys.exit('reread: ' + '; '.join(bad))\n"
+	"print('reread: the output agrees with the reference')\n";
+
+static const char probe_py[] =
+	"import sys\n"
+	"want = sys.argv[1]\n"
+	"import torch\n"
+	"print('torch %s, torch.version.cuda %s, torch.version.hip %s' % (torch.__version__,\n"
+	"      torch.version.cuda, getattr(torch.version, 'hip', None)))\n"
+	"dev = 'cpu'\n"
+	"if want in ('cuda', 'rocm'):\n"
+	"    if want == 'cuda' and not torch.version.cuda:\n"
+	"        sys.exit('this torch is not a CUDA build: the expected GPU is not reachable')\n"
+	"    if want == 'rocm' and not getattr(torch.version, 'hip', None):\n"
+	"        sys.exit('this torch is not a ROCm build: the expected GPU is not reachable')\n"
+	"    if not torch.cuda.is_available():\n"
+	"        sys.exit('no %s device is visible: the computation is not run on the CPU instead' % want)\n"
+	"    dev = 'cuda'\n"
+	"elif want not in ('cpu', ''):\n"
+	"    dev = want\n"
+	"a = torch.arange(64 * 64, dtype=torch.float64).reshape(64, 64) / 4096.0\n"
+	"ref = a @ a.t()\n"
+	"out = (a.float().to(dev) @ a.float().t().to(dev)).to('cpu').double()\n"
+	"err = (out - ref).abs().max().item()\n"
+	"print('device %s: float32 matrix product, max abs error %.3g against float64 on the CPU' % (dev, err))\n"
+	"if not err <= 1e-3 * ref.abs().max().item():\n"
+	"    sys.exit('the computation on %s disagrees with the CPU' % dev)\n";
+
+/* Is a data path a folder in the project now? */
+static int
+is_folder(const struct kd_ctx *ctx, const char *rel)
+{
+	struct stat st;
+	char *p = rel[0] == '/' ? strdup(rel) : fsutil_join(ctx->project_dir, rel);
+	int r = p != NULL && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+
+	free(p);
+	return r;
+}
+
+static void
+contract_json(const struct kd_ctx *ctx, struct sb *b)
+{
+	json_t *c = json_object();
+	const json_t *ref = ctx->ref;
+	char *s, *q;
+
+	json_object_set_new(c, "format", json_string(str_or(ref, "result.format", "")));
+	json_object_set_new(c, "outputs", json_string(str_or(ref, "result.outputs", "outputs")));
+	json_object_set_new(c, "files", json_deep_copy(yamlio_get(ref, "result.files")));
+	json_object_set_new(c, "shape", json_deep_copy(yamlio_get(ref, "result.shape")));
+	json_object_set_new(c, "dtype", json_deep_copy(yamlio_get(ref, "result.dtype")));
+	json_object_set_new(c, "finite", json_boolean(json_is_true(yamlio_get(ref, "result.finite"))));
+	json_object_set_new(c, "ids_file", json_deep_copy(yamlio_get(ref, "result.ids.file")));
+	json_object_set_new(c, "ids_reference",
+			    json_deep_copy(yamlio_get(ref, "result.ids.reference")));
+	json_object_set_new(c, "order", json_deep_copy(yamlio_get(ref, "result.ids.order")));
+	json_object_set_new(c, "rule", json_deep_copy(yamlio_get(ref, "result.rule")));
+	json_object_set_new(c, "example", json_deep_copy(yamlio_get(ref, "result.example.path")));
+	s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+	q = dossier_shell_quote(s ? s : "{}");
+	sb_puts(b, q);
+	free(q);
+	free(s);
+	json_decref(c);
+}
+
+char *
+dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
+{
+	struct sb b = {0};
+	const json_t *ref = ctx->ref, *v, *ep = yamlio_get(ref, "code.entry_point");
+	const char *py = str_or(ref, "python.interpreter", ctx->python ? ctx->python : "/usr/bin/python3");
+	const char *remote = str_or(ref, "code.remote", NULL);
+	int ssp = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
+	char *q;
+	size_t i;
+
+	sb_puts(&b, "#!/bin/bash\n"
+		"# procedure.sh - rebuild, diagnose, run the sample and reread the output,\n"
+		"# by hand, in a clean folder.  Written by kernodeck with the dossier.\n"
+		"#\n"
+		"#   bash procedure.sh [WORKDIR]      (default: ./kernodeck-rebuild)\n"
+		"#\n"
+		"# Every command uses an explicit interpreter path; nothing is activated.\n"
+		"# Override with PY=/path/to/python3, REPO=URL-or-folder, DATA=folder (where the\n"
+		"# data and weights are when they moved).\n"
+		"set -euo pipefail\n\n");
+	sb_puts(&b, "# Credentials: only as environment variables, never in this file.\n");
+	json_array_foreach(json_object_get(tree, "credentials"), i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+		char msg[1200];
+		snprintf(msg, sizeof msg, "set %s: obtain it from %s", n,
+			 json_string_value(json_object_get(v, "how")));
+		/* no quote or brace may end the ${...:?...} word early */
+		for (char *p = msg; *p; p++)
+			if (*p == '}' || *p == '"' || *p == '`' || *p == '$' || *p == '\\')
+				*p = ' ';
+		sb_printf(&b, ": \"${%s:?%s}\"\n", n, msg);
+	}
+	if (json_array_size(json_object_get(tree, "credentials")) == 0)
+		sb_puts(&b, "# (none needed)\n");
+	q = dossier_shell_quote(py);
+	sb_printf(&b, "\nPY=${PY:-%s}\n", q);
+	free(q);
+	q = dossier_shell_quote(remote ? remote : ctx->project_dir);
+	sb_printf(&b, "REPO=${REPO:-%s}\n", q);
+	free(q);
+	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
+	sb_printf(&b, "COMMIT=%s\n", q);
+	free(q);
+	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
+		"DOSSIER=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
+		"DATA=\"${DATA:-$WORK}\"\n"
+		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");
+
+	sb_puts(&b, "step \"1. the code at commit $COMMIT\"\n"
+		"if [ -e \"$WORK\" ]; then echo \"$WORK exists: give a new folder\" >&2; exit 2; fi\n"
+		"git clone --quiet --no-checkout \"$REPO\" \"$WORK\"\n"
+		"git -C \"$WORK\" checkout --quiet --detach \"$COMMIT\"\n"
+		"cd \"$WORK\"\n"
+		"test \"$(git rev-parse HEAD)\" = \"$COMMIT\"\n\n");
+
+	sb_puts(&b, "step \"2. data and weights: SHA-256\"\n"
+		"folder_digest() {   # kernodeck's digest of a folder: its sorted manifest\n"
+		"\t(cd \"$1\" && find . -type f -printf '%P\\n' | LC_ALL=C sort | while IFS= read -r f; do\n"
+		"\t\tprintf '%s  %s  %s\\n' \"$(sha256sum < \"$f\" | cut -d' ' -f1)\" \"$(stat -c %s \"$f\")\" \"$f\"\n"
+		"\tdone) | sha256sum | cut -d' ' -f1\n"
+		"}\n"
+		"check_digest() {   # PATH SHA256\n"
+		"\tlocal p=\"$1\" want=\"$2\" got\n"
+		"\tcase \"$p\" in /*) ;; *) p=\"$DATA/$p\" ;; esac\n"
+		"\tif [ -d \"$p\" ]; then got=$(folder_digest \"$p\"); else got=$(sha256sum < \"$p\" | cut -d' ' -f1); fi\n"
+		"\tif [ \"$got\" != \"$want\" ]; then echo \"$p: SHA-256 $got, expected $want\" >&2; exit 1; fi\n"
+		"\techo \"$p: OK\"\n"
+		"}\n");
+	{
+		int any = 0;
+		json_array_foreach(yamlio_get(ref, "data"), i, v) {
+			const char *p = json_string_value(json_object_get(v, "path"));
+			const char *h = json_string_value(json_object_get(v, "sha256"));
+			char *qp, *qh;
+			if (p == NULL || h == NULL)
+				continue;
+			qp = dossier_shell_quote(p);
+			qh = dossier_shell_quote(h);
+			sb_printf(&b, "check_digest %s %s%s\n", qp, qh,
+				  is_folder(ctx, p) ? "   # a folder" : "");
+			free(qp);
+			free(qh);
+			any = 1;
+		}
+		if (!any)
+			sb_puts(&b, "echo '(no local data or weights item recorded)'\n");
+	}
+
+	sb_printf(&b, "\nstep \"3. rebuild: a fresh venv with $PY\"\n"
+		  "\"$PY\" -m venv%s .venv-rebuild\n"
+		  ".venv-rebuild/bin/python -m pip --version\n"
+		  ".venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
+		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n",
+		  ssp ? " --system-site-packages" : "");
+
+	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"
+		".venv-rebuild/bin/python -m pip check || echo \"pip check reported the problems above "
+		"(the dossier's kernodeck/ records which were accepted)\"\n");
+	{
+		const char *inv = str_or(ref, "python.inventory", NULL);
+		if (inv != NULL && sha256sums_path_safe(inv)) {
+			q = dossier_shell_quote(inv);
+			sb_printf(&b, "diff <(grep -v '^#' \"$DOSSIER/project/\"%s | LC_ALL=C sort -f) "
+				  "<(LC_ALL=C sort -f installed-after.txt) "
+				  "|| echo \"the inventory differs from the reference (lines < reference, > this machine)\"\n",
+				  q);
+			free(q);
+		}
+	}
+	q = dossier_shell_quote(str_or(ref, "system.backend", "cpu"));
+	sb_printf(&b, ".venv-rebuild/bin/python - %s <<'KD_PROBE'\n%sKD_PROBE\n", q, probe_py);
+	free(q);
+
+	q = dossier_shell_quote(str_or(ref, "result.outputs", "outputs"));
+	sb_printf(&b, "\nstep \"5. run the sample\"\n"
+		  "if [ -e %s ]; then mv %s %s.before-$(date +%%s); fi\n", q, q, q);
+	free(q);
+	json_array_foreach(ep, i, v) {
+		const char *a = json_string_value(v);
+		if (a == NULL)
+			continue;
+		if (i)
+			sb_puts(&b, " ");
+		if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0)) {
+			sb_puts(&b, ".venv-rebuild/bin/python");
+		} else {
+			q = dossier_shell_quote(a);
+			sb_puts(&b, q);
+			free(q);
+		}
+	}
+	if (json_array_size(ep) == 0)
+		sb_puts(&b, "echo 'no entry point recorded' >&2; exit 1");
+	sb_puts(&b, "\n\nstep \"6. reread the output and compare it with the reference\"\n"
+		".venv-rebuild/bin/python - ");
+	contract_json(ctx, &b);
+	sb_printf(&b, " <<'KD_REREAD'\n%sKD_REREAD\n", reread_py);
+	sb_puts(&b, "\necho \"procedure.sh: done in $WORK\"\n");
+	return b.s;
+}
