@@ -9,8 +9,10 @@
  * every URL item.  On the reference machine it also records what is still
  * empty and can be measured (the commit at HEAD, a digest, a size) into
  * reference.yaml, strips credentials from URLs, and says so in the
- * observations (reference-obs.yaml).  check (src/reference-check.c) judges
- * the reference and those observations.
+ * observations (reference-obs.yaml).  When a file's digest, the commit at
+ * HEAD or the list of modified files changed since the previous check, the
+ * later stages are marked stale.  check (src/reference-check.c) judges the
+ * reference and those observations.
  *
  * The screen's actions: capture this machine (`kernodeck capture`), record
  * HEAD as the reference commit, download a URL-only item to hash it.
@@ -602,10 +604,38 @@ gather_urls(struct gather *g)
 	}
 }
 
+/* What changed since the previous observation (prev): a file's digest,
+ * the commit at HEAD, the list of modified files.  Appended to list. */
+static void
+inputs_changed(const json_t *prev, const json_t *now, json_t *list)
+{
+	const json_t *pf = json_object_get(prev, "files"), *f;
+	const json_t *pc = json_object_get(prev, "code"), *nc = json_object_get(now, "code");
+	const char *k, *a, *b;
+
+	if (!json_is_object(prev))
+		return;
+	json_object_foreach((json_t *)json_object_get(now, "files"), k, f) {
+		a = json_string_value(json_object_get(json_object_get(pf, k), "sha256"));
+		b = json_string_value(json_object_get(f, "sha256"));
+		if (a != NULL && b != NULL && strcmp(a, b) != 0)
+			json_array_append_new(list, json_string(k));
+	}
+	a = json_string_value(json_object_get(pc, "commit"));
+	b = json_string_value(json_object_get(nc, "commit"));
+	if (a != NULL && b != NULL && strcmp(a, b) != 0)
+		json_array_append_new(list, json_string("code.commit"));
+	if (json_is_array(json_object_get(pc, "dirty")) &&
+	    json_is_array(json_object_get(nc, "dirty")) &&
+	    !json_equal(json_object_get(pc, "dirty"), json_object_get(nc, "dirty")))
+		json_array_append_new(list, json_string("code.files"));
+}
+
 static int
 reference_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *sink,
 		 struct kd_err *err)
 {
+	json_t *changed;
 	struct gather g = { .ctx = ctx, .sink = sink, .can_write = !ctx->readonly };
 	char when[32];
 	int rc;
@@ -629,6 +659,12 @@ reference_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink
 	json_object_set_new(g.obs, "urls", g.urls);
 	json_object_set_new(g.obs, "filled", g.filled);
 	json_object_set_new(g.obs, "warnings", g.warnings);
+	/* an input changed since the last check: what later stages saw is gone */
+	changed = json_array();
+	inputs_changed(ctx->obs[0], g.obs, changed);
+	if (rc == 0 && json_array_size(changed) > 0)
+		stage_mark_changed(&ctx->state, 1);
+	json_object_set_new(g.obs, "changed", changed);
 	if (rc == 0 && g.changed && g.can_write) {
 		json_decref(ctx->ref);
 		ctx->ref = g.ref;
@@ -690,6 +726,16 @@ reference_describe(const struct kd_result *res, struct kd_rows *rows)
 						      json_string_value(f));
 		kd_rows_add(rows, "info.recorded", KD_R_INFO, "recorded from this machine", buf,
 			    NULL, NULL);
+	}
+	if (json_array_size(json_object_get(res->obs, "changed")) > 0) {
+		buf[0] = '\0';
+		o = 0;
+		json_array_foreach(json_object_get(res->obs, "changed"), i, f)
+			if (o < sizeof buf)
+				o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? ", " : "",
+						      json_string_value(f));
+		kd_rows_add(rows, "info.changed", KD_R_INFO, "changed since the last check", buf,
+			    "later stages must be checked again", NULL);
 	}
 	if (json_integer_value(json_object_get(res->obs, "exclude_added")) > 0)
 		kd_rows_add(rows, "info.exclude", KD_R_INFO, "kept out of git status",

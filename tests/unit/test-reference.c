@@ -417,10 +417,20 @@ test_changed_data_fails_and_later_stale(void **state)
 	assert_null(strstr(row(&ctx, "code.clean")->first_error, "kernodeck/"));
 	/* the digest was not silently replaced */
 	assert_string_equal(yamlio_get_str(ctx.ref, "data[0].sha256"), rec);
+	/* what stage 2 was checked with changed: it must be checked again */
+	assert_int_equal(ctx.state.st[1].status, KD_ST_STALE);
+	assert_non_null(kd_rows_find(&ctx.state.st[0].rows, "stage.error") == NULL ?
+			"ok" : NULL);
+	/* a check that finds nothing new leaves a passed later stage alone */
+	ctx.state.st[1].status = KD_ST_PASSED;
+	assert_int_equal(stage_run(&ctx, 0, NULL, NULL, NULL), 0);
+	assert_int_equal(ctx.state.st[1].status, KD_ST_PASSED);
 	kd_ctx_close(&ctx);
 
 	/* a person changes the reference: the later stage becomes stale */
 	assert_int_equal(kd_ctx_open(&ctx, dir, NULL, KD_LOCK_REQUIRED, NULL), 0);
+	ctx.state.st[1].status = KD_ST_PASSED;
+	memcpy(ctx.state.st[1].checked_ref, ctx.ref_id, sizeof ctx.ref_id);
 	yamlio_set(ctx.ref, "data[0].sha256", json_string(""));
 	assert_int_equal(kd_ctx_save_ref(&ctx, NULL), 0);
 	assert_int_equal(ctx.state.st[1].status, KD_ST_STALE);
