@@ -1,22 +1,449 @@
-/* cmd-diff.c - placeholder while diff is written. */
+/*
+ * cmd-diff.c - `kernodeck diff A B [--format text|json]`: two dossiers, or
+ * two `kernodeck check --format yaml|json` captures (a reference machine and
+ * a new one), compared layer by layer, showing only what differs:
+ *
+ *   system      the system chain observed by stage 2
+ *   inventory   the packages (pip freeze --all) compared by canonical name:
+ *               missing, extra, version changed, local label changed
+ *   probe       what stage 5's probe reported (versions, backend, devices,
+ *               steps, precision settings)
+ *   sample      stage 6's metrics (shapes, statistics, comparison)
+ *   deviations  the deviations recorded, by stage and check
+ *
+ * Values that differ between any two runs on one machine (durations, log
+ * names, times, the project folder) are left out, so that what is listed is
+ * a real difference.  Exit 0: no difference; 1: differences; 2: an input
+ * is missing or malformed.
+ */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/inventory.h"
+#include "kernodeck/report.h"
+#include "kernodeck/yamlio.h"
+
+/* Keys whose values change from run to run on the same machine. */
+static const char *const volatile_keys[] = {
+	"ms", "seconds", "elapsed_s", "elapsed", "duration", "duration_s", "log", "logs",
+	"time", "checked_at", "created", "started", "started_at", "ended_at", "initial_seed",
+	"argv", "cwd", "probe", "rule_canonical", "shown", "pid", "evidence", "how",
+};
+
+static int
+is_volatile(const char *k)
+{
+	for (size_t i = 0; i < sizeof volatile_keys / sizeof volatile_keys[0]; i++)
+		if (strcmp(k, volatile_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A label for an array element: its step, name, file, id or check. */
+static const char *
+elem_label(const json_t *v)
+{
+	static const char *const keys[] = { "step", "name", "file", "id", "check", "path", "pci" };
+
+	if (!json_is_object(v))
+		return NULL;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (json_is_string(json_object_get(v, keys[i])))
+			return json_string_value(json_object_get(v, keys[i]));
+	return NULL;
+}
+
+/* The project folder in values becomes <project>. */
+static json_t *
+normalise(const json_t *v, const char *project)
+{
+	const char *s = json_string_value(v);
+	size_t pl = project ? strlen(project) : 0;
+
+	if (s != NULL && pl > 1) {
+		const char *at = strstr(s, project);
+		if (at != NULL) {
+			char buf[4096];
+			snprintf(buf, sizeof buf, "%.*s<project>%s", (int)(at - s), s, at + pl);
+			return json_string(buf);
+		}
+	}
+	return json_deep_copy(v);
+}
+
+/* Flatten a tree into path -> leaf value, arrays of labelled objects by
+ * label. */
+static void
+flatten(const json_t *t, const char *prefix, const char *project, json_t *out, int depth)
+{
+	char path[1024];
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (depth > 24)
+		return;
+	if (json_is_object(t)) {
+		json_object_foreach((json_t *)t, k, v) {
+			if (is_volatile(k))
+				continue;
+			snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k);
+			flatten(v, path, project, out, depth + 1);
+		}
+		if (json_object_size(t) == 0 && *prefix)
+			json_object_set_new(out, prefix, json_object());
+	} else if (json_is_array(t)) {
+		json_array_foreach(t, i, v) {
+			const char *l = elem_label(v);
+			if (l != NULL)
+				snprintf(path, sizeof path, "%s[%s]", prefix, l);
+			else
+				snprintf(path, sizeof path, "%s[%zu]", prefix, i);
+			flatten(v, path, project, out, depth + 1);
+		}
+		if (json_array_size(t) == 0 && *prefix)
+			json_object_set_new(out, prefix, json_array());
+	} else if (*prefix) {
+		json_object_set_new(out, prefix, normalise(t, project));
+	}
+}
+
+static const json_t *
+stage_of(const json_t *root, const char *id)
+{
+	const json_t *stages = json_object_get(root, "stages"), *s;
+	size_t i;
+
+	if (json_is_object(stages))
+		return json_object_get(stages, id);
+	json_array_foreach(stages, i, s)
+		if (json_is_string(json_object_get(s, "id")) &&
+		    strcmp(json_string_value(json_object_get(s, "id")), id) == 0)
+			return s;
+	return NULL;
+}
+
+static json_t *
+flat_obs(const json_t *root, const char *stage, const char *project)
+{
+	json_t *o = json_object();
+
+	flatten(json_object_get(stage_of(root, stage), "observations"), "", project, o, 0);
+	return o;
+}
+
+static json_t *
+deviations_of(const json_t *root)
+{
+	static const char *const ids[] = { "reference", "system", "rebuild", "contract",
+					   "compute", "sample", "dossier" };
+	json_t *o = json_object(), *d;
+	size_t i;
+
+	for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+		json_array_foreach(json_object_get(stage_of(root, ids[k]), "deviations"), i, d) {
+			char key[512];
+			json_t *e = json_object();
+			snprintf(key, sizeof key, "%s/%s", ids[k],
+				 json_string_value(json_object_get(d, "check")));
+			json_object_set(e, "why", json_object_get(d, "why"));
+			json_object_set(e, "intentional", json_object_get(d, "intentional"));
+			json_object_set_new(o, key, e);
+		}
+	}
+	return o;
+}
+
+/* Packages of a dossier (inventory.packages) or, for a capture, what the
+ * contract stage observed. */
+static json_t *
+packages_of(const json_t *root)
+{
+	const json_t *p = json_object_get(json_object_get(root, "inventory"), "packages");
+	const json_t *obs = json_object_get(stage_of(root, "contract"), "observations");
+
+	if (json_is_array(p))
+		return json_deep_copy(p);
+	p = yamlio_get(obs, "inventory.rebuilt.packages");
+	if (json_is_array(p))
+		return json_deep_copy(p);
+	return NULL;
+}
 
 int
 dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 {
+	struct yamlio_doc doc;
+	struct stat st;
+	char *file = NULL;
+	const json_t *root;
+	const char *project;
+	json_t *l, *pk;
+	int rc;
+
 	*layers = NULL;
-	return kd_err_set(err, KD_EENV, path, 0, "not written yet");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		file = fsutil_join(path, "dossier.yaml");
+		if (!fsutil_exists(file)) {
+			free(file);
+			file = fsutil_join(path, "kernodeck/dossier/dossier.yaml");
+		}
+	} else {
+		file = strdup(path);
+	}
+	if (file == NULL || !fsutil_exists(file)) {
+		rc = kd_err_set(err, KD_EINPUT, path, 0,
+				"%s: no dossier.yaml there (give a dossier folder, its dossier.yaml, "
+				"or a `kernodeck check --format yaml` capture)", path);
+		free(file);
+		return rc;
+	}
+	rc = yamlio_load_file(file, &doc, err);
+	if (rc != 0) {
+		free(file);
+		return rc;
+	}
+	root = doc.root;
+	if (!json_is_object(root) || json_object_get(root, "stages") == NULL) {
+		rc = kd_err_set(err, KD_EINPUT, file, 1,
+				"%s: neither a dossier nor a kernodeck check capture (no stages)", file);
+		yamlio_doc_free(&doc);
+		free(file);
+		return rc;
+	}
+	project = json_string_value(json_object_get(root, "project"));
+	l = json_object();
+	json_object_set_new(l, "file", json_string(file));
+	json_object_set_new(l, "kind", json_string(json_is_string(json_object_get(root, "kind")) ?
+						   "dossier" : "capture"));
+	json_object_set_new(l, "system", flat_obs(root, "system", project));
+	pk = packages_of(root);
+	if (pk != NULL) {
+		json_object_set_new(l, "packages", pk);
+	} else {
+		/* a capture without packages: its differences from its reference */
+		json_t *o = json_object();
+		flatten(yamlio_get(json_object_get(stage_of(root, "contract"), "observations"),
+				   "inventory.comparison.differences"), "", project, o, 0);
+		json_object_set_new(l, "inventory_flat", o);
+	}
+	json_object_set_new(l, "probe", flat_obs(root, "compute", project));
+	json_object_set_new(l, "sample", flat_obs(root, "sample", project));
+	json_object_set_new(l, "deviations", deviations_of(root));
+	yamlio_doc_free(&doc);
+	free(file);
+	*layers = l;
+	return 0;
+}
+
+/* Compare two flat objects; append {key, a, b} for each difference. */
+static void
+diff_flat(const json_t *a, const json_t *b, json_t *out)
+{
+	json_t *keys = json_object();
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, k, v)
+		json_object_set_new(keys, k, json_true());
+	json_object_foreach((json_t *)b, k, v)
+		json_object_set_new(keys, k, json_true());
+	/* jansson keeps insertion order; sort for a stable report */
+	size_t n = json_object_size(keys), i = 0;
+	const char **sorted = malloc((n ? n : 1) * sizeof *sorted);
+	json_object_foreach(keys, k, v)
+		sorted[i++] = k;
+	for (size_t x = 1; x < n; x++)
+		for (size_t y = x; y > 0 && strcmp(sorted[y - 1], sorted[y]) > 0; y--) {
+			const char *t = sorted[y];
+			sorted[y] = sorted[y - 1];
+			sorted[y - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		const json_t *va = json_object_get(a, sorted[i]), *vb = json_object_get(b, sorted[i]);
+		json_t *e;
+		if (va != NULL && vb != NULL && json_equal((json_t *)va, (json_t *)vb))
+			continue;
+		e = json_object();
+		json_object_set_new(e, "key", json_string(sorted[i]));
+		json_object_set_new(e, "a", va ? json_deep_copy(va) : json_null());
+		json_object_set_new(e, "b", vb ? json_deep_copy(vb) : json_null());
+		if (va == NULL)
+			json_object_set_new(e, "change", json_string("added"));
+		else if (vb == NULL)
+			json_object_set_new(e, "change", json_string("removed"));
+		else
+			json_object_set_new(e, "change", json_string("changed"));
+		json_array_append_new(out, e);
+	}
+	free(sorted);
+	json_decref(keys);
+}
+
+static json_t *
+diff_inventory(const json_t *a, const json_t *b)
+{
+	json_t *out = json_array(), *cmp, *d;
+	const json_t *pa = json_object_get(a, "packages"), *pb = json_object_get(b, "packages");
+	size_t i;
+
+	if (pa == NULL || pb == NULL) {
+		const json_t *fa = json_object_get(a, "inventory_flat"), *fb = json_object_get(b,
+			"inventory_flat");
+		json_t *ea = json_object(), *eb = json_object();
+		if (pa == NULL && pb == NULL) {
+			diff_flat(fa ? fa : ea, fb ? fb : eb, out);
+		}
+		json_decref(ea);
+		json_decref(eb);
+		return out;
+	}
+	cmp = inventory_compare(pa, pb, 0);
+	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
+		json_t *e = json_object();
+		const char *nm = json_string_value(json_object_get(d, "name"));
+		json_object_set_new(e, "key", json_string(nm ? nm :
+			json_string_value(json_object_get(d, "canonical_name"))));
+		json_object_set(e, "a", json_object_get(d, "ref_version") ?
+				json_object_get(d, "ref_version") : json_null());
+		json_object_set(e, "b", json_object_get(d, "new_version") ?
+				json_object_get(d, "new_version") : json_null());
+		json_object_set(e, "change", json_object_get(d, "kind"));
+		json_array_append_new(out, e);
+	}
+	json_decref(cmp);
+	return out;
+}
+
+static const char *const layer_names[] = { "system", "inventory", "probe", "sample", "deviations" };
+
+/* The whole comparison: {a, b, layers: {name: [differences]}, differences}. */
+static json_t *
+diff_layers(const json_t *a, const json_t *b)
+{
+	json_t *r = json_object(), *layers = json_object();
+	size_t total = 0;
+
+	json_object_set(r, "a", json_object_get(a, "file"));
+	json_object_set(r, "b", json_object_get(b, "file"));
+	if ((json_object_get(a, "packages") == NULL) != (json_object_get(b, "packages") == NULL))
+		json_object_set_new(r, "notes", json_pack("[s]", "inventory: not compared: only one "
+			"side records its package list (a dossier does; a check capture does not)"));
+	for (size_t i = 0; i < sizeof layer_names / sizeof layer_names[0]; i++) {
+		const char *n = layer_names[i];
+		json_t *d;
+		if (strcmp(n, "inventory") == 0) {
+			d = diff_inventory(a, b);
+		} else {
+			d = json_array();
+			diff_flat(json_object_get(a, n), json_object_get(b, n), d);
+		}
+		total += json_array_size(d);
+		json_object_set_new(layers, n, d);
+	}
+	json_object_set_new(r, "layers", layers);
+	json_object_set_new(r, "differences", json_integer((json_int_t)total));
+	return r;
+}
+
+static void
+print_value(FILE *fp, const json_t *v)
+{
+	char *s;
+
+	if (v == NULL || json_is_null(v)) {
+		fputs("(none)", fp);
+		return;
+	}
+	if (json_is_string(v)) {
+		fputs(json_string_value(v), fp);
+		return;
+	}
+	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	fputs(s ? s : "?", fp);
+	free(s);
+}
+
+static void
+print_text(FILE *fp, const json_t *r)
+{
+	const json_t *layers = json_object_get(r, "layers"), *e;
+	size_t i;
+
+	printf("a: %s\nb: %s\n", json_string_value(json_object_get(r, "a")),
+	       json_string_value(json_object_get(r, "b")));
+	for (size_t k = 0; k < sizeof layer_names / sizeof layer_names[0]; k++) {
+		const json_t *d = json_object_get(layers, layer_names[k]);
+		if (json_array_size(d) == 0) {
+			fprintf(fp, "\n%s: no difference\n", layer_names[k]);
+			continue;
+		}
+		fprintf(fp, "\n%s: %zu difference%s\n", layer_names[k], json_array_size(d),
+			json_array_size(d) == 1 ? "" : "s");
+		json_array_foreach(d, i, e) {
+			fprintf(fp, "  %-9s %s: ", json_string_value(json_object_get(e, "change")),
+				json_string_value(json_object_get(e, "key")));
+			print_value(fp, json_object_get(e, "a"));
+			fputs(" -> ", fp);
+			print_value(fp, json_object_get(e, "b"));
+			fputc('\n', fp);
+		}
+	}
+	json_array_foreach(json_object_get(r, "notes"), i, e)
+		fprintf(fp, "\nnote: %s\n", json_string_value(e));
+	fprintf(fp, "\n%lld difference(s)\n", (long long)json_integer_value(json_object_get(r,
+		"differences")));
 }
 
 int
 cmd_diff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return KD_EENV;
+	const char *paths[2] = { NULL, NULL };
+	enum kd_format fmt = KD_FMT_TEXT;
+	json_t *la = NULL, *lb = NULL, *r;
+	struct kd_err err;
+	char buf[2048];
+	int n = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+			if (report_parse_format(argv[++i], &fmt) != 0) {
+				fprintf(stderr, "kernodeck diff: unknown format %s\n", argv[i]);
+				return KD_EINPUT;
+			}
+		} else if (argv[i][0] == '-' || n == 2) {
+			fputs("usage: kernodeck diff A B [--format text|json|yaml]\n", stderr);
+			return KD_EINPUT;
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (n != 2) {
+		fputs("usage: kernodeck diff A B [--format text|json|yaml]\n", stderr);
+		return KD_EINPUT;
+	}
+	kd_err_clear(&err);
+	if ((rc = dossier_load_layers(paths[0], &la, &err)) != 0 ||
+	    (rc = dossier_load_layers(paths[1], &lb, &err)) != 0) {
+		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&err, buf, sizeof buf));
+		json_decref(la);
+		return rc;
+	}
+	r = diff_layers(la, lb);
+	if (fmt == KD_FMT_TEXT)
+		print_text(stdout, r);
+	else
+		report_print_tree(stdout, r, fmt);
+	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EFAIL : 0;
+	json_decref(r);
+	json_decref(la);
+	json_decref(lb);
+	return rc;
 }

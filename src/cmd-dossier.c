@@ -14,11 +14,13 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/yamlio.h"
 
 static int
 usage(void)
 {
-	fputs("usage: kernodeck dossier [DIR] [--state-dir DIR] [--out DIR] [--relative]\n", stderr);
+	fputs("usage: kernodeck dossier [DIR] [--state-dir DIR] [--out DIR] [--relative]\n"
+	      "                         [--redact] [--leave-out FILE]...\n", stderr);
 	return KD_EINPUT;
 }
 
@@ -26,7 +28,8 @@ int
 cmd_dossier(int argc, char **argv)
 {
 	const char *dir = ".", *out = NULL, *state_dir = NULL;
-	int relative = 0, rc;
+	int relative = 0, redact = 0, rc;
+	json_t *leave = json_array();
 	struct kd_ctx ctx;
 	struct kd_err err;
 	json_t *s = NULL, *f;
@@ -40,15 +43,52 @@ cmd_dossier(int argc, char **argv)
 			state_dir = argv[++k];
 		else if (strcmp(argv[k], "--relative") == 0)
 			relative = 1;
-		else if (argv[k][0] == '-')
+		else if (strcmp(argv[k], "--redact") == 0)
+			redact = 1;
+		else if (strcmp(argv[k], "--leave-out") == 0 && k + 1 < argc) {
+			char *a = kd_abspath(argv[++k]);
+			json_array_append_new(leave, json_string(a));
+			free(a);
+		} else if (argv[k][0] == '-') {
+			json_decref(leave);
 			return usage();
+		}
 		else
 			dir = argv[k];
 	}
 	kd_err_clear(&err);
 	if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err)) != 0) {
 		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
+		json_decref(leave);
 		return rc;
+	}
+	/* files left out are remembered in the state, as the stage's o does */
+	if (json_array_size(leave) > 0) {
+		json_t *ex = yamlio_get(ctx.state.settings, "dossier.exclude");
+		if (!json_is_array(ex))
+			yamlio_set(ctx.state.settings, "dossier.exclude", json_array());
+		json_array_extend(yamlio_get(ctx.state.settings, "dossier.exclude"), leave);
+		kd_ctx_save_state(&ctx, NULL);
+	}
+	json_decref(leave);
+	if (redact) {
+		struct dossier_plan p;
+		int changed = 0;
+		if ((rc = dossier_plan_build(&ctx, relative, &p, &err)) == 0) {
+			rc = dossier_redact_sources(&p, &changed, &err);
+			if (rc == 0 && p.nfindings > 0)
+				printf("redacted %zu credential(s) in %d file(s): each value is now "
+				       "${NAME}, to be provided from the environment\n", p.nfindings,
+				       changed);
+			dossier_plan_free(&p);
+		}
+		if (rc == 0 && changed > 0)
+			rc = kd_ctx_reload_ref(&ctx, &err);
+		if (rc != 0) {
+			fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
+			kd_ctx_close(&ctx);
+			return rc;
+		}
 	}
 	char *absout = out ? kd_abspath(out) : NULL;
 	rc = dossier_write(&ctx, absout, relative, &s, &err);

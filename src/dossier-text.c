@@ -147,6 +147,24 @@ dossier_variant(const struct kd_ctx *ctx)
 				 d->why ? d->why : "");
 			json_array_append_new(reasons, json_string(buf));
 		}
+	/* inventory differences marked intentional in stage 4 (settings.variant) */
+	if (json_is_true(yamlio_get(ctx->state.settings, "variant"))) {
+		const json_t *d = yamlio_get(ctx->state.settings, "variant_differences"), *v;
+		size_t i;
+		json_array_foreach(d, i, v) {
+			char buf[600];
+			const char *n = json_is_string(v) ? json_string_value(v) :
+				json_string_value(json_object_get(v, "name")) ?
+				json_string_value(json_object_get(v, "name")) :
+				json_string_value(json_object_get(v, "canonical_name"));
+			snprintf(buf, sizeof buf, "contract: %s differs from the reference inventory "
+				 "(marked intentional)", n ? n : "a package");
+			json_array_append_new(reasons, json_string(buf));
+		}
+		if (json_array_size(d) == 0)
+			json_array_append_new(reasons, json_string(
+				"contract: inventory differences marked intentional"));
+	}
 	json_object_set_new(o, "variant", json_boolean(json_array_size(reasons) > 0));
 	json_object_set_new(o, "reasons", reasons);
 	return o;
