@@ -243,6 +243,27 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	return 0;
 }
 
+static int
+empty_container(const json_t *v)
+{
+	return (json_is_array(v) && json_array_size(v) == 0) ||
+	       (json_is_object(v) && json_object_size(v) == 0);
+}
+
+/* Does a flat object hold keys under key ("key[...]" or "key.")? */
+static int
+has_children(const json_t *flat, const char *key)
+{
+	size_t n = strlen(key);
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)flat, k, v)
+		if (strncmp(k, key, n) == 0 && (k[n] == '[' || k[n] == '.'))
+			return 1;
+	return 0;
+}
+
 /* Compare two flat objects; append {key, a, b} for each difference. */
 static void
 diff_flat(const json_t *a, const json_t *b, json_t *out)
@@ -271,6 +292,8 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 		json_t *e;
 		if (va != NULL && vb != NULL && json_equal((json_t *)va, (json_t *)vb))
 			continue;
+		if (empty_container(va ? va : vb) && has_children(va ? b : a, sorted[i]))
+			continue;   /* [] on one side, its items on the other: listed by item */
 		e = json_object();
 		json_object_set_new(e, "key", json_string(sorted[i]));
 		json_object_set_new(e, "a", va ? json_deep_copy(va) : json_null());
@@ -364,6 +387,10 @@ print_value(FILE *fp, const json_t *v)
 	}
 	if (json_is_string(v)) {
 		fputs(json_string_value(v), fp);
+		return;
+	}
+	if (json_is_real(v)) {
+		fprintf(fp, "%.6g", json_real_value(v));
 		return;
 	}
 	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);

