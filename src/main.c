@@ -22,6 +22,10 @@ static const struct command commands[] = {
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
+	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR]" },
+	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--yes]" },
+	{ "diff", cmd_diff, "diff A B [--format text|json]" },
+	{ "demo", cmd_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
 
