@@ -343,8 +343,8 @@ refuse_broken(struct kd_screen *scr, const struct kd_field *f)
 {
 	if (!scr->ref_broken || strncmp(f->path, SETTINGS_PREFIX, strlen(SETTINGS_PREFIX)) == 0)
 		return 0;
-	kd_frame_message(scr, KD_C_ERROR, "reference.yaml has an error (%s): fix it with E "
-			 "first, so that your edits there are not overwritten.", scr->ref_error);
+	kd_frame_message(scr, KD_C_ERROR, "Fix reference.yaml with E first (your edits there "
+			 "would be overwritten): %s", scr->ref_error);
 	return 1;
 }
 

@@ -582,8 +582,8 @@ frame_run(struct kd_screen *scr)
 	if (refuse_readonly(scr))
 		return;
 	if (scr->ref_broken) {
-		kd_frame_message(scr, KD_C_ERROR, "reference.yaml does not load (%s): "
-				 "fix it with E before running checks.", scr->ref_error);
+		kd_frame_message(scr, KD_C_ERROR, "Fix reference.yaml with E before running "
+				 "checks: it does not load (%s)", scr->ref_error);
 		return;
 	}
 	kd_log_clear(&scr->log);

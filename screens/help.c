@@ -26,7 +26,7 @@ static const char *const context_titles[] = { KD_KEY_CONTEXT_INFO(KD_CT) };
 #undef KD_CT
 
 #define NHELP (sizeof help_keys / sizeof help_keys[0])
-#define HELP_NAMES_W 16
+#define HELP_NAMES_W 19
 #define HELP_MAX_LINES 400
 
 /* Append one wrapped "names  help" entry to lines. */

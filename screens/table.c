@@ -1,9 +1,9 @@
 /*
  * table.c - one generic drawer for rows of cells (tig's draw.c idea): the
  * caller gives columns with a minimum, a maximum, a share of the space
- * left and a readiness to give up room, and a function giving each cell;
- * the table measures, shrinks the most willing columns first when space is
- * short, keeps the selected row in
+ * left and a level at which they give up room, and a function giving each
+ * cell; the table measures, shrinks the columns of the highest level first
+ * when space is short, keeps the selected row in
  * view and marks it.  The checks table of every stage is drawn with it.
  */
 #include "config.h"
@@ -18,11 +18,14 @@
 #define KD_TABLE_MAXCOLS 12
 
 /* Column widths that fit in w (1 column gap between cells, 2 for the
- * selection mark in front). */
+ * selection mark in front).  Each column starts at its natural width
+ * (content, within max); when short, the columns of the highest shrink
+ * level give up room first, evenly, down to their minimum, then the next
+ * level; room left over is shared by the growing columns. */
 static void
 table_widths(const struct kd_table *t, int w, int *width)
 {
-	int c, r, sum = 0, deficit;
+	int c, r, sum = 0, deficit, floor_[KD_TABLE_MAXCOLS], level;
 
 	for (c = 0; c < t->ncols; c++) {
 		int nat = textw_width(t->cols[c].title);
@@ -35,30 +38,30 @@ table_widths(const struct kd_table *t, int w, int *width)
 		}
 		if (nat > t->cols[c].max)
 			nat = t->cols[c].max;
-		if (nat < t->cols[c].min)
-			nat = t->cols[c].min;
 		width[c] = nat;
+		floor_[c] = t->cols[c].min < nat ? t->cols[c].min : nat;
 		sum += nat + 1;
 	}
 	sum += 1;
 	deficit = sum - w;
-	while (deficit > 0) {
-		int best = -1, room = 0;
+	for (level = 9; level > 0 && deficit > 0; level--) {
+		int shrunk = 1;
 
-		for (c = 0; c < t->ncols; c++) {
-			int rc = (width[c] - t->cols[c].min) * t->cols[c].shrink;
+		while (deficit > 0 && shrunk) {
+			int best = -1;
 
-			if (t->cols[c].shrink > 0 && rc >= room && rc > 0) {
-				room = rc;
-				best = c;
+			shrunk = 0;
+			for (c = 0; c < t->ncols; c++)
+				if (t->cols[c].shrink == level && width[c] > floor_[c] &&
+				    (best < 0 || width[c] - floor_[c] >= width[best] - floor_[best]))
+					best = c;
+			if (best >= 0) {
+				width[best]--;
+				deficit--;
+				shrunk = 1;
 			}
 		}
-		if (best < 0)
-			break;
-		width[best]--;
-		deficit--;
 	}
-	/* space left over goes to the growing columns, in turn */
 	while (deficit < 0) {
 		int given = 0;
 
@@ -130,13 +133,14 @@ kd_table_draw(const struct kd_table *t, int y, int x, int h, int w)
 /* --- the checks table --- */
 
 /* The check's label matters most, the evidence least (the detail shows
- * it whole): evidence gives up its room first. */
+ * it whole): evidence gives up its room first, then what was expected,
+ * then what was observed, the label last. */
 static const struct kd_col check_cols[] = {
 	{ "Status", 6, 6, 0, 0 },
-	{ "Check", 14, 36, 3, 2 },
+	{ "Check", 16, 40, 3, 1 },
 	{ "Observed", 10, 48, 4, 2 },
-	{ "Expected", 8, 36, 3, 3 },
-	{ "Evidence", 6, 40, 1, 6 },
+	{ "Expected", 10, 36, 3, 3 },
+	{ "Evidence", 8, 40, 1, 4 },
 };
 
 static const char *

@@ -191,6 +191,13 @@ kd_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Set the drawing attribute: attr_set() takes the colour pair apart. */
+static void
+use_attr(attr_t attr)
+{
+	attr_set(attr & ~A_COLOR, (short)PAIR_NUMBER(attr), NULL);
+}
+
 /* Is (y, x .. x+w) on the screen?  Clips w. */
 static int
 clip(int y, int x, int *w)
@@ -211,7 +218,7 @@ kd_put(int y, int x, int w, const char *s, attr_t attr, int pad)
 	if (!clip(y, x, &w))
 		return 0;
 	used = textw_fit(s ? s : "", w, buf, sizeof buf);
-	attr_set(attr, 0, NULL);
+	use_attr(attr);
 	mvaddstr(y, x, buf);   /* no scrolling: the last cell is safe */
 	if (pad && used < w) {
 		move(y, x + used);
@@ -222,7 +229,7 @@ kd_put(int y, int x, int w, const char *s, attr_t attr, int pad)
 				addch(' ');
 		}
 	}
-	attr_set(A_NORMAL, 0, NULL);
+	use_attr(A_NORMAL);
 	return used;
 }
 
@@ -246,7 +253,7 @@ line_char(int y, int x, int which, attr_t attr)
 
 	if (y < 0 || y >= LINES || x < 0 || x >= COLS)
 		return;
-	attr_set(attr, 0, NULL);
+	use_attr(attr);
 	if (MB_CUR_MAX > 1) {
 		mvaddstr(y, x, uni[which]);
 	} else {
@@ -257,7 +264,7 @@ line_char(int y, int x, int which, attr_t attr)
 
 		mvaddch(y, x, acs[which]);
 	}
-	attr_set(A_NORMAL, 0, NULL);
+	use_attr(A_NORMAL);
 }
 
 void

@@ -210,7 +210,7 @@ struct kd_col {
 	const char *title;
 	int min, max;      /* display columns */
 	int grow;          /* share of the space left, 0: none */
-	int shrink;        /* readiness to give up room when short, 0: never */
+	int shrink;        /* when short, higher levels (1-9) shrink first; 0: never */
 };
 struct kd_table {
 	const struct kd_col *cols;
