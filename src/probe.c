@@ -364,7 +364,8 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 		return;
 	}
 	if (strcmp(name, "backend") == 0 && json_object_get(s, "seen"))
-		snprintf(obs, sizeof obs, "seen %s: %s", jstr(s, "seen", "?"), jstr(e, "message", "failed"));
+		snprintf(obs, sizeof obs, "seen %s (%s build%s%s)", jstr(s, "seen", "?"), jstr(s, "build", "?"),
+			 json_object_get(e, "reason") ? "; " : "", jstr(e, "reason", ""));
 	else if (strcmp(name, "agree") == 0 && json_object_get(s, "bound"))
 		snprintf(obs, sizeof obs, "max |error| %.3g > bound %.3g",
 			 json_number_value(json_object_get(s, "max_abs_error")),

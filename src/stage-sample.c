@@ -143,8 +143,9 @@ follow_cancelled(void *u)
 	return kd_sink_cancelled(((struct follow *)u)->sink);
 }
 
-/* Which step a traceback failed in, from the frames (innermost first) and
- * the message: recognisable library frames and source lines. */
+/* Which step a traceback failed in: recognisable library frames and
+ * source lines (innermost first), then an out-of-memory message, then the
+ * last KD_STEP the application printed, then a device error message. */
 static const char *
 classify_failure(const struct follow *f, char *buf, size_t len)
 {
@@ -166,8 +167,6 @@ classify_failure(const struct follow *f, char *buf, size_t len)
 	};
 	const char *msg = f->error ? f->error : "";
 
-	if (strstr(msg, "out of memory") != NULL || strstr(msg, "OutOfMemoryError") != NULL)
-		return "allocation";
 	for (size_t k = f->nframes; k-- > 0;) {
 		const char *fr = f->frames[k], *code = f->codes[k] ? f->codes[k] : "";
 		const char *in = strstr(fr, ", in ");
@@ -188,6 +187,10 @@ classify_failure(const struct follow *f, char *buf, size_t len)
 		    strstr(code, ".cpu()") != NULL)
 			return "transfer";
 	}
+	if (strstr(msg, "out of memory") != NULL || strstr(msg, "OutOfMemoryError") != NULL)
+		return "allocation";
+	if (f->error != NULL && f->step_at_error != NULL)
+		return f->step_at_error;   /* what the application announced */
 	if (strstr(msg, "CUDA error") != NULL || strstr(msg, "HIP error") != NULL)
 		return "device";
 	return NULL;

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Stage 5 with the real PyTorch of this machine (Debian's python3-torch,
+# CPU only), in a venv built from /usr/bin/python3 with the system site
+# packages: a reference expecting the CPU passes (with an extension
+# imported and called); one expecting CUDA fails at the backend step and
+# nothing is computed on the CPU in its place; a hanging probe is killed at
+# the timeout; a missing venv fails with a hint.  Two torch imports in all.
+. "$KD_SRCDIR/tests/lib.sh"
+PY=/usr/bin/python3
+if ! $PY -c 'import torch' 2>/dev/null; then
+	skip "compute-probe" "Debian's python3-torch is not installed for /usr/bin/python3"
+	exit 0
+fi
+P="$KD_TMP/proj"
+mkdir -p "$P/kernodeck"
+$PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
+SP=$("$P/.venv-rebuild/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf 'def version():\n    return "kdext 1.0"\n' >"$SP/kdext.py"
+
+ref() { # backend
+	printf 'schema: 1\nsystem:\n  backend: %s\ncompute:\n  extensions:\n    - module: kdext\n      call: version\n' \
+		"$1" >"$P/kernodeck/reference.yaml"
+}
+# rows FILE: "id status" per row of the (only) stage in a JSON report
+rows() { $PY -c "
+import json,sys; r=json.load(open(sys.argv[1]))
+for x in r['stages'][0]['rows']: print(x['id'], x['status'])" "$1"; }
+# steps FILE: the probe's step names from the observations
+steps() { $PY -c "
+import json,sys; r=json.load(open(sys.argv[1]))
+print(' '.join(s['step'] for s in r['stages'][0]['observations']['steps']))" "$1"; }
+
+ref cpu
+"$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/cpu.json" 2>"$KD_TMP/cpu.err"
+rc=$?
+check "cpu expected: the stage passes (exit 0)" [ "$rc" -eq 0 ]
+rows "$KD_TMP/cpu.json" >"$KD_TMP/cpu.rows"
+check "cpu expected: backend passes" grep -qx "compute.backend pass" "$KD_TMP/cpu.rows"
+check "cpu expected: the product agrees with float64" grep -qx "compute.agreement pass" "$KD_TMP/cpu.rows"
+check "cpu expected: no failing row" sh -c "! grep -q ' fail\$' '$KD_TMP/cpu.rows'"
+check "cpu expected: the extension is imported and called" grep -qx "compute.ext.kdext pass" "$KD_TMP/cpu.rows"
+check "cpu expected: precision settings as information" grep -qx "compute.precision info" "$KD_TMP/cpu.rows"
+check "cpu expected: every step of the chain ran" [ "$(steps "$KD_TMP/cpu.json")" = \
+	"python import_torch precision backend device alloc h2d compute sync d2h agree ext" ]
+check "cpu expected: the probe ran in the project interpreter" \
+	grep -q "\"executable\": \"$P/.venv-rebuild/bin/python\"" "$KD_TMP/cpu.json"
+check "cpu expected: compute.yaml written" grep -q '^expected: cpu' "$P/kernodeck/compute.yaml"
+log=$(sed -n 's/^log: //p' "$P/kernodeck/compute.yaml")
+check "cpu expected: the probe's output is logged" grep -q '"step": "agree", "ok": true' "$P/kernodeck/$log"
+check "cpu expected: steps streamed to stderr as they ran" grep -q "probe: compute on cpu" "$KD_TMP/cpu.err"
+
+ref cuda
+"$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/cuda.json" 2>/dev/null
+rc=$?
+check "cuda expected on a CPU-only build: the stage fails (exit 1)" [ "$rc" -eq 1 ]
+rows "$KD_TMP/cuda.json" >"$KD_TMP/cuda.rows"
+check "cuda expected: the backend row fails" grep -qx "compute.backend fail" "$KD_TMP/cuda.rows"
+check "cuda expected: the reason is read from the build" grep -q "CPU-only build (torch.version.cuda and torch.version.hip are None" "$KD_TMP/cuda.json"
+check "cuda expected: nothing was computed on the CPU in its place" \
+	[ "$(steps "$KD_TMP/cuda.json")" = "python import_torch precision backend ext" ]
+check "cuda expected: the first error names its step" grep -q '"observed": "in step backend: StepFailed' "$KD_TMP/cuda.json"
+
+# a hang (the fault switch, in the first step: no torch import) and the timeout
+ref cpu
+start=$(date +%s)
+KD_PROBE_FAULT=python:hang KD_TIMEOUT_PROBE=2 "$KD_BIN" check "$P" --stage compute --quiet --format json \
+	>"$KD_TMP/hang.json" 2>/dev/null
+rc=$?
+took=$(( $(date +%s) - start ))
+check "hang: the stage fails (exit 1)" [ "$rc" -eq 1 ]
+check "hang: killed at the timeout, not later (took ${took}s)" [ "$took" -lt 10 ]
+check "hang: the step it hung in fails with the timeout" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
+x=rows['compute.python']; assert x['status']=='fail' and 'timed out after 2 s' in x['observed'], x
+assert 'hung' in x['hint']" "$KD_TMP/hang.json"
+check "hang: no probe process left behind" sh -c "! ps -eo args | grep -v grep | grep -q '$P/.venv-rebuild/bin/python'"
+
+# no venv: a hint to run stage 3, and the probe is not run
+mv "$P/.venv-rebuild" "$P/venv-away"
+"$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/novenv.json" 2>/dev/null
+rc=$?
+check "no venv: the stage fails (exit 1)" [ "$rc" -eq 1 ]
+check "no venv: the interpreter row says to run stage 3" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); x=r['stages'][0]['rows'][0]
+assert x['id']=='compute.interpreter' and x['status']=='fail' and 'stage 3' in x['hint'], x" "$KD_TMP/novenv.json"
