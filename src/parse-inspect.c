@@ -124,13 +124,13 @@ pipinspect_parse(const char *text, size_t len, const char *name, json_t **out,
 				  "%s: no JSON object: not a pip inspect report", name);
 	root = json_loadb(start, len - (size_t)(start - text), JSON_DISABLE_EOF_CHECK, &jerr);
 	if (root == NULL)
-		return kd_err_set(err, KD_EINPUT, name, jerr.line + skipped, "%s:%d: %s", name,
-				  jerr.line + skipped, jerr.text);
+		return kd_err_set(err, KD_EINPUT, name, jerr.line + skipped,
+				  "not a complete pip inspect report: %s", jerr.text);
 	inst = json_object_get(root, "installed");
 	if (!json_is_object(root) || !json_is_array(inst)) {
 		json_decref(root);
 		return kd_err_set(err, KD_EINPUT, name, skipped + 1,
-				  "%s: no \"installed\" list: not a pip inspect report", name);
+				  "no \"installed\" list: not a pip inspect report");
 	}
 	pkgs = json_array();
 	for (i = 0; i < json_array_size(inst); i++) {

@@ -55,14 +55,13 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 		for (const char *q = text; q < z; q++)
 			line += *q == '\n';
 		return kd_err_set(err, KD_EINPUT, name, line,
-				  "%s: a NUL byte on line %d: this is not a text file", name, line);
+				  "a NUL byte on line %d: this is not a text file", line);
 	}
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &l, &n))
 		if (n > KD_CAP_LINE)
 			return kd_err_set(err, KD_EINPUT, name, it.lineno,
-					  "%s: line %d is longer than %u bytes", name,
-					  it.lineno, KD_CAP_LINE);
+					  "line %d is longer than %u bytes", it.lineno, KD_CAP_LINE);
 	return 0;
 }
 

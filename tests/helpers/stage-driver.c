@@ -3,10 +3,12 @@
  * stage_run with a sink that can cancel, or run one of a stage's actions,
  * as the walkthrough does, without a terminal.
  *
- *   stage-driver DIR STAGE run [--cancel-step TEXT --cancel-after SECONDS]
+ *   stage-driver DIR STAGE run [--cancel-step TEXT --cancel-after SECONDS
+ *                               [--cancel-file PATH]]
  *   stage-driver DIR STAGE action KEY [ROW-ID]
  *
- * `run` cancels once the step whose name holds TEXT has run for SECONDS.
+ * `run` cancels once the step whose name holds TEXT has run for SECONDS
+ * (and, with --cancel-file, once PATH exists: the child got that far).
  * It prints "status: STATUS" and exits 0 when the stage ran.  `action`
  * saves the state after the action, as the frame does, and exits with the
  * action's code.
@@ -17,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/stage.h"
 
 struct drv {
 	const char *cancel_step;
+	const char *cancel_file;
 	double cancel_after;
 	double step_started;   /* 0: the step is not running */
 };
@@ -61,7 +65,8 @@ drv_cancelled(void *u)
 {
 	struct drv *d = u;
 
-	return d->step_started > 0 && now_s() - d->step_started >= d->cancel_after;
+	return d->step_started > 0 && now_s() - d->step_started >= d->cancel_after &&
+	       (d->cancel_file == NULL || access(d->cancel_file, F_OK) == 0);
 }
 
 int
@@ -81,6 +86,8 @@ main(int argc, char **argv)
 	for (int a = 4; a + 1 < argc; a += 2) {
 		if (strcmp(argv[a], "--cancel-step") == 0)
 			d.cancel_step = argv[a + 1];
+		else if (strcmp(argv[a], "--cancel-file") == 0)
+			d.cancel_file = argv[a + 1];
 		else if (strcmp(argv[a], "--cancel-after") == 0)
 			d.cancel_after = atof(argv[a + 1]);
 	}
