@@ -479,16 +479,31 @@ print_verdict(const json_t *verdict, int newdiff)
 	       "recorded deviations)");
 }
 
-/* Keep every cache and temporary file of the children inside the work
- * folder, and Python's bytecode unwritten. */
+/* Keep every cache, temporary file and home-folder file of the children
+ * inside the work folder, and Python's bytecode unwritten.  The user's
+ * configuration (pip's index settings, git's identity) is still read from
+ * where it is. */
 static void
 contain_writes(const char *workdir)
 {
 	char *cache = fsutil_join(workdir, ".cache"), *tmp = fsutil_join(workdir, ".tmp");
-	char *pip = fsutil_join(cache, "pip");
+	char *pip = fsutil_join(cache, "pip"), *home = fsutil_join(workdir, ".home");
+	const char *old = getenv("HOME");
 
 	fsutil_mkdirs(pip, NULL);
 	fsutil_mkdirs(tmp, NULL);
+	fsutil_mkdirs(home, NULL);
+	if (old != NULL && *old != '\0') {
+		char *cfg = fsutil_join(old, ".config"), *git = fsutil_join(old, ".gitconfig");
+		if (getenv("XDG_CONFIG_HOME") == NULL)
+			setenv("XDG_CONFIG_HOME", cfg, 1);
+		if (getenv("GIT_CONFIG_GLOBAL") == NULL && fsutil_exists(git))
+			setenv("GIT_CONFIG_GLOBAL", git, 1);
+		free(cfg);
+		free(git);
+	}
+	setenv("HOME", home, 1);
+	free(home);
 	setenv("PIP_CACHE_DIR", pip, 1);
 	setenv("XDG_CACHE_HOME", cache, 1);
 	setenv("TMPDIR", tmp, 1);
@@ -554,7 +569,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	kdir = fsutil_join(o->workdir, "kernodeck");
 	refp = fsutil_join(kdir, "reference.yaml");
 	{
-		static const char *const excl[] = { "kernodeck", ".venv-rebuild", ".cache", ".tmp" };
+		static const char *const excl[] = { "kernodeck", ".venv-rebuild", ".cache", ".tmp",
+						    ".home" };
 		int added;
 		char *src = fsutil_join(o->dossier, "kernodeck/reference.yaml"), *text = NULL;
 		size_t len;
@@ -567,7 +583,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		}
 		free(src);
 		free(text);
-		repo_ensure_excludes(o->workdir, excl, 4, &added, NULL);
+		repo_ensure_excludes(o->workdir, excl, 5, &added, NULL);
 	}
 	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
 		goto out;
