@@ -35,165 +35,36 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/outputs.h"
+#include "kernodeck/pytrace.h"
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
 #define SAMPLE_MAX_ARGS   256
 #define SAMPLE_MAX_FILES  256
-#define SAMPLE_FRAMES     64
 
 /* --- following the entry point's output --- */
 
 struct follow {
 	const struct kd_sink *sink;
-	char *step;            /* last KD_STEP */
-	int in_tb;             /* inside the first traceback */
-	int tb_done;
-	char *frames[SAMPLE_FRAMES];  /* File lines of the first traceback (latest kept) */
-	char *codes[SAMPLE_FRAMES];
-	size_t nframes;
-	char *error;           /* its exception line */
-	char *step_at_error;   /* the KD_STEP in force when it began */
+	struct pytrace tr;
 };
-
-static char *
-trimdup(const char *s, size_t len)
-{
-	while (len > 0 && (*s == ' ' || *s == '\t')) {
-		s++;
-		len--;
-	}
-	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\r' || s[len - 1] == '\t'))
-		len--;
-	return strndup(s, len);
-}
-
-static void
-follow_frame(struct follow *f, const char *line, size_t len)
-{
-	if (f->nframes == SAMPLE_FRAMES) {
-		free(f->frames[0]);
-		free(f->codes[0]);
-		memmove(f->frames, f->frames + 1, (SAMPLE_FRAMES - 1) * sizeof *f->frames);
-		memmove(f->codes, f->codes + 1, (SAMPLE_FRAMES - 1) * sizeof *f->codes);
-		f->nframes--;
-	}
-	f->frames[f->nframes] = trimdup(line, len);
-	f->codes[f->nframes] = NULL;
-	f->nframes++;
-}
 
 static void
 follow_line(void *u, const char *line, size_t len)
 {
 	struct follow *f = u;
-	const char *m;
 
 	if (f->sink != NULL && f->sink->on_line != NULL)
 		f->sink->on_line(f->sink->u, line, len);
-	if (len >= 8 && (m = memmem(line, len, "KD_STEP:", 8)) != NULL) {
-		free(f->step);
-		f->step = trimdup(m + 8, len - (size_t)(m + 8 - line));
-		kd_sink_step(f->sink, f->step, -1);
-		return;
-	}
-	if (f->tb_done)
-		return;
-	if (!f->in_tb) {
-		if (len >= 34 && memcmp(line, "Traceback (most recent call last):", 34) == 0) {
-			f->in_tb = 1;
-			free(f->step_at_error);
-			f->step_at_error = f->step ? strdup(f->step) : NULL;
-		}
-		return;
-	}
-	if (len >= 7 && memcmp(line, "  File ", 7) == 0) {
-		follow_frame(f, line, len);
-		return;
-	}
-	if (len > 0 && (line[0] == ' ' || line[0] == '\t')) {
-		/* the source line under a frame (later indented lines are carets) */
-		if (f->nframes > 0 && f->codes[f->nframes - 1] == NULL)
-			f->codes[f->nframes - 1] = trimdup(line, len);
-		return;
-	}
-	if (len == 0)
-		return;
-	f->error = trimdup(line, len);
-	f->in_tb = 0;
-	f->tb_done = 1;
-}
-
-static void
-follow_free(struct follow *f)
-{
-	for (size_t i = 0; i < f->nframes; i++) {
-		free(f->frames[i]);
-		free(f->codes[i]);
-	}
-	free(f->step);
-	free(f->error);
-	free(f->step_at_error);
+	if (pytrace_feed(&f->tr, line, len))
+		kd_sink_step(f->sink, f->tr.step, -1);
 }
 
 static int
 follow_cancelled(void *u)
 {
 	return kd_sink_cancelled(((struct follow *)u)->sink);
-}
-
-/* Which step a traceback failed in: recognisable library frames and
- * source lines (innermost first), then an out-of-memory message, then the
- * last KD_STEP the application printed, then a device error message. */
-static const char *
-classify_failure(const struct follow *f, char *buf, size_t len)
-{
-	static const struct { const char *file, *func, *step; } table[] = {
-		{ "torch/utils/data/", NULL, "data loading" },
-		{ "numpy/lib/npyio.py", "save", "writing" },
-		{ "numpy/lib/npyio.py", "load", "data loading" },
-		{ "numpy/lib/format.py", "write", "writing" },
-		{ "numpy/lib/format.py", "read", "data loading" },
-		{ "safetensors/", "save", "writing" },
-		{ "safetensors/", "load", "data loading" },
-		{ "safetensors/", "safe_open", "data loading" },
-		{ "/csv.py", "write", "writing" },
-		{ "pandas/io/", "to_", "writing" },
-		{ "pandas/io/", "read_", "data loading" },
-		{ "torch/serialization.py", "save", "writing" },
-		{ "torch/serialization.py", "load", "data loading (weights)" },
-		{ "torch/cuda/", NULL, "device (torch.cuda)" },
-	};
-	const char *msg = f->error ? f->error : "";
-
-	for (size_t k = f->nframes; k-- > 0;) {
-		const char *fr = f->frames[k], *code = f->codes[k] ? f->codes[k] : "";
-		const char *in = strstr(fr, ", in ");
-		const char *mod;
-		for (size_t t = 0; t < sizeof table / sizeof table[0]; t++)
-			if (strstr(fr, table[t].file) != NULL &&
-			    (table[t].func == NULL || (in && strstr(in + 5, table[t].func) == in + 5)))
-				return table[t].step;
-		if ((mod = strstr(fr, "torch/nn/modules/")) != NULL) {
-			const char *e = strstr(mod, ".py");
-			int n = e ? (int)(e - (mod + 17)) : 0;
-			snprintf(buf, len, "operator (torch.nn %.*s)", n, mod + 17);
-			return buf;
-		}
-		if (strstr(fr, "torch/nn/functional.py") != NULL)
-			return "operator (torch.nn.functional)";
-		if (strstr(code, ".to(") != NULL || strstr(code, ".cuda(") != NULL ||
-		    strstr(code, ".cpu()") != NULL)
-			return "transfer";
-	}
-	if (strstr(msg, "out of memory") != NULL || strstr(msg, "OutOfMemoryError") != NULL)
-		return "allocation";
-	if (f->error != NULL && f->step_at_error != NULL)
-		return f->step_at_error;   /* what the application announced */
-	if (strstr(msg, "CUDA error") != NULL || strstr(msg, "HIP error") != NULL)
-		return "device";
-	return NULL;
 }
 
 /* --- moving the previous outputs aside --- */
@@ -601,6 +472,7 @@ run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, jso
 	json_t *fail;
 
 	memset(&f, 0, sizeof f);
+	pytrace_init(&f.tr);
 	memset(&ro, 0, sizeof ro);
 	memset(&r, 0, sizeof r);
 	f.sink = sink;
@@ -625,24 +497,23 @@ run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, jso
 						  "exit_code", r.exited ? json_integer(r.exit_code) : json_null(),
 						  "timed_out", r.timed_out, "cancelled", r.cancelled,
 						  "seconds", r.elapsed_s));
-	if (f.step != NULL)
-		json_object_set_new(obs, "step_reached", json_string(f.step));
+	if (f.tr.step != NULL)
+		json_object_set_new(obs, "step_reached", json_string(f.tr.step));
 	if (r.exited && r.exit_code == 0)
 		goto out;
 	fail = json_object();
-	step = classify_failure(&f, buf, sizeof buf);
+	step = pytrace_failed_step(&f.tr, buf, sizeof buf);
 	if (step == NULL)
-		step = f.error ? f.step_at_error : f.step;
+		step = f.tr.step;   /* no traceback (a signal, an exit code): the last step announced */
 	json_object_set_new(fail, "step", step ? json_string(step) : json_null());
-	json_object_set_new(fail, "error", f.error ? json_string(f.error) : json_null());
-	if (f.nframes > 0) {
-		json_object_set_new(fail, "frame", json_string(f.frames[f.nframes - 1]));
-		if (f.codes[f.nframes - 1] != NULL)
-			json_object_set_new(fail, "code", json_string(f.codes[f.nframes - 1]));
-	}
+	json_object_set_new(fail, "error", f.tr.error ? json_string(f.tr.error) : json_null());
+	if (pytrace_frame(&f.tr) != NULL)
+		json_object_set_new(fail, "frame", json_string(pytrace_frame(&f.tr)));
+	if (pytrace_code(&f.tr) != NULL)
+		json_object_set_new(fail, "code", json_string(pytrace_code(&f.tr)));
 	json_object_set_new(obs, "failure", fail);
 out:
-	follow_free(&f);
+	pytrace_free(&f.tr);
 	run_result_free(&r);
 	free(log);
 }
