@@ -775,7 +775,8 @@ collect(const char *text, size_t len, struct scan *s)
 	}
 	if (s->oom)
 		return -1;
-	qsort(s->v, s->n, sizeof *s->v, cand_cmp);
+	if (s->n > 1)  /* qsort's base may not be NULL, even for 0 elements */
+		qsort(s->v, s->n, sizeof *s->v, cand_cmp);
 	for (size_t i = 0; i < s->n; i++) {
 		struct cand *c = &s->v[i];
 		if (n > 0) {
