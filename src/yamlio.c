@@ -194,14 +194,18 @@ yamlio_load_mem(const char *buf, size_t len, const char *name,
 
 	memset(doc, 0, sizeof *doc);
 	doc->path = strdup(name ? name : "<string>");
-	if (len > KD_CAP_YAML_FILE)
-		return kd_err_set(err, KD_EINPUT, name, 0,
-				  "%s is too large (%zu bytes; the limit is %u)", name, len,
-				  KD_CAP_YAML_FILE);
+	if (len > KD_CAP_YAML_FILE) {
+		rc = kd_err_set(err, KD_EINPUT, name, 0,
+				"%s is too large (%zu bytes; the limit is %u)", name, len,
+				KD_CAP_YAML_FILE);
+		goto fail;
+	}
 	if ((rc = check_bytes(buf, len, name, err)) != 0)
-		return rc;
-	if (!yaml_parser_initialize(&parser))
-		return kd_err_set(err, KD_EENV, name, 0, "cannot start the YAML parser");
+		goto fail;
+	if (!yaml_parser_initialize(&parser)) {
+		rc = kd_err_set(err, KD_EENV, name, 0, "cannot start the YAML parser");
+		goto fail;
+	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	while (!done && rc == 0) {
 		if (!yaml_parser_parse(&parser, &ev)) {
@@ -297,11 +301,14 @@ yamlio_load_mem(const char *buf, size_t len, const char *name,
 	if (rc != 0) {
 		/* root owns everything attached so far */
 		json_decref(root);
-		doc->nlines = 0;
-		return rc;
+		goto fail;
 	}
 	doc->root = root ? root : json_null();
 	return 0;
+fail:
+	/* a failed load leaves nothing to free (callers do not free it) */
+	yamlio_doc_free(doc);
+	return rc;
 }
 
 int
