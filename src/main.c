@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernodeck/cmd.h"
+#include "kernodeck/hash.h"
 
 struct command {
 	const char *name;
@@ -22,6 +23,7 @@ static const struct command commands[] = {
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
+	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json]" },
