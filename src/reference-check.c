@@ -30,6 +30,13 @@
 
 #define KD_CAP_DIRTY_SHOWN 30    /* files named in a failing code.clean */
 
+/* A string from an observation, which may have any shape: never NULL. */
+static const char *
+nz(const char *s)
+{
+	return s != NULL ? s : "?";
+}
+
 static struct kd_row *
 fail(struct kd_rows *rows, const char *id, const char *label, const char *observed,
      const char *expected, const char *first_error, const char *hint)
@@ -172,7 +179,7 @@ check_commit(const json_t *ref, const json_t *code, struct kd_rows *rows, int re
 	if (repo_is_full_id(rec)) {
 		if (repo_ok && kind == NULL) {
 			snprintf(msg, sizeof msg, "commit %s is not in the repository %s", rec,
-				 json_string_value(json_object_get(code, "workdir")));
+				 nz(json_string_value(json_object_get(code, "workdir"))));
 			fail(rows, "code.commit", label, rec, "a commit of this repository", msg,
 			     "fetch it (git fetch), or record the commit the code is at (key u)");
 			return;
@@ -240,8 +247,8 @@ check_clean(const json_t *ref, const json_t *code, struct kd_rows *rows)
 			break;
 		}
 		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s %s", i ? "; " : "",
-				      json_string_value(json_object_get(f, "status")),
-				      json_string_value(json_object_get(f, "path")));
+				      nz(json_string_value(json_object_get(f, "status"))),
+				      nz(json_string_value(json_object_get(f, "path"))));
 		if (o >= sizeof list)
 			break;
 	}
@@ -270,7 +277,7 @@ check_submodules(const json_t *code, struct kd_rows *rows)
 		return;
 	list[0] = bad[0] = '\0';
 	json_array_foreach(subs, i, s) {
-		const char *p = json_string_value(json_object_get(s, "path"));
+		const char *p = nz(json_string_value(json_object_get(s, "path")));
 		const char *wd = json_string_value(json_object_get(s, "checked_out"));
 
 		if (!json_is_true(json_object_get(s, "initialized"))) {
@@ -538,7 +545,7 @@ check_item_url(const json_t *ref, const json_t *item, const json_t *u, const cha
 		o += snprintf(obs + o, sizeof obs - (size_t)o, ", %lld bytes", (long long)size);
 	if (json_integer_value(json_object_get(u, "redirects")) > 0)
 		o += snprintf(obs + o, sizeof obs - (size_t)o, ", redirected to %.300s",
-			      json_string_value(json_object_get(u, "final_url")));
+			      nz(json_string_value(json_object_get(u, "final_url"))));
 	if (json_is_integer(rsize) && size >= 0 && json_integer_value(rsize) != size) {
 		snprintf(msg, sizeof msg, "the server announces %lld bytes, the reference records %lld",
 			 (long long)size, (long long)json_integer_value(rsize));

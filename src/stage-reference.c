@@ -705,8 +705,9 @@ reference_describe(const struct kd_result *res, struct kd_rows *rows)
 			 json_is_string(json_object_get(code, "branch")) ? "on " : "(detached)",
 			 json_is_string(json_object_get(code, "branch")) ?
 			 json_string_value(json_object_get(code, "branch")) : "",
-			 json_array_size(tags) ? ", tag " : "",
-			 json_array_size(tags) ? json_string_value(json_array_get(tags, 0)) : "");
+			 json_is_string(json_array_get(tags, 0)) ? ", tag " : "",
+			 json_is_string(json_array_get(tags, 0)) ?
+			 json_string_value(json_array_get(tags, 0)) : "");
 		kd_rows_add(rows, "info.code", KD_R_INFO, "git repository", buf, NULL, NULL);
 	}
 	json_object_foreach((json_t *)json_object_get(res->obs, "files"), k, f) {
@@ -723,7 +724,7 @@ reference_describe(const struct kd_result *res, struct kd_rows *rows)
 		json_array_foreach(filled, i, f)
 			if (o < sizeof buf)
 				o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? ", " : "",
-						      json_string_value(f));
+						      json_is_string(f) ? json_string_value(f) : "?");
 		kd_rows_add(rows, "info.recorded", KD_R_INFO, "recorded from this machine", buf,
 			    NULL, NULL);
 	}
@@ -733,7 +734,7 @@ reference_describe(const struct kd_result *res, struct kd_rows *rows)
 		json_array_foreach(json_object_get(res->obs, "changed"), i, f)
 			if (o < sizeof buf)
 				o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? ", " : "",
-						      json_string_value(f));
+						      json_is_string(f) ? json_string_value(f) : "?");
 		kd_rows_add(rows, "info.changed", KD_R_INFO, "changed since the last check", buf,
 			    "later stages must be checked again", NULL);
 	}
