@@ -88,14 +88,15 @@ kd_frame_layout(struct kd_screen *scr)
 	g->body_h = LINES - 3;
 	g->msg_y = LINES - 2;
 	g->bar_y = LINES - 1;
-	/* after the stage's own header line */
+	/* after the stage's own header line; a running stage's log, or the
+	 * log pane in focus, takes half the room */
 	rem = g->body_h - 1;
-	g->log_h = rem / 5;
+	g->log_h = scr->log.running || scr->focus == KD_FOCUS_LOG ? rem / 2 : rem / 5;
 	if (g->log_h < 3)
 		g->log_h = 3;
 	rem -= g->log_h + 1;
 	if (nf > 0) {
-		fh = rem * 2 / 5;
+		fh = scr->log.running ? rem / 4 : rem * 2 / 5;
 		if (fh > nf)
 			fh = nf;
 		if (fh < 1)
@@ -267,6 +268,17 @@ draw_message(struct kd_screen *scr)
 		const struct kd_field *f = &scr->stage->fields[scr->sel_field];
 
 		kd_put(y, 1, COLS - 2, f->help ? f->help : f->path, kd_attr(KD_C_DIM), 0);
+	} else if (scr->focus == KD_FOCUS_CHECKS && kd_screen_nrows(scr) > 0) {
+		int is_check;
+		const struct kd_row *r = kd_screen_row(scr, (size_t)scr->sel_check, &is_check);
+		char line[1400];
+
+		if (r != NULL) {
+			snprintf(line, sizeof line, "%s%s%s%s%s", r->id,
+				 r->evidence ? " \u2502 evidence: " : "", r->evidence ? r->evidence : "",
+				 r->first_error ? " \u2502 " : "", r->first_error ? r->first_error : "");
+			kd_put(y, 1, COLS - 2, line, kd_attr(KD_C_DIM), 0);
+		}
 	} else if (scr->ctx->readonly && scr->lock_note[0] != '\0') {
 		kd_put(y, 1, COLS - 2, scr->lock_note, kd_attr(KD_C_WARN), 0);
 	}
@@ -520,6 +532,7 @@ frame_action(struct kd_screen *scr, int key)
 	scr->log.t_start = kd_now();
 	scr->cancel = 0;
 	kd_log_sink(scr, &sink);
+	kd_frame_layout(scr);
 	kd_err_clear(&err);
 	int rc = a->run(scr->ctx, r ? r->id : NULL, &sink, &err);
 	scr->log.running = 0;
@@ -592,17 +605,19 @@ frame_run(struct kd_screen *scr)
 	scr->log.t_start = kd_now();
 	scr->cancel = 0;
 	kd_log_sink(scr, &sink);
+	kd_frame_layout(scr);
 	kd_frame_draw(scr);
 	refresh();
 	kd_err_clear(&err);
 	rc = stage_run(scr->ctx, scr->idx, &sink, &info, &err);
 	scr->log.running = 0;
 	scr->log.t_end = kd_now();
+	scr->focus = KD_FOCUS_CHECKS;
+	kd_frame_layout(scr);
 	kd_rows_free(&scr->info);
 	scr->info = info;
 	if (scr->sel_check >= (int)kd_screen_nrows(scr))
 		scr->sel_check = 0;
-	scr->focus = KD_FOCUS_CHECKS;
 	if (rc != 0) {
 		kd_err_format(&err, buf, sizeof buf);
 		kd_log_add(&scr->log, buf, strlen(buf));

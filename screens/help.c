@@ -160,28 +160,55 @@ bar_key(const char *names, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, names);
 }
 
+/* The first word of an action's label, for the key bar. */
+static void
+action_word(const struct kd_action *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(a->label, " ("), a->label);
+}
+
 /* The current stage's actions in the bar, each with the first word of its
- * label (the help overlay gives the whole label). */
+ * label when those words are distinct and all fit; otherwise their keys
+ * together ("i,a,t,x actions").  The help overlay gives whole labels. */
 static int
 bar_actions(struct kd_screen *scr, int y, int x, int limit)
 {
-	char k[8], label[32];
+	const struct kd_stage_ops *st = scr->stage;
+	char k[64], label[32], other[32];
+	int need = 0, distinct = 1, n = 0;
 
-	for (size_t i = 0; i < scr->stage->nactions && x >= 0; i++) {
-		const struct kd_action *a = &scr->stage->actions[i];
-		int nx;
-
-		if (kd_key_reserved(a->key))
+	for (size_t i = 0; i < st->nactions; i++) {
+		if (kd_key_reserved(st->actions[i].key))
 			continue;
-		snprintf(k, sizeof k, "%c", a->key);
-		snprintf(label, sizeof label, "%.*s", (int)strcspn(a->label, " ("), a->label);
-		if (x + textw_width(k) + textw_width(label) + 1 > limit)
-			break;
-		nx = bar_item(y, x, k, label);
-		if (nx < 0)
-			break;
-		x = nx;
+		action_word(&st->actions[i], label, sizeof label);
+		need += 2 + textw_width(label) + 2;
+		for (size_t j = 0; j < i; j++) {
+			action_word(&st->actions[j], other, sizeof other);
+			if (strcmp(label, other) == 0)
+				distinct = 0;
+		}
+		n++;
 	}
+	if (n == 0 || x < 0)
+		return x;
+	if (distinct && x + need <= limit) {
+		for (size_t i = 0; i < st->nactions && x >= 0; i++) {
+			if (kd_key_reserved(st->actions[i].key))
+				continue;
+			snprintf(k, sizeof k, "%c", st->actions[i].key);
+			action_word(&st->actions[i], label, sizeof label);
+			x = bar_item(y, x, k, label);
+		}
+		return x;
+	}
+	k[0] = '\0';
+	for (size_t i = 0, o = 0; i < st->nactions && o + 3 < sizeof k; i++) {
+		if (kd_key_reserved(st->actions[i].key))
+			continue;
+		o += (size_t)snprintf(k + o, sizeof k - o, "%s%c", o ? "," : "", st->actions[i].key);
+	}
+	if (x + textw_width(k) + 8 <= limit)
+		x = bar_item(y, x, k, "actions");
 	return x;
 }
 
@@ -226,5 +253,5 @@ kd_keybar_draw(struct kd_screen *scr, int y, int context)
 		x = nx;
 	}
 	if (context == KD_KC_MAIN)
-		bar_actions(scr, y, x, limit);
+		bar_actions(scr, y, x, limit - 1);
 }

@@ -94,7 +94,7 @@ log_header(struct kd_screen *scr, int y, int x, int w)
 		snprintf(t, sizeof t, " Log: %s \u2502 done in %02d:%02d ", l->title,
 			 (int)el / 60, (int)el % 60);
 	} else {
-		pos = snprintf(t, sizeof t, " Log: %s \u2502 %02d:%02d \u2502 Esc cancels", l->title,
+		pos = snprintf(t, sizeof t, " Log: %s \u2502 %02d:%02d", l->title,
 			       (int)el / 60, (int)el % 60);
 		if (l->step[0] != '\0' && pos > 0 && (size_t)pos < sizeof t)
 			pos += snprintf(t + pos, sizeof t - (size_t)pos, " \u2502 %s", l->step);
@@ -136,7 +136,7 @@ kd_log_draw(struct kd_screen *scr, int y, int x, int h, int w)
 	}
 	start = l->n > (size_t)rows + (size_t)l->scroll ? l->n - (size_t)rows - (size_t)l->scroll : 0;
 	for (i = 0; i < rows && start + (size_t)i < l->n; i++)
-		kd_put(y + 1 + i, x + 1, w - 1, log_line(l, start + (size_t)i), A_NORMAL, 1);
+		kd_put(y + 1 + i, x + 2, w - 3, log_line(l, start + (size_t)i), A_NORMAL, 1);
 	if (l->scroll > 0)
 		kd_put(y + rows, x + w - 1, 1, "\u2193", kd_attr(KD_C_DIM), 0);
 }

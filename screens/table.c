@@ -1,9 +1,8 @@
 /*
  * table.c - one generic drawer for rows of cells (tig's draw.c idea): the
- * caller gives columns with a minimum, a maximum, a share of the space
- * left and a level at which they give up room, and a function giving each
- * cell; the table measures, shrinks the columns of the highest level first
- * when space is short, keeps the selected row in
+ * caller gives columns with a minimum, a maximum, a weight and whether they
+ * may be left out, and a function giving each cell; the table measures,
+ * shares the width by weight, keeps the selected row in
  * view and marks it.  The checks table of every stage is drawn with it.
  */
 #include "config.h"
@@ -17,63 +16,73 @@
 
 #define KD_TABLE_MAXCOLS 12
 
-/* Column widths that fit in w (1 column gap between cells, 2 for the
- * selection mark in front).  Each column starts at its natural width
- * (content, within max); when short, the columns of the highest shrink
- * level give up room first, evenly, down to their minimum, then the next
- * level; room left over is shared by the growing columns. */
+/* Natural width of column c: its widest cell or title, within max. */
+static int
+col_natural(const struct kd_table *t, int c)
+{
+	int nat = textw_width(t->cols[c].title);
+
+	for (int r = 0; r < t->nrows; r++) {
+		int cw = textw_width(t->cell(t->u, r, c));
+
+		if (cw > nat)
+			nat = cw;
+	}
+	return nat > t->cols[c].max ? t->cols[c].max : nat;
+}
+
+/* Column widths that fit in w (2 columns for the selection mark, 1 between
+ * cells), by water-filling: every column first gets its minimum (or less
+ * when its content is narrower), then the space left goes, one column at
+ * a time, to the column with the least width for its weight that still
+ * wants more.  When even the minimums do not fit, optional columns are
+ * left out (width 0), the last first. */
 static void
 table_widths(const struct kd_table *t, int w, int *width)
 {
-	int c, r, sum = 0, deficit, floor_[KD_TABLE_MAXCOLS], level;
+	int nat[KD_TABLE_MAXCOLS], shown[KD_TABLE_MAXCOLS], c, avail, nshown;
 
 	for (c = 0; c < t->ncols; c++) {
-		int nat = textw_width(t->cols[c].title);
-
-		for (r = 0; r < t->nrows; r++) {
-			int cw = textw_width(t->cell(t->u, r, c));
-
-			if (cw > nat)
-				nat = cw;
-		}
-		if (nat > t->cols[c].max)
-			nat = t->cols[c].max;
-		width[c] = nat;
-		floor_[c] = t->cols[c].min < nat ? t->cols[c].min : nat;
-		sum += nat + 1;
+		nat[c] = col_natural(t, c);
+		shown[c] = 1;
 	}
-	sum += 1;
-	deficit = sum - w;
-	for (level = 9; level > 0 && deficit > 0; level--) {
-		int shrunk = 1;
+	for (;;) {
+		int need = 0, drop = -1;
 
-		while (deficit > 0 && shrunk) {
-			int best = -1;
-
-			shrunk = 0;
-			for (c = 0; c < t->ncols; c++)
-				if (t->cols[c].shrink == level && width[c] > floor_[c] &&
-				    (best < 0 || width[c] - floor_[c] >= width[best] - floor_[best]))
-					best = c;
-			if (best >= 0) {
-				width[best]--;
-				deficit--;
-				shrunk = 1;
-			}
+		nshown = 0;
+		for (c = 0; c < t->ncols; c++) {
+			width[c] = 0;
+			if (!shown[c])
+				continue;
+			nshown++;
+			width[c] = t->cols[c].min < nat[c] ? t->cols[c].min : nat[c];
+			need += width[c];
+			if (t->cols[c].optional)
+				drop = c;
 		}
-	}
-	while (deficit < 0) {
-		int given = 0;
-
-		for (c = 0; c < t->ncols && deficit < 0; c++) {
-			if (t->cols[c].grow > 0 && width[c] < t->cols[c].max) {
-				width[c]++;
-				deficit++;
-				given = 1;
-			}
-		}
-		if (!given)
+		avail = w - 2 - (nshown > 0 ? nshown - 1 : 0);
+		if (need <= avail || drop < 0)
 			break;
+		shown[drop] = 0;
+	}
+	for (c = 0; c < t->ncols; c++)
+		avail -= width[c];
+	while (avail > 0) {
+		int best = -1;
+
+		for (c = 0; c < t->ncols; c++) {
+			int wt = t->cols[c].grow > 0 ? t->cols[c].grow : 1;
+
+			if (!shown[c] || width[c] >= nat[c])
+				continue;
+			if (best < 0 || width[c] * (t->cols[best].grow > 0 ? t->cols[best].grow : 1) <
+			    width[best] * wt)
+				best = c;
+		}
+		if (best < 0)
+			break;
+		width[best]++;
+		avail--;
 	}
 }
 
@@ -85,10 +94,12 @@ kd_table_draw(const struct kd_table *t, int y, int x, int h, int w)
 
 	if (t->ncols > KD_TABLE_MAXCOLS || h < 1 || w < 4)
 		return;
-	table_widths(t, w, width);
+	table_widths(t, w - 1, width);   /* the last column holds the scroll marks */
 	/* header */
 	cx = x + 2;
 	for (c = 0; c < t->ncols; c++) {
+		if (width[c] <= 0)
+			continue;
 		kd_put(y, cx, width[c], t->cols[c].title, A_BOLD | A_UNDERLINE, 1);
 		cx += width[c] + 1;
 	}
@@ -116,6 +127,8 @@ kd_table_draw(const struct kd_table *t, int y, int x, int h, int w)
 			kd_put(yy, x, 1, t->focused ? ">" : "\u00b7", base | A_BOLD, 0);
 		cx = x + 2;
 		for (c = 0; c < t->ncols && cx < x + w; c++) {
+			if (width[c] <= 0)
+				continue;
 			attr_t a = sel ? base : kd_attr(t->color ? t->color(t->u, r, c) : KD_C_NORMAL);
 			int cw = width[c] < x + w - cx ? width[c] : x + w - cx;
 
@@ -132,15 +145,15 @@ kd_table_draw(const struct kd_table *t, int y, int x, int h, int w)
 
 /* --- the checks table --- */
 
-/* The check's label matters most, the evidence least (the detail shows
- * it whole): evidence gives up its room first, then what was expected,
- * then what was observed, the label last. */
+/* The label and what was observed weigh most; on a narrow terminal the
+ * evidence column is left out (the message line and the detail show the
+ * selected row's evidence). */
 static const struct kd_col check_cols[] = {
 	{ "Status", 6, 6, 0, 0 },
-	{ "Check", 16, 40, 3, 1 },
-	{ "Observed", 10, 48, 4, 2 },
-	{ "Expected", 10, 36, 3, 3 },
-	{ "Evidence", 8, 40, 1, 4 },
+	{ "Check", 18, 44, 3, 0 },
+	{ "Observed", 10, 48, 3, 0 },
+	{ "Expected", 10, 40, 2, 0 },
+	{ "Evidence", 14, 48, 2, 1 },
 };
 
 static const char *

@@ -100,7 +100,7 @@ enum kd_key_context { KD_KEY_CONTEXT_INFO(KD_KC_ENUM) KD_KC__COUNT };
 	  "go to the previous stage (always allowed)") \
 	X(KD_A_NEXT,      KD_KC_MAIN, "n, F8", 'n', KD_K_F(8), 0, "next", \
 	  "go to the next stage (once this one passed or each failing check has a deviation)") \
-	X(KD_A_NOTE,      KD_KC_MAIN, "N", 'N', 0, 0, "notes", \
+	X(KD_A_NOTE,      KD_KC_MAIN, "N", 'N', 0, 0, NULL, \
 	  "read this stage's notes and add one") \
 	X(KD_A_EDITREF,   KD_KC_MAIN, "E", 'E', 0, 0, NULL, \
 	  "open reference.yaml in $EDITOR; it is checked when the editor closes") \

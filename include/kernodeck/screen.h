@@ -209,8 +209,8 @@ const struct kd_row *kd_screen_row(const struct kd_screen *scr, size_t i, int *i
 struct kd_col {
 	const char *title;
 	int min, max;      /* display columns */
-	int grow;          /* share of the space left, 0: none */
-	int shrink;        /* when short, higher levels (1-9) shrink first; 0: never */
+	int grow;          /* weight in sharing the width (0 counts as 1) */
+	int optional;      /* 1: left out when the minimums do not fit */
 };
 struct kd_table {
 	const struct kd_col *cols;
