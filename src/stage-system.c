@@ -134,6 +134,8 @@ want_of(const json_t *ref, const char *path, struct want *w)
 		snprintf(w->text, sizeof w->text, "%s", json_string_value(w->value));
 	else if (json_is_integer(w->value))
 		snprintf(w->text, sizeof w->text, "%lld", (long long)json_integer_value(w->value));
+	else if (json_is_real(w->value))   /* cuda: 12.1 written without quotes */
+		snprintf(w->text, sizeof w->text, "%.15g", json_real_value(w->value));
 	else
 		snprintf(w->text, sizeof w->text, "(not a scalar)");
 }

@@ -328,7 +328,9 @@ test_plan_system(void **state)
 	assert_non_null(strstr(pstr(v, "note"), "provided by the system"));
 	json_decref(v); json_decref(p);
 	unlink(path);
-	p = variant_plan_read(tmpdir, json_object());
+	json_t *empty = json_object();
+	p = variant_plan_read(tmpdir, empty);
+	json_decref(empty);
 	assert_string_equal(pstr(p, "kind"), "missing");
 	v = variant_judge(p, m, "3.11");
 	assert_string_equal(pstr(v, "status"), "warn");
