@@ -522,25 +522,46 @@ exec_cancelled(void *u)
 	return x->o->cancelled != NULL && x->o->cancelled(x->o->u);
 }
 
-int
-probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r,
-	   struct kd_err *err)
+/* python PROBE --expect E [--ext X]... into argv (at most max - 1 items). */
+static size_t
+probe_argv(const struct probe_opts *o, const char **argv, size_t max)
 {
-	const char *argv[64];
-	const char *env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
-	struct exec_ctx x = { .o = o, .p = p };
-	struct run_opts ro;
 	size_t n = 0;
 
 	argv[n++] = o->python;
 	argv[n++] = o->probe_path;
 	argv[n++] = "--expect";
 	argv[n++] = o->expect && *o->expect ? o->expect : "auto";
-	for (size_t i = 0; o->exts != NULL && o->exts[i] != NULL && n + 3 < 64; i++) {
+	for (size_t i = 0; o->exts != NULL && o->exts[i] != NULL && n + 3 < max; i++) {
 		argv[n++] = "--ext";
 		argv[n++] = o->exts[i];
 	}
 	argv[n] = NULL;
+	return n;
+}
+
+json_t *
+probe_argv_json(const struct probe_opts *o)
+{
+	const char *argv[PROBE_MAX_ARGS];
+	size_t n = probe_argv(o, argv, PROBE_MAX_ARGS);
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(argv[i] ? argv[i] : ""));
+	return a;
+}
+
+int
+probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r,
+	   struct kd_err *err)
+{
+	const char *argv[PROBE_MAX_ARGS];
+	const char *env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
+	struct exec_ctx x = { .o = o, .p = p };
+	struct run_opts ro;
+
+	probe_argv(o, argv, PROBE_MAX_ARGS);
 	memset(&ro, 0, sizeof ro);
 	ro.argv = argv;
 	ro.cwd = o->cwd;

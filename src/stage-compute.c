@@ -171,6 +171,8 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		pe.log = log ? rel_to_state(ctx, log) : NULL;
 		pe.run = &r;
 		res->obs = probe_obs(&out, &pe);
+		json_object_set_new(res->obs, "argv", probe_argv_json(&po));
+		json_object_set_new(res->obs, "cwd", json_string(ctx->project_dir));
 		json_object_set_new(res->obs, "timeout", json_real(po.timeout_s));
 	}
 	probe_out_free(&out);

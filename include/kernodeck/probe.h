@@ -29,6 +29,7 @@
 
 #define PROBE_TEXT_LINES 200    /* non-JSON lines kept */
 #define PROBE_TEXT_LINE_CAP 2000 /* bytes kept of each */
+#define PROBE_MAX_ARGS 64        /* the probe's argument vector */
 
 struct probe_out {
 	json_t *steps;      /* array: every {"step": ...} object but "end" */
@@ -79,5 +80,8 @@ struct probe_opts {
 };
 int probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r,
 	       struct kd_err *err);
+/* The argument vector probe_exec runs, as a JSON array (for the
+ * observations and the dossier's procedure). */
+json_t *probe_argv_json(const struct probe_opts *o);
 
 #endif
