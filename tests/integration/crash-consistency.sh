@@ -7,7 +7,12 @@ SAVER="$KD_BUILDDIR/tests/helpers/crash-saver"
 F="$KD_TMP/state.yaml"
 prev=0 bad=0 runs=0
 i=0
-while [ $i -lt 220 ]; do
+# a first state, so that every kill below lands on an existing file
+"$SAVER" save "$F" 2>/dev/null &
+pid=$!
+j=0; while [ ! -f "$F" ] && [ $j -lt 100 ]; do sleep 0.05; j=$((j + 1)); done
+kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+while [ $runs -lt 210 ] && [ $i -lt 400 ]; do
 	"$SAVER" save "$F" 2>/dev/null &
 	pid=$!
 	# a random moment between 5 and 60 ms
