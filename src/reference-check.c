@@ -702,7 +702,17 @@ check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 	size_t n;
 
 	if (!na_row(rows, ref, "python.version", "python.version", "Python version recorded")) {
-		if (reference_filled(yamlio_get(ref, "python.version")))
+		const json_t *v = yamlio_get(ref, "python.version");
+		char num[64];
+
+		if (json_is_number(v)) {
+			/* 3.10 unquoted is the number 3.1 */
+			snprintf(num, sizeof num, "the number %g", json_number_value(v));
+			fail(rows, "python.version", "Python version recorded", num,
+			     "a version string, e.g. \"3.10\"",
+			     "python.version is a number in reference.yaml, so 3.10 would read as 3.1",
+			     "quote it: version: \"3.10\"");
+		} else if (reference_filled(v))
 			kd_rows_add(rows, "python.version", KD_R_PASS, "Python version recorded",
 				    yamlio_get_str(ref, "python.version"), NULL, NULL);
 		else

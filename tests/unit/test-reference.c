@@ -624,10 +624,52 @@ test_contract_rule_and_na(void **state)
 	kd_ctx_close(&ctx);
 
 	ref = ref_tree();
+	yamlio_set(ref, "python.version", json_real(3.1));
 	json_object_del(json_object_get(ref, "result"), "rule");
 	open_run(&ctx, dir, ref);
 	assert_row(&ctx, "result.rule", KD_R_FAIL);
 	assert_non_null(strstr(row(&ctx, "result.rule")->first_error, "no default"));
+	/* version: 3.10 unquoted is the number 3.1 */
+	assert_row(&ctx, "python.version", KD_R_FAIL);
+	assert_non_null(strstr(row(&ctx, "python.version")->hint, "quote it"));
+	kd_ctx_close(&ctx);
+}
+
+static void
+test_submodules(void **state)
+{
+	struct kd_ctx ctx;
+	char lib[512], app[512], clone[512], sub[600];
+	char *d;
+
+	(void)state;
+	d = make_project();
+	snprintf(lib, sizeof lib, "%s", d);
+	d = make_project();
+	snprintf(app, sizeof app, "%s", d);
+	assert_int_equal(git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+			     lib, "vendor/lib", NULL), 0);
+	assert_int_equal(git(app, "commit", "-q", "-m", "add lib", NULL), 0);
+	open_run(&ctx, app, ref_tree());
+	assert_row(&ctx, "code.submodules", KD_R_PASS);
+	assert_non_null(strstr(row(&ctx, "code.submodules")->observed, "vendor/lib at "));
+	assert_row(&ctx, "code.clean", KD_R_PASS);
+	kd_ctx_close(&ctx);
+
+	/* the project is the submodule itself: a warning names the superproject */
+	snprintf(sub, sizeof sub, "%s/vendor/lib", app);
+	open_run(&ctx, sub, ref_tree());
+	assert_row(&ctx, "code.superproject", KD_R_WARN);
+	assert_non_null(strstr(row(&ctx, "code.superproject")->observed, app));
+	kd_ctx_close(&ctx);
+
+	/* a clone without its submodule checked out */
+	snprintf(clone, sizeof clone, "%s/clone%d", tmp, nproj);
+	assert_int_equal(git(tmp, "-c", "protocol.file.allow=always", "clone", "-q", app, clone,
+			     NULL), 0);
+	open_run(&ctx, clone, ref_tree());
+	assert_row(&ctx, "code.submodules", KD_R_FAIL);
+	assert_non_null(strstr(row(&ctx, "code.submodules")->hint, "git submodule update --init"));
 	kd_ctx_close(&ctx);
 }
 
@@ -963,6 +1005,7 @@ main(void)
 		cmocka_unit_test(test_repository_edge_cases),
 		cmocka_unit_test(test_missing_items_and_floating),
 		cmocka_unit_test(test_contract_rule_and_na),
+		cmocka_unit_test(test_submodules),
 		cmocka_unit_test(test_rows_from_observations),
 		cmocka_unit_test(test_readonly_and_cancel),
 		cmocka_unit_test(test_capture_real_venv),
