@@ -227,7 +227,9 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 		if (after_status) {
 			after_status = 0;
 			if (is_integer(s, n)) {
-				exit_code = atoi(s);
+				exit_code = 0;
+				for (size_t k = 0; k < n; k++)
+					exit_code = exit_code * 10 + (s[k] - '0');
 				continue;
 			}
 		}

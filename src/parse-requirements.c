@@ -526,9 +526,11 @@ static const struct {
 static int
 find_opt(const char *tok, const char **value, size_t *which)
 {
+	if (tok[1] == '\0')
+		return -1;   /* "-" alone */
 	if (tok[1] != '-') {
 		for (size_t i = 0; i < sizeof known_opts / sizeof *known_opts; i++)
-			if (known_opts[i].short_name == tok[1]) {
+			if (known_opts[i].short_name != 0 && known_opts[i].short_name == tok[1]) {
 				*which = i;
 				*value = tok[2] ? tok + 2 : NULL;
 				return 0;

@@ -149,6 +149,27 @@ test_pip_inspect(void **state)
 	assert_int_equal(pipinspect_parse("{\"version\": \"1\"}", 16, "x", &t, &err), KD_EINPUT);
 }
 
+static void
+test_label_system(void **state)
+{
+	json_t *pkgs = json_pack("[{s:s, s:s}, {s:s, s:s}, {s:s}, {s:s, s:s}]",
+		"canonical_name", "a", "location", "/p/.venv-rebuild/lib/python3.11/site-packages",
+		"canonical_name", "b", "location", "/usr/lib/python3/dist-packages",
+		"canonical_name", "c",
+		"canonical_name", "d", "location", "/p/.venv-rebuild-other/lib");
+
+	(void)state;
+	assert_int_equal(inventory_label_system(pkgs, "/p/.venv-rebuild/"), 2);
+	assert_true(json_is_false(json_object_get(json_array_get(pkgs, 0), "system")));
+	assert_true(json_is_true(json_object_get(json_array_get(pkgs, 1), "system")));
+	assert_null(json_object_get(json_array_get(pkgs, 2), "system"));
+	/* a sibling folder with the same prefix is outside */
+	assert_true(json_is_true(json_object_get(json_array_get(pkgs, 3), "system")));
+	assert_true(inventory_is_tooling("setuptools"));
+	assert_false(inventory_is_tooling("torch"));
+	json_decref(pkgs);
+}
+
 int
 main(void)
 {
@@ -156,6 +177,7 @@ main(void)
 		cmocka_unit_test(test_local_label_only),
 		cmocka_unit_test(test_all_kinds),
 		cmocka_unit_test(test_pip_inspect),
+		cmocka_unit_test(test_label_system),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
