@@ -513,6 +513,36 @@ contain_writes(const char *workdir)
 	free(tmp);
 }
 
+/* The environment variables contain_writes() changes, saved so that a
+ * replay started from the walkthrough leaves its process as it was. */
+static const char *const contained_vars[] = {
+	"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "PIP_CACHE_DIR", "XDG_CACHE_HOME",
+	"TMPDIR", "PYTHONDONTWRITEBYTECODE",
+};
+#define NCONTAINED (sizeof contained_vars / sizeof contained_vars[0])
+
+static void
+env_save(char *saved[NCONTAINED])
+{
+	for (size_t i = 0; i < NCONTAINED; i++) {
+		const char *v = getenv(contained_vars[i]);
+		saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void
+env_restore(char *saved[NCONTAINED])
+{
+	for (size_t i = 0; i < NCONTAINED; i++) {
+		if (saved[i] != NULL)
+			setenv(contained_vars[i], saved[i], 1);
+		else
+			unsetenv(contained_vars[i]);
+		free(saved[i]);
+		saved[i] = NULL;
+	}
+}
+
 static int
 empty_or_missing(const char *dir)
 {
@@ -532,9 +562,11 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	const char *url, *commit, *local;
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	json_t *bad = json_array();
+	char *saved[NCONTAINED];
 	int rc, newdiff = 0, opened = 0;
 
 	*verdict = NULL;
+	env_save(saved);
 	if ((rc = verify_dossier(o, err)) != 0)
 		goto out;
 	if ((rc = load_yaml(o->dossier, "dossier.yaml", &dy, err)) != 0 ||
@@ -614,8 +646,16 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		yamlio_save_file(rp, rep, 0, NULL);
 		json_decref(rep);
 		free(rp);
-		if (o->sink == NULL)
+		if (o->sink == NULL) {
 			print_verdict(*verdict, newdiff);
+		} else {
+			const json_t *v;
+			size_t i;
+			json_array_foreach(*verdict, i, v)
+				say(o, "replay: %s %s", json_string_value(json_object_get(v, "stage")),
+				    json_string_value(json_object_get(v, "verdict")));
+			say(o, "replay: overall %s", newdiff ? "NEW DIFFERENCES" : "passed");
+		}
 		rc = newdiff ? KD_EFAIL : 0;
 		if (newdiff)
 			kd_err_set(err, KD_EFAIL, NULL, 0, "the replay shows new differences");
@@ -623,6 +663,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 out:
 	if (opened)
 		kd_ctx_close(&ctx);
+	env_restore(saved);
 	json_decref(bad);
 	yamlio_doc_free(&dy);
 	yamlio_doc_free(&rdoc);
