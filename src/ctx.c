@@ -96,6 +96,27 @@ mark_stale_by_identity(struct kd_ctx *ctx)
 	}
 }
 
+/* The reference's schema: absent means 1; a newer one is refused (a newer
+ * kernodeck wrote it), never rewritten. */
+static int
+ref_check_schema(const char *path, const struct yamlio_doc *doc, struct kd_err *err)
+{
+	json_t *x = json_object_get(doc->root, "schema");
+
+	if (x == NULL)
+		return 0;
+	if (!json_is_integer(x))
+		return kd_err_set(err, KD_EINPUT, path, yamlio_line_of(doc, x),
+				  "%s: \"schema\" must be a whole number (1)", path);
+	if (json_integer_value(x) != KD_REF_SCHEMA)
+		return kd_err_set(err, KD_EINPUT, path, yamlio_line_of(doc, x),
+				  "%s: schema %" JSON_INTEGER_FORMAT " is not supported (this kernodeck "
+				  "reads reference schema %d%s)", path, json_integer_value(x),
+				  KD_REF_SCHEMA, json_integer_value(x) > KD_REF_SCHEMA ?
+				  "; a newer kernodeck wrote it" : "");
+	return 0;
+}
+
 static int
 load_ref(struct kd_ctx *ctx, struct kd_err *err)
 {
@@ -114,6 +135,8 @@ load_ref(struct kd_ctx *ctx, struct kd_err *err)
 		return kd_err_set(err, KD_EINPUT, ctx->ref_path,
 				  yamlio_line_of(&ctx->refdoc, ctx->refdoc.root),
 				  "%s: the reference must be a mapping", ctx->ref_path);
+	if ((rc = ref_check_schema(ctx->ref_path, &ctx->refdoc, err)) != 0)
+		return rc;
 	ctx->ref = json_incref(ctx->refdoc.root);
 	kd_ref_identity(ctx->ref, ctx->ref_id);
 	strict = json_object_get(ctx->ref, "strict");
@@ -241,6 +264,10 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 	if (!json_is_object(doc.root)) {
 		rc = kd_err_set(err, KD_EINPUT, ctx->ref_path, 1,
 				"%s: the reference must be a mapping", ctx->ref_path);
+		yamlio_doc_free(&doc);
+		return rc;
+	}
+	if ((rc = ref_check_schema(ctx->ref_path, &doc, err)) != 0) {
 		yamlio_doc_free(&doc);
 		return rc;
 	}

@@ -63,8 +63,14 @@ kd_err_clear(struct kd_err *err)
 const char *
 kd_err_format(const struct kd_err *err, char *buf, size_t len)
 {
+	size_t fl = strlen(err->file);
+	const char *msg = err->msg;
+
+	/* "FILE: message" already names the file: do not say it twice */
+	if (fl > 0 && strncmp(msg, err->file, fl) == 0 && msg[fl] == ':' && msg[fl + 1] == ' ')
+		msg += fl + 2;
 	if (err->file[0] != '\0' && err->line > 0)
-		snprintf(buf, len, "%s:%d: %s", err->file, err->line, err->msg);
+		snprintf(buf, len, "%s:%d: %s", err->file, err->line, msg);
 	else if (err->file[0] != '\0' && strstr(err->msg, err->file) == NULL)
 		snprintf(buf, len, "%s: %s", err->file, err->msg);
 	else

@@ -18,6 +18,9 @@
 
 struct kd_lock;
 
+/* The reference format's schema version (doc/reference-format.md). */
+#define KD_REF_SCHEMA 1
+
 struct kd_ctx {
 	char *project_dir;       /* absolute */
 	char *state_dir;         /* absolute: PROJECT/kernodeck by default */
