@@ -111,6 +111,28 @@ struct want {
 	char text[256];       /* for the expected column */
 };
 
+/* An item the reference leaves out that its other items settle: no GPU
+ * model or driver without a GPU vendor, no CUDA on a cpu or rocm backend,
+ * no ROCm on a cpu or cuda backend.  The reason, or NULL. */
+static const char *
+implied_none(const json_t *ref, const char *path)
+{
+	const json_t *sys = json_object_get(ref, "system");
+	const char *vendor = json_string_value(json_object_get(sys, "gpu_vendor"));
+	const char *backend = json_string_value(json_object_get(sys, "backend"));
+
+	if (vendor != NULL && strcmp(vendor, "none") == 0 &&
+	    (strcmp(path, "system.gpu_model") == 0 || strcmp(path, "system.driver") == 0))
+		return "none, the reference has no GPU";
+	if (backend != NULL && strcmp(path, "system.cuda") == 0 && strcmp(backend, "cuda") != 0)
+		return backend[0] == 'c' ? "none, the reference computes on the CPU" :
+		       "none, the reference computes with ROCm";
+	if (backend != NULL && strcmp(path, "system.rocm") == 0 && strcmp(backend, "rocm") != 0)
+		return backend[0] == 'c' && backend[1] == 'p' ? "none, the reference computes on the CPU" :
+		       "none, the reference computes with CUDA";
+	return NULL;
+}
+
 static void
 want_of(const json_t *ref, const char *path, struct want *w)
 {
@@ -124,6 +146,12 @@ want_of(const json_t *ref, const char *path, struct want *w)
 	}
 	w->present = w->value != NULL;
 	w->na = json_string_value(json_object_get(json_object_get(ref, "not_applicable"), path));
+	if (!w->present && w->na == NULL && implied_none(ref, path) != NULL) {
+		w->value = json_null();     /* a singleton: no reference to drop */
+		w->present = 1;
+		snprintf(w->text, sizeof w->text, "%s", implied_none(ref, path));
+		return;
+	}
 	if (w->na != NULL)
 		snprintf(w->text, sizeof w->text, "not applicable: %s", w->na);
 	else if (!w->present)

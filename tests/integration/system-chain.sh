@@ -84,6 +84,21 @@ is cpu 'o["plan"]["tag"]' cpu "the plan's variant comes from the index URL"
 is cpu 'r("system.driver")["expected"]' "not applicable: CPU-only project" "not applicable rows say why"
 [ -f "$KD_TMP/cpu/kernodeck/system.yaml" ] && ok "observations saved as system.yaml" || notok "no system.yaml"
 
+# --- a reference that leaves out what its other items settle (as capture
+# writes it: no gpu_model or driver without a GPU, no cuda or rocm on cpu)
+ref implied "schema: 1
+python: {version: \"$PYVER\", interpreter: /usr/bin/python3}
+system: {os: Debian GNU/Linux 12 (bookworm), arch: $ARCH, gpu_vendor: none, gpu_count: 0, backend: cpu}"
+sysrun implied cpu-only ""
+is implied 's["status"]' passed "items implied by gpu_vendor none and backend cpu pass"
+is implied 'r("system.gpu_model")["expected"]' "none, the reference has no GPU" "the implied expectation says why"
+ref implied2 "schema: 1
+system: {gpu_vendor: none, backend: cpu}"
+reqs implied2 "torch==2.1.0+cu121"
+sysrun implied2 nvidia-prop bin-nvidia-ok
+is implied2 'r("system.cuda")["status"]' fail "implied no CUDA, a CUDA plan: fail"
+is implied2 'r("system.driver")["status"]' pass "implied no driver: a driver here is no failure"
+
 # --- no reference at all: every observation recorded, rows without an expected value fail
 mkdir -p "$KD_TMP/noref"
 sysrun noref cpu-only ""
