@@ -700,14 +700,19 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	q = dossier_shell_quote(py);
 	sb_printf(&b, "\nPY=${PY:-%s}\n", q);
 	free(q);
-	q = dossier_shell_quote(remote ? remote : ctx->project_dir);
-	sb_printf(&b, "REPO=${REPO:-%s}\n", q);
-	free(q);
+	sb_puts(&b, "DOSSIER=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
+	if (remote == NULL && json_is_true(json_object_get(tree, "relative"))) {
+		/* no absolute path: the project is two folders above its dossier */
+		sb_puts(&b, "REPO=${REPO:-\"$DOSSIER/../..\"}\n");
+	} else {
+		q = dossier_shell_quote(remote ? remote : ctx->project_dir);
+		sb_printf(&b, "REPO=${REPO:-%s}\n", q);
+		free(q);
+	}
 	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
-		"DOSSIER=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
 		"DATA=\"${DATA:-$WORK}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");
 

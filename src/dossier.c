@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -271,15 +272,16 @@ make_relative(struct dossier_plan *p, const char *project)
 		struct dossier_file *f = &p->files[i];
 		char *o;
 		size_t ol = 0;
-		if (f->binary || f->len < pl)
-			continue;
+		if (f->binary || f->len < pl || strcmp(f->rel, "procedure.sh") == 0)
+			continue;   /* procedure.sh names the project from its own place */
 		o = malloc(f->len + 1);
 		if (o == NULL)
 			continue;
 		for (size_t k = 0; k < f->len;) {
+			/* the folder itself, not /tmp/demo2 for /tmp/demo */
 			if (k + pl <= f->len && memcmp(f->data + k, project, pl) == 0 &&
-			    (k + pl == f->len || f->data[k + pl] == '/' || f->data[k + pl] == '\n' ||
-			     f->data[k + pl] == ' ' || f->data[k + pl] == '"' || f->data[k + pl] == '\'')) {
+			    (k + pl == f->len || !(isalnum((unsigned char)f->data[k + pl]) ||
+						   strchr("._-", f->data[k + pl])))) {
 				o[ol++] = '.';
 				k += pl;
 				continue;
@@ -398,6 +400,14 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 	p->excluded = json_is_array(ex) ? json_deep_copy(ex) : json_array();
 	fsutil_utc_now(created, sizeof created);
 	p->tree = build_tree(ctx, created);
+	/* relative paths in procedure.sh only where the dossier sits in the
+	 * project (PROJECT/kernodeck/dossier): the project is then "../.." */
+	{
+		char *dflt = fsutil_join(ctx->project_dir, "kernodeck");
+		json_object_set_new(p->tree, "relative", json_boolean(relative && dflt &&
+				    strcmp(dflt, ctx->state_dir) == 0));
+		free(dflt);
+	}
 	if ((rc = add_state_tree(p, ctx->state_dir, "", out, 0, err)) != 0 ||
 	    (rc = add_project_files(p, ctx, err)) != 0)
 		goto out;
