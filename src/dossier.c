@@ -45,10 +45,16 @@ plan_add(struct dossier_plan *p, const char *rel, const char *src, char *data, s
 {
 	struct dossier_file *f;
 
-	if (p->nfiles >= KD_CAP_DOSSIER_FILES) {
+	size_t total = len;
+
+	for (size_t i = 0; i < p->nfiles; i++)
+		total += p->files[i].len;
+	if (p->nfiles >= KD_CAP_DOSSIER_FILES || total > KD_CAP_DOSSIER_BYTES) {
 		free(data);
 		return kd_err_set(err, KD_EINPUT, src, 0,
-				  "the dossier would hold more than %d files", KD_CAP_DOSSIER_FILES);
+				  "the dossier would hold more than %d files or %u bytes (at %s); "
+				  "leave large files out", KD_CAP_DOSSIER_FILES, KD_CAP_DOSSIER_BYTES,
+				  src ? src : rel);
 	}
 	if (p->nfiles == p->capfiles) {
 		size_t n = p->capfiles ? p->capfiles * 2 : 32;
