@@ -8,13 +8,19 @@
 P="$KD_TMP/project"
 mkdir -p "$P/kernodeck"
 echo "print('hello')" >"$P/main.py"
-git -C "$P" init -q && git -C "$P" add main.py && git -C "$P" commit -qm init
+echo "/data/" >"$P/.gitignore"
+mkdir -p "$P/data" && echo "the input" >"$P/data/input.txt"
+git -C "$P" init -q && git -C "$P" add main.py .gitignore && git -C "$P" commit -qm init
 cat >"$P/kernodeck/reference.yaml" <<YAML
 schema: 1
 goal: close-values
 code:
   commit: $(git -C "$P" rev-parse HEAD)
   entry_point: [python, main.py]
+data:
+  - name: input
+    path: data/input.txt
+    sha256: $(sha256sum "$P/data/input.txt" | cut -d' ' -f1)
 python:
   interpreter: /usr/bin/python3
   install:
@@ -78,3 +84,17 @@ check "the new difference is listed" grep -q "new differences" "$KD_TMP/o7"
 check "the code was cloned at the recorded commit" test "$(git -C "$KD_TMP/w7" rev-parse HEAD)" = "$(git -C "$P" rev-parse HEAD)"
 cat "$KD_TMP/o7" | grep -A8 "replay verdict" | sed "s/^/# /"
 check "the dossier is untouched" sh -c "cd '$D' && sha256sum -c --quiet SHA256SUMS"
+check "data kept out of git: found in the recorded project, digest checked" \
+	grep -q "data data/input.txt: SHA-256 matches ($P/data/input.txt)" "$KD_TMP/o7"
+
+# --data: where the data moved
+mkdir -p "$KD_TMP/moved/data" && cp "$P/data/input.txt" "$KD_TMP/moved/data/"
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/w8" --data "$KD_TMP/moved" --yes >"$KD_TMP/o8" 2>&1
+check "--data: the item is read there and its digest checked" \
+	grep -q "data data/input.txt: SHA-256 matches ($KD_TMP/moved/data/input.txt)" "$KD_TMP/o8"
+echo "another input" >"$KD_TMP/moved/data/input.txt"
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/w9" --data "$KD_TMP/moved" --yes >"$KD_TMP/o9" 2>&1
+r=$?
+check "--data with a changed file: exit 1" test "$r" -eq 1
+check "--data with a changed file: the digest difference is listed" \
+	grep -q "data data/input.txt: SHA-256 [0-9a-f]*, recorded" "$KD_TMP/o9"
