@@ -100,12 +100,18 @@ add_dir(json_t *list, const char *dir)
 		int dup = 0;
 		size_t i;
 		json_t *v;
-		json_array_foreach(list, i, v)
-			if (strcmp(json_string_value(json_object_get(v, "path")), p) == 0)
+		if (realpath(p, real) == NULL)
+			snprintf(real, sizeof real, "%s", p);
+		/* /bin/python3.11 and /usr/bin/python3.11 are one interpreter */
+		json_array_foreach(list, i, v) {
+			const char *vp = json_string_value(json_object_get(v, "path"));
+			const char *vr = json_string_value(json_object_get(v, "realpath"));
+			if (strcmp(vp, p) == 0 || strcmp(vr ? vr : vp, real) == 0)
 				dup = 1;
+		}
 		if (!dup && is_exec_file(p)) {
 			json_t *py = json_pack("{s:s, s:s}", "path", p, "version", e->d_name + 6);
-			if (realpath(p, real) != NULL && strcmp(real, p) != 0)
+			if (strcmp(real, p) != 0)
 				json_object_set_new(py, "realpath", json_string(real));
 			json_array_append_new(list, py);
 		}
