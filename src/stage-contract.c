@@ -190,7 +190,7 @@ contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink 
 {
 	char *venv = fsutil_join(ctx->project_dir, REBUILD_VENV);
 	char *vpy = fsutil_join(venv, "bin/python");
-	json_t *obs = json_object(), *steps = json_array(), *inv = json_object();
+	json_t *obs = json_object(), *steps = json_array(), *inv;
 	json_t *rebuilt = NULL, *ref = NULL, *pinned, *p;
 	size_t i;
 
@@ -204,6 +204,7 @@ contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink 
 	ct_pip_check(ctx, sink, vpy, obs, steps);
 	if (kd_sink_cancelled(sink))
 		goto out;
+	inv = json_object();
 	json_object_set_new(obs, "inventory", inv);
 	rebuilt = ct_rebuilt(ctx, sink, vpy, venv, inv, steps);
 	ref = ct_reference(ctx, inv);

@@ -794,8 +794,9 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 			 need ? need : json_string_value(json_object_get(v, "error")));
 		fail_row(rows, "rebuild.venv", "the rebuild venv is fresh or chosen", obsd,
 			 "no venv, or kernodeck's own", obsd,
-			 need ? "move it aside (m: renamed with a timestamp, nothing deleted) or "
-				"keep it (u)" : "free the folder and check again");
+			 need ? "in the walkthrough, move it aside (m: renamed with a timestamp, "
+				"nothing deleted) or keep it (u); headless, rename the folder "
+				"yourself" : "free the folder and check again");
 		return;
 	}
 	if (strcmp(action, "reuse") == 0) {
