@@ -440,6 +440,13 @@ cmd_diff(int argc, char **argv)
 	int n = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			puts("usage: kernodeck diff A B [--format text|json|yaml]\n\nCompare two "
+			     "dossiers (or `kernodeck check --format yaml|json` captures) layer\nby "
+			     "layer: system, inventory, probe, sample, deviations; only what differs.\n"
+			     "Exit 0: no difference; 1: differences; 2: an input is missing or malformed.");
+			return 0;
+		}
 		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
 			if (report_parse_format(argv[++i], &fmt) != 0) {
 				fprintf(stderr, "kernodeck diff: unknown format %s\n", argv[i]);

@@ -17,10 +17,13 @@
 #include "kernodeck/yamlio.h"
 
 static int
-usage(void)
+usage(FILE *fp)
 {
 	fputs("usage: kernodeck dossier [DIR] [--state-dir DIR] [--out DIR] [--relative]\n"
-	      "                         [--redact] [--leave-out FILE]...\n", stderr);
+	      "                         [--redact] [--leave-out FILE]...\n"
+	      "Write the dossier (default DIR/kernodeck/dossier); credentials found block it:\n"
+	      "--redact puts ${NAME} in their place in the sources, --leave-out keeps a file\n"
+	      "out, --relative writes the project's absolute paths relative to it.\n", fp);
 	return KD_EINPUT;
 }
 
@@ -43,7 +46,11 @@ cmd_dossier(int argc, char **argv)
 			state_dir = argv[++k];
 		else if (strcmp(argv[k], "--relative") == 0)
 			relative = 1;
-		else if (strcmp(argv[k], "--redact") == 0)
+		else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
+			json_decref(leave);
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[k], "--redact") == 0)
 			redact = 1;
 		else if (strcmp(argv[k], "--leave-out") == 0 && k + 1 < argc) {
 			char *a = kd_abspath(argv[++k]);
@@ -51,7 +58,7 @@ cmd_dossier(int argc, char **argv)
 			free(a);
 		} else if (argv[k][0] == '-') {
 			json_decref(leave);
-			return usage();
+			return usage(stderr);
 		}
 		else
 			dir = argv[k];

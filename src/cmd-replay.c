@@ -684,7 +684,19 @@ cmd_replay(int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "-y") == 0)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			puts("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
+			     "[--yes]\n\nVerify the dossier's SHA256SUMS, show every command and ask "
+			     "once (--yes: do not ask),\nclone the code at the recorded commit into "
+			     "DIR (default ./kernodeck-replay), check\nthe data digests (where the "
+			     "reference says, or under --data), rebuild and run\nstages 2 to 6.  Exit 0 "
+			     "when every stage passed or shows exactly the recorded\ndeviations, 1 on new "
+			     "differences or a declined confirmation.");
+			free(work);
+			free(data);
+			free(dossier);
+			return 0;
+		} else if (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "-y") == 0)
 			o.yes = 1;
 		else if (strcmp(argv[i], "--workdir") == 0 && i + 1 < argc)
 			work = kd_abspath(argv[++i]);
