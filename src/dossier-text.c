@@ -228,12 +228,6 @@ dossier_credentials(const struct kd_ctx *ctx)
 
 /* ---- README.md ------------------------------------------------------------- */
 
-struct layer {
-	const char *name;
-	const char *kept_paths;   /* unused marker */
-	int stages[2];            /* stage indexes, -1 for none */
-};
-
 static void
 stage_counts(const struct kd_ctx *ctx, int i, struct sb *b)
 {
@@ -263,15 +257,8 @@ stage_counts(const struct kd_ctx *ctx, int i, struct sb *b)
 	sb_puts(b, ")");
 }
 
-/* The observed value of a row, or "-". */
-static const char *
-row_obs(const struct kd_ctx *ctx, int i, const char *id)
-{
-	const struct kd_row *r = kd_rows_find(&ctx->state.st[i].rows, id);
-
-	return r && r->observed ? r->observed : NULL;
-}
-
+/* The table of the five layers: what is kept, how it is checked after a
+ * rebuild, and what this run's stages found. */
 static void
 layers_table(const struct kd_ctx *ctx, struct sb *b)
 {
@@ -367,7 +354,6 @@ layers_table(const struct kd_ctx *ctx, struct sb *b)
 	}
 	sb_puts(b, " |\n");
 	free(shp);
-	(void)row_obs;
 }
 
 static void
