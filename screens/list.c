@@ -161,7 +161,7 @@ list_draw(struct kd_screen *scr, const struct kd_field *f, json_t *arr, int sel,
 	kd_frame_draw(scr);
 	if (!scr->g.full)
 		return;
-	kd_dialog_place(n + 2 > 12 ? n + 2 : 12, COLS - 12 < 70 ? COLS - 12 : 70,
+	kd_dialog_place(n + 2 > 4 ? n + 2 : 4, COLS - 12 < 70 ? COLS - 12 : 70,
 			&y, &x, &h, &w);
 	kd_box(y, x, h, w, f->label, kd_attr(KD_C_BORDER));
 	rows = h - 3;

@@ -82,6 +82,25 @@ kd_key_names(int action)
 
 static volatile sig_atomic_t tui_signalled;
 
+#if !defined(__SANITIZE_ADDRESS__)
+/* A crash under the walkthrough: give the terminal back, say so, exit 3.
+ * (endwin is not async-signal-safe, but the alternative is a terminal left
+ * in raw mode; htop and tig make the same choice.)  The state on disk is
+ * intact: every save is atomic. */
+static void
+on_fatal(int sig)
+{
+	static const char msg[] = "kernodeck: fatal error (signal); the terminal was "
+		"restored and the saved state is intact\n";
+
+	if (tui_active)
+		endwin();
+	if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
+		(void)sig;
+	_exit(KD_EENV);
+}
+#endif
+
 static void
 on_signal(int sig)
 {
@@ -128,6 +147,14 @@ kd_tui_init(struct kd_err *err)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+#if !defined(__SANITIZE_ADDRESS__)
+	/* (a sanitizer build keeps its own reports of these) */
+	sa.sa_handler = on_fatal;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+#endif
 	return 0;
 }
 

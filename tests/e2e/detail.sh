@@ -65,4 +65,4 @@ check "detail: the detail is back after the pager" tm_wait "Check detail"
 tm_keys Escape
 check "detail: Esc goes back to the stage" tm_gone "Check detail"
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "detail: quits with status 0" tm_wait "kd-exited-with-0"

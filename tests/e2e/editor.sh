@@ -58,4 +58,4 @@ tm_keys E
 check "editor: an editor that cannot start is reported" tm_wait "could not be started"
 check "editor: and the walkthrough goes on" tm_alive
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "editor: quits with status 0" tm_wait "kd-exited-with-0"

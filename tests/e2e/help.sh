@@ -77,4 +77,4 @@ tm_keys q
 check "help: q closes the overlay, not the program" tm_wait "1/7 Reference"
 tm_alive || notok "help: still running after q in the overlay"
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "help: quits with status 0" tm_wait "kd-exited-with-0"

@@ -49,4 +49,4 @@ check "readonly: the lock holder still saves" tm_wait "Note added"
 check "readonly: its note is on disk" grep -q "written by the lock holder" "$P/kernodeck/state.yaml"
 tm_keys Escape
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "readonly: quits with status 0" tm_wait "kd-exited-with-0"

@@ -92,4 +92,4 @@ check "screens: the notice below 80x24" screen_matches notice-60x15
 tm_resize 80 24
 tm_wait "2/7 System" >/dev/null
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "screens: quits with status 0" tm_wait "kd-exited-with-0"

@@ -104,4 +104,4 @@ tm_keys p
 tm_wait "1/7 Reference" >/dev/null
 check "walkthrough: resume keeps the dialog's deviation in the table" tm_wait "dev "
 tm_keys q
-tm_wait "kd-exited-with-0" >/dev/null
+check "walkthrough: quits with status 0" tm_wait "kd-exited-with-0"
