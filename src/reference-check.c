@@ -215,8 +215,9 @@ check_head(const json_t *ref, const json_t *code, struct kd_rows *rows)
 	if (reference_na(ref, "code.commit") != NULL || !repo_is_full_id(rec) || head == NULL)
 		return;
 	if (strcmp(rec, head) == 0) {
-		kd_rows_add(rows, "code.head", KD_R_PASS, "the work tree is at that commit",
-			    branch ? branch : "detached HEAD", rec, NULL);
+		snprintf(msg, sizeof msg, "HEAD %.12s (%s)", head, branch ? branch : "detached");
+		kd_rows_add(rows, "code.head", KD_R_PASS, "the work tree is at that commit", msg,
+			    rec, NULL);
 		return;
 	}
 	snprintf(msg, sizeof msg, "HEAD is at %s (%s), the reference records %s", head,

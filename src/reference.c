@@ -316,6 +316,214 @@ reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err)
 	return rc;
 }
 
+/* ----------------------------------------------------------- validation */
+
+/* The types a key may hold. */
+enum {
+	V_NULL = 1 << 0, V_STR = 1 << 1, V_INT = 1 << 2, V_REAL = 1 << 3, V_BOOL = 1 << 4,
+	V_LIST = 1 << 5, V_MAP = 1 << 6,
+	V_NUM = V_INT | V_REAL, V_TEXT = V_STR | V_NULL,
+};
+
+/* One key of a mapping: its types, the keys of a mapping value (sub), and
+ * for a list the types of its items and their keys. */
+struct vrule {
+	const char *key;
+	unsigned types;
+	const struct vrule *sub;
+	unsigned item_types;
+	const struct vrule *items;
+};
+
+#define VEND { NULL, 0, NULL, 0, NULL }
+
+static const struct vrule v_param[] = {
+	{ "path", V_TEXT, NULL, 0, NULL }, { "sha256", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_code[] = {
+	{ "repository", V_TEXT, NULL, 0, NULL }, { "commit", V_TEXT, NULL, 0, NULL },
+	{ "branch", V_TEXT, NULL, 0, NULL }, { "remote", V_TEXT, NULL, 0, NULL },
+	{ "tags", V_LIST | V_NULL, NULL, V_STR, NULL },
+	{ "entry_point", V_LIST | V_NULL, NULL, V_STR | V_NUM, NULL },
+	{ "params", V_LIST | V_NULL, NULL, V_MAP, v_param }, VEND,
+};
+static const struct vrule v_item[] = {
+	{ "name", V_TEXT, NULL, 0, NULL }, { "kind", V_TEXT, NULL, 0, NULL },
+	{ "path", V_TEXT, NULL, 0, NULL }, { "url", V_TEXT, NULL, 0, NULL },
+	{ "sha256", V_TEXT, NULL, 0, NULL }, { "size", V_INT | V_NULL, NULL, 0, NULL },
+	{ "version", V_TEXT | V_NUM, NULL, 0, NULL }, { "provenance", V_TEXT, NULL, 0, NULL },
+	{ "access", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_install[] = {
+	{ "procedure", V_TEXT, NULL, 0, NULL },
+	{ "sources", V_LIST | V_TEXT, NULL, V_STR, NULL },
+	{ "system_site_packages", V_BOOL | V_NULL, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_python[] = {
+	{ "version", V_TEXT | V_NUM, NULL, 0, NULL }, { "interpreter", V_TEXT, NULL, 0, NULL },
+	{ "inventory", V_TEXT, NULL, 0, NULL }, { "inspect", V_TEXT, NULL, 0, NULL },
+	{ "install", V_MAP | V_NULL, v_install, 0, NULL }, VEND,
+};
+static const struct vrule v_system[] = {
+	{ "os", V_TEXT, NULL, 0, NULL }, { "arch", V_TEXT, NULL, 0, NULL },
+	{ "gpu_vendor", V_TEXT, NULL, 0, NULL }, { "gpu_model", V_TEXT, NULL, 0, NULL },
+	{ "gpu_count", V_INT | V_NULL, NULL, 0, NULL },
+	{ "driver", V_TEXT | V_NUM, NULL, 0, NULL }, { "cuda", V_TEXT | V_NUM, NULL, 0, NULL },
+	{ "rocm", V_TEXT | V_NUM, NULL, 0, NULL }, { "backend", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_ext[] = {
+	{ "module", V_TEXT, NULL, 0, NULL }, { "call", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_compute[] = {
+	{ "extensions", V_LIST | V_NULL, NULL, V_MAP, v_ext }, VEND,
+};
+static const struct vrule v_ids[] = {
+	{ "file", V_TEXT, NULL, 0, NULL }, { "column", V_TEXT, NULL, 0, NULL },
+	{ "key", V_TEXT, NULL, 0, NULL }, { "reference", V_TEXT, NULL, 0, NULL },
+	{ "order", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_rule[] = {
+	{ "kind", V_TEXT, NULL, 0, NULL }, { "atol", V_NUM | V_NULL, NULL, 0, NULL },
+	{ "rtol", V_NUM | V_NULL, NULL, 0, NULL }, { "nan_equal", V_BOOL | V_NULL, NULL, 0, NULL },
+	{ "metric", V_TEXT, NULL, 0, NULL }, { "threshold", V_NUM | V_NULL, NULL, 0, NULL },
+	{ "justification", V_TEXT, NULL, 0, NULL }, VEND,
+};
+static const struct vrule v_result[] = {
+	{ "format", V_TEXT, NULL, 0, NULL }, { "outputs", V_TEXT, NULL, 0, NULL },
+	{ "files", V_LIST | V_NULL, NULL, V_STR, NULL }, { "count", V_INT | V_NULL, NULL, 0, NULL },
+	{ "shape", V_LIST | V_NULL, NULL, V_INT | V_STR | V_NULL, NULL },
+	{ "dtype", V_TEXT, NULL, 0, NULL }, { "finite", V_BOOL | V_NULL, NULL, 0, NULL },
+	{ "ids", V_MAP | V_NULL, v_ids, 0, NULL }, { "criterion", V_TEXT, NULL, 0, NULL },
+	{ "rule", V_MAP | V_NULL, v_rule, 0, NULL },
+	{ "sample", V_MAP | V_NULL, v_param, 0, NULL },
+	{ "example", V_MAP | V_NULL, v_param, 0, NULL }, VEND,
+};
+static const struct vrule v_top[] = {
+	{ "schema", V_INT | V_NULL, NULL, 0, NULL }, { "goal", V_TEXT, NULL, 0, NULL },
+	{ "strict", V_BOOL | V_NULL, NULL, 0, NULL }, { "code", V_MAP | V_NULL, v_code, 0, NULL },
+	{ "data", V_LIST | V_NULL, NULL, V_MAP, v_item },
+	{ "python", V_MAP | V_NULL, v_python, 0, NULL },
+	{ "system", V_MAP | V_NULL, v_system, 0, NULL },
+	{ "compute", V_MAP | V_NULL, v_compute, 0, NULL },
+	{ "result", V_MAP | V_NULL, v_result, 0, NULL },
+	{ "not_applicable", V_MAP | V_NULL, NULL, 0, NULL }, VEND,
+};
+
+static unsigned
+vtype(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return V_MAP;
+	case JSON_ARRAY: return V_LIST;
+	case JSON_STRING: return V_STR;
+	case JSON_INTEGER: return V_INT;
+	case JSON_REAL: return V_REAL;
+	case JSON_TRUE: case JSON_FALSE: return V_BOOL;
+	default: return V_NULL;
+	}
+}
+
+static const char *
+vname(unsigned t)
+{
+	if (t & V_MAP) return "a mapping";
+	if (t & V_LIST) return "a list";
+	if (t & V_STR) return "text";
+	if (t & V_NUM) return (t & V_REAL) ? "a number" : "a whole number";
+	if (t & V_BOOL) return "true or false";
+	return "empty";
+}
+
+struct vctx {
+	const struct yamlio_doc *doc;
+	const char *file;
+	struct kd_err *err;
+};
+
+static int
+vfail(const struct vctx *vc, const json_t *node, const char *path, unsigned want,
+      unsigned got, const char *extra)
+{
+	return kd_err_set(vc->err, KD_EINPUT, vc->file, vc->doc ? yamlio_line_of(vc->doc, node) : 0,
+			  "%s must be %s%s, not %s%s", path, vname(want),
+			  (want & V_NULL) && !(want & V_MAP) ? " (or empty)" : "", vname(got),
+			  extra ? extra : "");
+}
+
+static int validate_map(const struct vctx *vc, const json_t *obj, const char *base,
+			const struct vrule *rules);
+
+static int
+validate_value(const struct vctx *vc, const json_t *v, const char *path, unsigned types,
+	       const struct vrule *sub, unsigned item_types, const struct vrule *items)
+{
+	char ipath[340];
+	const json_t *it;
+	size_t i;
+	unsigned t = vtype(v);
+
+	if (!(t & types))
+		return vfail(vc, v, path, types, t, (types & V_STR) && (t & V_NUM) ?
+			     ": quote it so YAML keeps it as written" : NULL);
+	if (t == V_MAP && sub != NULL)
+		return validate_map(vc, v, path, sub);
+	if (t != V_LIST || item_types == 0)
+		return 0;
+	json_array_foreach(v, i, it) {
+		snprintf(ipath, sizeof ipath, "%.300s[%zu]", path, i);
+		if (!(vtype(it) & item_types))
+			return vfail(vc, it, ipath, item_types, vtype(it), NULL);
+		if (vtype(it) == V_MAP && items != NULL && validate_map(vc, it, ipath, items) != 0)
+			return KD_EINPUT;
+	}
+	return 0;
+}
+
+static int
+validate_map(const struct vctx *vc, const json_t *obj, const char *base,
+	     const struct vrule *rules)
+{
+	char path[300];
+
+	for (const struct vrule *r = rules; r->key != NULL; r++) {
+		const json_t *v = json_object_get(obj, r->key);
+
+		if (v == NULL)
+			continue;
+		snprintf(path, sizeof path, "%.200s%s%.60s", base, *base ? "." : "", r->key);
+		if (validate_value(vc, v, path, r->types, r->sub, r->item_types, r->items) != 0)
+			return KD_EINPUT;
+	}
+	return 0;
+}
+
+int
+reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *file,
+		   struct kd_err *err)
+{
+	struct vctx vc = { doc != NULL && doc->root == ref ? doc : NULL, file, err };
+	const json_t *schema = json_object_get(ref, "schema"), *v;
+	const char *k;
+
+	if (!json_is_object(ref))
+		return kd_err_set(err, KD_EINPUT, file, 1, "the reference must be a mapping");
+	if (validate_map(&vc, ref, "", v_top) != 0)
+		return KD_EINPUT;
+	if (json_is_integer(schema) && json_integer_value(schema) > KD_REFERENCE_SCHEMA)
+		return kd_err_set(err, KD_EINPUT, file, vc.doc ? yamlio_line_of(vc.doc, schema) : 0,
+				  "the reference has schema %lld, newer than this kernodeck "
+				  "reads (schema %d): use a newer kernodeck",
+				  (long long)json_integer_value(schema), KD_REFERENCE_SCHEMA);
+	json_object_foreach((json_t *)json_object_get(ref, "not_applicable"), k, v)
+		if (!json_is_string(v) && !json_is_null(v)) {
+			char path[300];
+
+			snprintf(path, sizeof path, "not_applicable.%.200s", k);
+			return vfail(&vc, v, path, V_TEXT, vtype(v), ": write the reason");
+		}
+	return 0;
+}
+
 /* ------------------------------------------------------------ capture */
 
 struct collect {
@@ -704,126 +912,169 @@ merge_system(json_t *ref, const json_t *row, const char *backend)
 static const char *const freeze_args[] = { "-m", "pip", "freeze", "--all", NULL };
 static const char *const inspect_args[] = { "-m", "pip", "inspect", NULL };
 
+/* What a capture read, wrote and records; released by capture_free. */
+struct capture {
+	char *py;                 /* the interpreter, as given */
+	json_t *query;            /* its answer to query_py */
+	char *freeze;             /* pip freeze --all, noise removed */
+	size_t npkg;
+	json_t *inspect;          /* pip inspect, or NULL */
+	json_t *sysobs, *row;     /* the system reading and its reference row */
+	char *dir, *p_freeze, *p_inspect, *p_capture;
+};
+
+static void
+capture_free(struct capture *c)
+{
+	json_decref(c->row);
+	json_decref(c->sysobs);
+	json_decref(c->inspect);
+	json_decref(c->query);
+	free(c->freeze);
+	free(c->p_capture);
+	free(c->p_inspect);
+	free(c->p_freeze);
+	free(c->dir);
+	free(c->py);
+}
+
+/* Ask the interpreter, run pip freeze and pip inspect, read the system. */
+static int
+capture_read(struct kd_ctx *ctx, struct capture *c, const struct kd_sink *sink,
+	     struct kd_err *err)
+{
+	const char *qargs[] = { "-c", query_py, NULL };
+	char *out = NULL;
+	int rc;
+
+	kd_sink_step(sink, "asking the interpreter its version", -1);
+	if ((rc = run_python(ctx, c->py, qargs, "python", sink, 300, &out, err)) != 0)
+		return rc;
+	c->query = parse_query(out);
+	if (c->query == NULL)
+		rc = kd_err_set(err, KD_EENV, c->py, 0,
+				"%s did not answer the version query: %.200s", c->py, out);
+	free(out);
+	out = NULL;
+	if (rc != 0)
+		return rc;
+	kd_sink_step(sink, "pip freeze --all", -1);
+	if ((rc = run_python(ctx, c->py, freeze_args, "freeze", sink, 300, &out, err)) != 0)
+		return rc;
+	c->freeze = freeze_text(out, &c->npkg);
+	free(out);
+	out = NULL;
+	if (c->freeze == NULL)
+		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "pip freeze");
+	kd_sink_step(sink, "pip inspect", -1);
+	if (run_python(ctx, c->py, inspect_args, "inspect", sink, 300, &out, NULL) == 0)
+		c->inspect = inspect_json(out);
+	free(out);
+	if (c->inspect == NULL)
+		kd_sink_line(sink, "pip inspect gave no inventory (pip older than 22.2?): "
+			     "only the freeze is recorded");
+	kd_sink_step(sink, "reading the system", -1);
+	if (sysinfo_observe(&c->sysobs, sink, NULL) == 0)
+		c->row = sysinfo_reference_row(c->sysobs);
+	if (c->row == NULL)
+		c->row = system_row_fallback(c->query);
+	return 0;
+}
+
+/* Save the inventories and what was read under STATE_DIR/reference/. */
+static int
+capture_write(struct kd_ctx *ctx, struct capture *c, struct kd_err *err)
+{
+	char when[32], *js;
+	json_t *cap;
+	int rc;
+
+	c->dir = kd_ctx_path(ctx, "reference");
+	c->p_freeze = fsutil_join(c->dir, "pip-freeze.txt");
+	c->p_inspect = fsutil_join(c->dir, "pip-inspect.json");
+	c->p_capture = fsutil_join(c->dir, "capture.yaml");
+	if (c->p_freeze == NULL || c->p_inspect == NULL || c->p_capture == NULL)
+		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "capture");
+	if ((rc = fsutil_mkdirs(c->dir, err)) != 0 ||
+	    (rc = save_text(c->p_freeze, c->freeze, err)) != 0)
+		return rc;
+	if (c->inspect != NULL) {
+		js = json_dumps(c->inspect, JSON_INDENT(1) | JSON_SORT_KEYS);
+		rc = js != NULL ? save_text(c->p_inspect, js, err) :
+			kd_err_sys(err, KD_EENV, c->p_inspect, ENOMEM, "pip inspect");
+		free(js);
+		if (rc != 0)
+			return rc;
+	}
+	fsutil_utc_now(when, sizeof when);
+	cap = json_pack("{s:s, s:s, s:O, s:O, s:I}", "captured_at", when, "interpreter", c->py,
+			"query", c->query, "system", c->row, "packages", (json_int_t)c->npkg);
+	if (c->sysobs != NULL)
+		json_object_set(cap, "system_observed", c->sysobs);
+	rc = yamlio_save_file(c->p_capture, cap, 0, err);
+	json_decref(cap);
+	return rc;
+}
+
+/* Record the interpreter, the inventories and the system row in ctx->ref. */
+static void
+capture_record(struct kd_ctx *ctx, const struct capture *c)
+{
+	json_t *pyref = json_object_get(ctx->ref, "python");
+	json_t *ssp = json_object_get(c->query, "system_site_packages");
+	char *rel;
+
+	if (!json_is_object(pyref)) {
+		pyref = json_object();
+		json_object_set_new(ctx->ref, "python", pyref);
+	}
+	json_object_set(pyref, "version", json_object_get(c->query, "version"));
+	json_object_set_new(pyref, "interpreter", json_string(c->py));
+	rel = reference_relpath(ctx, c->p_freeze);
+	json_object_set_new(pyref, "inventory", json_string(rel));
+	free(rel);
+	if (c->inspect != NULL) {
+		rel = reference_relpath(ctx, c->p_inspect);
+		json_object_set_new(pyref, "inspect", json_string(rel));
+		free(rel);
+	}
+	if (json_is_boolean(ssp))
+		yamlio_set(ctx->ref, "python.install.system_site_packages", json_incref(ssp));
+	merge_system(ctx->ref, c->row, torch_backend(c->query, c->row));
+	if (json_object_get(ctx->ref, "schema") == NULL)
+		json_object_set_new(ctx->ref, "schema", json_integer(1));
+}
+
 int
 reference_capture(struct kd_ctx *ctx, const char *python, const struct kd_sink *sink,
 		  json_t **summary, struct kd_err *err)
 {
-	const char *qargs[] = { "-c", query_py, NULL };
-	char *py = NULL, *out = NULL, *freeze = NULL, *dir = NULL, *p_freeze = NULL;
-	char *p_inspect = NULL, *p_capture = NULL, *rel = NULL, when[32];
-	json_t *query = NULL, *inspect = NULL, *row = NULL, *sysobs = NULL, *cap = NULL;
-	json_t *pyref;
-	const char *backend;
-	size_t npkg = 0;
+	struct capture c;
 	int rc, added = 0;
 
+	memset(&c, 0, sizeof c);
 	if (summary != NULL)
 		*summary = NULL;
 	if (ctx->readonly)
 		return kd_err_set(err, KD_EENV, ctx->ref_path, 0,
 				  "read-only: another kernodeck holds %s", ctx->state_dir);
-	if ((py = capture_python(ctx, python, err)) == NULL)
+	if ((c.py = capture_python(ctx, python, err)) == NULL)
 		return err != NULL ? err->code : KD_EINPUT;
-	kd_sink_step(sink, "asking the interpreter its version", -1);
-	rc = run_python(ctx, py, qargs, "python", sink, 300, &out, err);
-	if (rc != 0)
+	if ((rc = capture_read(ctx, &c, sink, err)) != 0 ||
+	    (rc = capture_write(ctx, &c, err)) != 0)
 		goto out;
-	if ((query = parse_query(out)) == NULL) {
-		rc = kd_err_set(err, KD_EENV, py, 0,
-				"%s did not answer the version query: %.200s", py, out);
-		goto out;
-	}
-	free(out);
-	out = NULL;
-	kd_sink_step(sink, "pip freeze --all", -1);
-	rc = run_python(ctx, py, freeze_args, "freeze", sink, 300, &out, err);
-	if (rc != 0)
-		goto out;
-	freeze = freeze_text(out, &npkg);
-	free(out);
-	out = NULL;
-	kd_sink_step(sink, "pip inspect", -1);
-	if (run_python(ctx, py, inspect_args, "inspect", sink, 300, &out, NULL) == 0)
-		inspect = inspect_json(out);
-	if (inspect == NULL)
-		kd_sink_line(sink, "pip inspect gave no inventory (pip older than 22.2?): "
-			     "only the freeze is recorded");
-
-	kd_sink_step(sink, "reading the system", -1);
-	if (sysinfo_observe(&sysobs, sink, NULL) == 0)
-		row = sysinfo_reference_row(sysobs);
-	if (row == NULL)
-		row = system_row_fallback(query);
-	backend = torch_backend(query, row);
-
-	dir = kd_ctx_path(ctx, "reference");
-	p_freeze = fsutil_join(dir, "pip-freeze.txt");
-	p_inspect = fsutil_join(dir, "pip-inspect.json");
-	p_capture = fsutil_join(dir, "capture.yaml");
-	if ((rc = fsutil_mkdirs(dir, err)) != 0 || (rc = save_text(p_freeze, freeze, err)) != 0)
-		goto out;
-	if (inspect != NULL) {
-		char *js = json_dumps(inspect, JSON_INDENT(1) | JSON_SORT_KEYS);
-
-		rc = js != NULL ? save_text(p_inspect, js, err) :
-			kd_err_sys(err, KD_EENV, p_inspect, ENOMEM, "pip inspect");
-		free(js);
-		if (rc != 0)
-			goto out;
-	}
-	fsutil_utc_now(when, sizeof when);
-	cap = json_pack("{s:s, s:s, s:O, s:O, s:I}", "captured_at", when, "interpreter", py,
-			"query", query, "system", row, "packages", (json_int_t)npkg);
-	if (sysobs != NULL)
-		json_object_set(cap, "system_observed", sysobs);
-	if ((rc = yamlio_save_file(p_capture, cap, 0, err)) != 0)
-		goto out;
-
-	/* into the reference */
-	pyref = json_object_get(ctx->ref, "python");
-	if (!json_is_object(pyref)) {
-		pyref = json_object();
-		json_object_set_new(ctx->ref, "python", pyref);
-	}
-	json_object_set(pyref, "version", json_object_get(query, "version"));
-	json_object_set_new(pyref, "interpreter", json_string(py));
-	rel = reference_relpath(ctx, p_freeze);
-	json_object_set_new(pyref, "inventory", json_string(rel));
-	free(rel);
-	if (inspect != NULL) {
-		rel = reference_relpath(ctx, p_inspect);
-		json_object_set_new(pyref, "inspect", json_string(rel));
-		free(rel);
-		rel = NULL;
-	}
-	if (json_is_boolean(json_object_get(query, "system_site_packages")))
-		yamlio_set(ctx->ref, "python.install.system_site_packages",
-			   json_incref(json_object_get(query, "system_site_packages")));
-	merge_system(ctx->ref, row, backend);
-	if (json_object_get(ctx->ref, "schema") == NULL)
-		json_object_set_new(ctx->ref, "schema", json_integer(1));
+	capture_record(ctx, &c);
 	if ((rc = kd_ctx_save_ref(ctx, err)) != 0)
 		goto out;
 	if (reference_exclude_own(ctx, &added, NULL) != 0)
 		kd_sink_line(sink, "could not add kernodeck's folders to .git/info/exclude");
 	if (summary != NULL)
-		*summary = json_pack("{s:s, s:O, s:I, s:s, s:s?, s:O}", "interpreter", py,
-				     "version", json_object_get(query, "version"),
-				     "packages", (json_int_t)npkg, "freeze", p_freeze,
-				     "inspect", inspect != NULL ? p_inspect : NULL,
+		*summary = json_pack("{s:s, s:O, s:I, s:s, s:s?, s:O}", "interpreter", c.py,
+				     "version", json_object_get(c.query, "version"),
+				     "packages", (json_int_t)c.npkg, "freeze", c.p_freeze,
+				     "inspect", c.inspect != NULL ? c.p_inspect : NULL,
 				     "system", json_object_get(ctx->ref, "system"));
 out:
-	json_decref(cap);
-	json_decref(sysobs);
-	json_decref(row);
-	json_decref(inspect);
-	json_decref(query);
-	free(p_capture);
-	free(p_inspect);
-	free(p_freeze);
-	free(dir);
-	free(freeze);
-	free(out);
-	free(py);
+	capture_free(&c);
 	return rc;
 }

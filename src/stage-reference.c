@@ -640,8 +640,9 @@ reference_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink
 	char when[32];
 	int rc;
 
-	if (!json_is_object(ctx->ref))
-		return kd_err_set(err, KD_EINPUT, ctx->ref_path, 1, "the reference is not a mapping");
+	rc = reference_validate(ctx->ref, &ctx->refdoc, ctx->ref_path, err);
+	if (rc != 0)
+		return rc;
 	g.ref = json_deep_copy(ctx->ref);
 	g.obs = json_object();
 	g.files = json_object();

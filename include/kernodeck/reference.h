@@ -14,9 +14,21 @@
 #include "kernodeck/err.h"
 #include "kernodeck/stage.h"
 
+#include "kernodeck/yamlio.h"
+
 struct kd_ctx;
 
+#define KD_REFERENCE_SCHEMA 1    /* doc/reference-format.md */
+
 #define KD_CAP_CAPTURE_JSON  (4u * 1024 * 1024)  /* the interpreter query's output */
+
+/* Check the types of the keys doc/reference-format.md defines (a mapping
+ * where a mapping is expected, a list of mappings for data, text, numbers,
+ * booleans) and the schema version.  KD_EINPUT names file and, when doc
+ * holds ref, the line: "reference.yaml:3: data must be a list, not a whole
+ * number".  Unknown keys are allowed. */
+int reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *file,
+		       struct kd_err *err);
 
 /* 1 when a value counts as filled: not null, not a blank string, not an
  * empty list or mapping.  Numbers and booleans are filled. */

@@ -601,7 +601,7 @@ test_contract_rule_and_na(void **state)
 	json_object_del(yamlio_get(ref, "result.rule"), "justification");
 	json_object_del(yamlio_get(ref, "result"), "criterion");
 	json_object_del(ref, "goal");
-	yamlio_set(ref, "not_applicable.result.ids", json_string(""));
+	json_object_set_new(ref, "not_applicable", json_pack("{s:s}", "result.ids", ""));
 	json_object_set_new(json_object_get(ref, "system"), "gpu_vendor", json_string("nvidia"));
 	open_run(&ctx, dir, ref);
 	assert_row(&ctx, "result.rule", KD_R_FAIL);
@@ -671,6 +671,51 @@ test_submodules(void **state)
 	assert_row(&ctx, "code.submodules", KD_R_FAIL);
 	assert_non_null(strstr(row(&ctx, "code.submodules")->hint, "git submodule update --init"));
 	kd_ctx_close(&ctx);
+}
+
+static void
+test_validate(void **state)
+{
+	static const struct {
+		const char *yaml, *msg;
+		int line;
+	} bad[] = {
+		{ "schema: 1\ncode: [1, 2]\ndata: 7\n", "code must be a mapping, not a list", 2 },
+		{ "schema: 1\ndata: 7\n", "data must be a list (or empty), not a whole number", 2 },
+		{ "data:\n  - name: x\n    sha256: 0123\n", "data[0].sha256 must be text", 3 },
+		{ "data:\n  - name: x\n    size: big\n", "data[0].size must be a whole number", 3 },
+		{ "data:\n  - just a string\n", "data[0] must be a mapping", 2 },
+		{ "result:\n  rule:\n    atol: small\n", "result.rule.atol must be a number", 3 },
+		{ "result:\n  finite: maybe\n", "result.finite must be true or false", 2 },
+		{ "code:\n  entry_point:\n    - python\n    - {a: b}\n",
+		  "code.entry_point[1] must be", 4 },
+		{ "not_applicable:\n  system.driver: [x]\n", "not_applicable.system.driver must be", 2 },
+		{ "schema: 7\n", "newer than this kernodeck", 1 },
+	};
+	struct yamlio_doc doc;
+	struct kd_err err;
+	json_t *ok = ref_tree();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(yamlio_load_mem(bad[i].yaml, strlen(bad[i].yaml), "reference.yaml",
+						 &doc, &err), 0);
+		kd_err_clear(&err);
+		assert_int_equal(reference_validate(doc.root, &doc, "reference.yaml", &err),
+				 KD_EINPUT);
+		if (strstr(err.msg, bad[i].msg) == NULL || err.line != bad[i].line)
+			fprintf(stderr, "case %zu: line %d: %s\n", i, err.line, err.msg);
+		assert_non_null(strstr(err.msg, bad[i].msg));
+		assert_int_equal(err.line, bad[i].line);
+		assert_string_equal(err.file, "reference.yaml");
+		yamlio_doc_free(&doc);
+	}
+	/* the test project's reference, unknown keys, numbers where YAML makes them */
+	json_object_set_new(ok, "team_notes", json_pack("[i]", 1));
+	yamlio_set(ok, "python.version", json_real(3.11));
+	yamlio_set(ok, "data[0].version", json_integer(3));
+	assert_int_equal(reference_validate(ok, NULL, "reference.yaml", &err), 0);
+	json_decref(ok);
 }
 
 /* Rows of edge cases that a test cannot provoke reliably as root or at a
@@ -1006,6 +1051,7 @@ main(void)
 		cmocka_unit_test(test_missing_items_and_floating),
 		cmocka_unit_test(test_contract_rule_and_na),
 		cmocka_unit_test(test_submodules),
+		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_rows_from_observations),
 		cmocka_unit_test(test_readonly_and_cancel),
 		cmocka_unit_test(test_capture_real_venv),
