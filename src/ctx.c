@@ -153,8 +153,7 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	const char *py;
 	int rc;
 
-	memset(ctx, 0, sizeof *ctx);
-	state_init(&ctx->state);
+	memset(ctx, 0, sizeof *ctx);	/* state_load initialises the state */
 	ctx->timeout_install = 3600;
 	ctx->timeout_probe = 300;
 	ctx->timeout_sample = 1800;
