@@ -78,7 +78,9 @@ r, op, t = float(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 ok = r >= t if op == ">=" else r <= t
 print("yes" if ok else "no (%.0f%% short)" % (abs(t - r) / t * 100))' "$1" "$2" "$3"; }
 bench() { json=$1; shift; hyperfine -N --style none --runs "$RUNS" --warmup 1 --export-json "$json" "$@" >/dev/null 2>&1; }
-row() { printf '| %s | %s | %s s | %s s | %s | %s | %s | %s |\n' "$@"; }
+# row: one table row, with the 1-minute load average when it was measured
+# (the columns of tests/bench/lib.sh, so that run-all.sh merges the tables)
+row() { printf '| %s | %s | %s s | %s s | %s | %s | %s | %s | %s |\n' "$@" "$(cut -d' ' -f1 /proc/loadavg)"; }
 
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)
 echo "## Hashing benchmarks (tests/bench/hash.sh)"
@@ -86,8 +88,8 @@ echo
 echo "Machine: $cpu, $(nproc) cores online, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "Command under test: \`$KD_HASH\`; $(openssl version | cut -d' ' -f1-2); $(sha256sum --version | head -n 1); sizes divided by $DIV; mean of $RUNS runs after one warm-up."
 echo
-echo "| what | input | kernodeck | alternative | ratio (wall) | ratio (CPU) | target | met (wall) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| what | input | kernodeck | alternative | ratio (wall) | ratio (CPU) | target | met (wall) | load |"
+echo "|---|---|---|---|---|---|---|---|---|"
 
 # 1. One page-cached file.
 for mib in 512 1024 2048; do
