@@ -246,15 +246,43 @@ choice_at(const char *choices, int i)
 	return strndup(p, strcspn(p, "|"));
 }
 
+/* The new value of a TEXT, NUMBER or ARGV field typed on one line (NULL
+ * when the edit was cancelled). */
+static json_t *
+form_edit_line(struct kd_screen *scr, const struct kd_field *f, const json_t *v)
+{
+	struct kd_lineedit le;
+	char cur[4096], error[256];
+	json_t *nv = NULL;
+
+	format_value(v, f->kind, cur, sizeof cur);
+	memset(&le, 0, sizeof le);
+	le.title = f->label;
+	le.label = f->path;
+	le.help = f->kind == KD_FIELD_ARGV
+		? "Type it as at a shell prompt: quotes group words; nothing is expanded."
+		: f->help;
+	le.text = cur;
+	le.validate = f->kind == KD_FIELD_NUMBER ? validate_number
+		: f->kind == KD_FIELD_ARGV ? validate_argv : NULL;
+	if (!kd_lineedit_run(scr, &le))
+		return NULL;
+	if (f->kind == KD_FIELD_NUMBER)
+		nv = number_value(le.text);
+	else if (f->kind == KD_FIELD_ARGV)
+		(void)shellwords_split(le.text, &nv, error, sizeof error);  /* validated */
+	else
+		nv = le.text[0] != '\0' ? json_string(le.text) : json_null();
+	free(le.text);
+	return nv;
+}
+
 /* Edit the value of field f at path in root.  1 when it changed. */
 int
 kd_form_edit_value(struct kd_screen *scr, const struct kd_field *f, json_t *root,
 		   const char *path)
 {
 	json_t *v = yamlio_get(root, path), *nv = NULL;
-	struct kd_lineedit le;
-	char cur[4096];
-	int ok;
 
 	switch (f->kind) {
 	case KD_FIELD_BOOL:
@@ -274,30 +302,7 @@ kd_form_edit_value(struct kd_screen *scr, const struct kd_field *f, json_t *root
 	case KD_FIELD_LIST:
 		return (kd_dialog_list(scr, f, root, path) & KD_SAVE) != 0;
 	default:
-		format_value(v, f->kind, cur, sizeof cur);
-		memset(&le, 0, sizeof le);
-		le.title = f->label;
-		le.label = f->path;
-		le.help = f->kind == KD_FIELD_ARGV
-			? "Type it as at a shell prompt: quotes group words; nothing is expanded."
-			: f->help;
-		le.text = cur;
-		le.validate = f->kind == KD_FIELD_NUMBER ? validate_number
-			: f->kind == KD_FIELD_ARGV ? validate_argv : NULL;
-		if (!kd_lineedit_run(scr, &le))
-			return 0;
-		if (f->kind == KD_FIELD_NUMBER) {
-			nv = number_value(le.text);
-		} else if (f->kind == KD_FIELD_ARGV) {
-			char error[256];
-
-			ok = shellwords_split(le.text, &nv, error, sizeof error) == 0;
-			if (!ok)
-				nv = NULL;
-		} else {
-			nv = le.text[0] != '\0' ? json_string(le.text) : json_null();
-		}
-		free(le.text);
+		nv = form_edit_line(scr, f, v);
 		break;
 	}
 	if (nv == NULL)

@@ -186,12 +186,16 @@ void kd_wrap_free(char **lines, int n);
 /* Monotonic seconds. */
 double kd_now(void);
 
-/* --- frame.c --- */
-void kd_frame_layout(struct kd_screen *scr);
+/* --- draw.c --- */
 /* Draw everything from the model (the notice when too small). */
 void kd_frame_draw(struct kd_screen *scr);
 /* The default stage area: fields, checks, log. */
 void kd_screen_draw_default(struct kd_screen *scr);
+/* The colour of a stage status. */
+enum kd_color kd_status_color(enum kd_status s);
+
+/* --- frame.c --- */
+void kd_frame_layout(struct kd_screen *scr);
 void kd_frame_message(struct kd_screen *scr, enum kd_color c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Save the state; on failure say so in the message line. */

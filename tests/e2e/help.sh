@@ -21,12 +21,12 @@ check "help: the key table was read ($nkeys keys)" [ "$nkeys" -ge 30 ]
 # The man page, built from the same table.
 man1="$KD_BUILDDIR/kernodeck.1"
 if [ -f "$man1" ] && command -v groff >/dev/null 2>&1; then
-	groff -man -Tutf8 -ww "$man1" 2>"$KD_TMP/groff.err" | col -bx >"$KD_TMP/man.txt"
+	groff -man -Tutf8 -ww "$man1" 2>"$KD_TMP/groff.err" | col -bx | tr -s " " >"$KD_TMP/man.txt"
 	check "man page: groff renders it without warnings" [ ! -s "$KD_TMP/groff.err" ]
 	for s in NAME SYNOPSIS COMMANDS KEYS FILES ENVIRONMENT "EXIT STATUS" EXAMPLES; do
 		check "man page: has the section $s" grep -q "^$s" "$KD_TMP/man.txt"
 	done
-	for c in check capture deviate replay diff demo inspect; do
+	for c in check capture deviate replay dossier diff demo inspect hash; do
 		check "man page: documents kernodeck $c" grep -q "kernodeck $c" "$KD_TMP/man.txt"
 	done
 	for v in NO_COLOR EDITOR PAGER KD_SHARE_DIR KD_SYSROOT KD_PROBE_FAULT; do
