@@ -127,7 +127,7 @@ head_add(struct detail *d, int w, const char *label, const char *value)
 	n = kd_wrap(value, w - 12, wrapped, KD_DETAIL_HEAD - d->nhead);
 	for (int i = 0; i < n; i++) {
 		snprintf(line, sizeof line, "%-12s%s", i == 0 ? label : "", wrapped[i]);
-		d->head[d->nhead++] = strdup(line);
+		d->head[d->nhead++] = kd_xstrdup(line);
 	}
 	kd_wrap_free(wrapped, n);
 }

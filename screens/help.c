@@ -39,7 +39,7 @@ help_entry(char **lines, int n, int w, const char *names, const char *help)
 	k = kd_wrap(help, w - HELP_NAMES_W - 4, wrapped, 8);
 	for (i = 0; i < k && n < HELP_MAX_LINES; i++) {
 		snprintf(buf, sizeof buf, "  %-*s%s", HELP_NAMES_W, i == 0 ? names : "", wrapped[i]);
-		lines[n++] = strdup(buf);
+		lines[n++] = kd_xstrdup(buf);
 	}
 	kd_wrap_free(wrapped, k);
 	return n;
@@ -53,30 +53,30 @@ help_lines(struct kd_screen *scr, char **lines, int w)
 	size_t i;
 	char buf[256];
 
-	lines[n++] = strdup("Kernodeck walks through seven stages; each has fields, checks "
+	lines[n++] = kd_xstrdup("Kernodeck walks through seven stages; each has fields, checks "
 			    "and a log.");
-	lines[n++] = strdup("The state is saved after every change: quitting loses nothing.");
+	lines[n++] = kd_xstrdup("The state is saved after every change: quitting loses nothing.");
 	for (c = 0; c < KD_KC__COUNT; c++) {
-		lines[n++] = strdup("");
+		lines[n++] = kd_xstrdup("");
 		snprintf(buf, sizeof buf, "\x01%s", context_titles[c]);
-		lines[n++] = strdup(buf);
+		lines[n++] = kd_xstrdup(buf);
 		for (i = 0; i < NHELP && n < HELP_MAX_LINES - 8; i++)
 			if (help_keys[i].context == c)
 				n = help_entry(lines, n, w, help_keys[i].names, help_keys[i].help);
 	}
-	lines[n++] = strdup("");
+	lines[n++] = kd_xstrdup("");
 	snprintf(buf, sizeof buf, "\x01" "Actions of the %s stage", scr->stage->title);
-	lines[n++] = strdup(buf);
+	lines[n++] = kd_xstrdup(buf);
 	if (scr->stage->nactions == 0)
-		lines[n++] = strdup("  (none)");
+		lines[n++] = kd_xstrdup("  (none)");
 	for (i = 0; i < scr->stage->nactions && n < HELP_MAX_LINES - 8; i++) {
 		char k[8];
 
 		snprintf(k, sizeof k, "%c", scr->stage->actions[i].key);
 		n = help_entry(lines, n, w, k, scr->stage->actions[i].label);
 	}
-	lines[n++] = strdup("");
-	lines[n++] = strdup("\x01Stage marks");
+	lines[n++] = kd_xstrdup("");
+	lines[n++] = kd_xstrdup("\x01Stage marks");
 	n = help_entry(lines, n, w, "+ ! ~ ? blank", "passed, failed, deviation (advanced "
 		       "with recorded deviations), stale (an earlier stage changed), pending");
 	return n;

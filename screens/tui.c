@@ -182,6 +182,16 @@ kd_tui_fatal(const char *fmt, ...)
 	exit(KD_EENV);
 }
 
+char *
+kd_xstrdup(const char *s)
+{
+	char *copy = strdup(s ? s : "");
+
+	if (copy == NULL)
+		kd_tui_fatal("out of memory");
+	return copy;
+}
+
 attr_t
 kd_attr(enum kd_color c)
 {

@@ -159,6 +159,8 @@ void kd_tui_end(void);
 int kd_tui_signalled(void);
 /* Restore the terminal, print the message and exit 3. */
 void kd_tui_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* strdup, or the fatal path when memory is exhausted. */
+char *kd_xstrdup(const char *s);
 attr_t kd_attr(enum kd_color c);
 /* A key: a code point, a KD_K_* function key, or -1 when none came within
  * timeout_ms (< 0: wait). */
