@@ -548,6 +548,10 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 	if (kd_ctx_open(&ctx, project_dir ? project_dir : ".", state_dir,
 			KD_LOCK_READONLY_OK, &err) != 0) {
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		if (err.code == KD_EINPUT && err.file[0] != '\0')
+			fprintf(stderr, "kernodeck: nothing was changed: fix %s and start again\n",
+				err.file);
+		kd_ctx_close(&ctx);
 		return err.code ? err.code : KD_EINPUT;
 	}
 	ctx.python_override = python;

@@ -28,7 +28,7 @@ expect_exit 2 "terminal errors: bad usage" "$KD_BIN" "$P" --no-such-option
 expect_exit 2 "terminal errors: two folders are bad usage" "$KD_BIN" "$P" "$P"
 
 if ! command -v tmux >/dev/null 2>&1; then
-	for n in "unknown TERM" "TERM=dumb" "TERM unset" "stdout not a terminal"; do
+	for n in "malformed state" "unknown TERM" "TERM=dumb" "TERM unset" "stdout not a terminal"; do
 		skip "terminal errors: $n" "tmux is not installed"
 	done
 	exit 0
@@ -42,6 +42,17 @@ run_in_tty() {
 	tm_start_env 100 24 "$*" "$KD_BIN" "$P"
 	tm_wait "kd-exited-with-" 10 >/dev/null
 }
+
+# A malformed state.yaml: the file and line, exit 2, the file left as it is.
+B="$KD_TMP/broken"
+mkdir -p "$B/kernodeck"
+printf 'schema: 1\ncurrent: [\n' >"$B/kernodeck/state.yaml"
+cp "$B/kernodeck/state.yaml" "$KD_TMP/state.orig"
+tm_start_env 100 24 "TERM=xterm-256color" "$KD_BIN" "$B"
+tm_wait "kd-exited-with-" 10 >/dev/null
+check "terminal errors: malformed state.yaml: exit 2" tm_wait "kd-exited-with-2"
+check "terminal errors: malformed state.yaml: names the file and line" tm_wait "state.yaml:3:"
+check "terminal errors: malformed state.yaml: left as it was" cmp -s "$KD_TMP/state.orig" "$B/kernodeck/state.yaml"
 
 run_in_tty unknown TERM=no-such-terminal-type
 check "terminal errors: unknown TERM: exit 3" tm_wait "kd-exited-with-3"
