@@ -12,9 +12,11 @@
  * check() turns that into rows: pip check (a problem of a system package is
  * shown apart and does not fail alone), one row per inventory difference
  * (pip, setuptools and wheel only inform unless the rebuild file pins
- * them), each marked by a person intentional (the run becomes a variant of
- * the reference) or to fix (state settings contract.marks.NAME), and what a
- * clean pip check does not prove.  The marks are applied again by the
+ * them; a package of the machine's system site packages that the reference
+ * does not list warns, as the rebuild did not install it), each marked by a
+ * person intentional (the run becomes a variant of the reference) or to
+ * fix (state settings contract.marks.NAME), and what a clean pip check does
+ * not prove.  The marks are applied again by the
  * actions without running pip.
  */
 #include "config.h"
@@ -361,7 +363,7 @@ static void
 check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 {
 	const json_t *d;
-	json_t *intentional = json_array();
+	json_t *intentional = json_array(), *sys_extras = json_array();
 	size_t i;
 	char id[300], label[700];
 
@@ -378,6 +380,29 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 			snprintf(l2, sizeof l2, "%s (packaging tool, not pinned: informative)", label);
 			kd_rows_add(rows, id, KD_R_INFO, l2, nv ? nv : "(absent)", rv ? rv : "(absent)",
 				    NULL);
+			continue;
+		}
+		if (strcmp(str(d, "kind"), "extra") == 0 && mark == NULL &&
+		    json_is_true(json_object_get(d, "system"))) {
+			/* the machine's own packages seen through system site
+			 * packages: not installed by the project, so not part of its
+			 * contract; listed together, not failed */
+			char item[300];
+			snprintf(item, sizeof item, "%s%s %s", json_array_size(sys_extras) ? ", " : "",
+				 str(d, "name") ? str(d, "name") : cn, nv ? nv : "");
+			json_array_append_new(sys_extras, json_string(item));
+			continue;
+		}
+		if (mark == NULL && strcmp(str(d, "kind"), "extra") == 0 &&
+		    json_is_true(json_object_get(d, "system"))) {
+			/* the machine's own packages, seen through system site
+			 * packages: the rebuild did not install them */
+			r = kd_rows_add(rows, id, KD_R_WARN, label, nv ? nv : "(absent)", "(absent)",
+					NULL);
+			kd_row_set_error(r, str(d, "detail"), "a package of this machine's system "
+					 "site packages that the reference does not list; the rebuild "
+					 "did not install it: mark it intentional (i, or a for all) or "
+					 "to fix (t) if it matters");
 			continue;
 		}
 		if (mark != NULL && strcmp(mark, "intentional") == 0) {
@@ -405,6 +430,25 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 					 "mark it intentional (i: the run becomes a variant) or to "
 					 "fix (t)");
 	}
+	if (json_array_size(sys_extras) > 0) {
+		size_t cap = 64, n = 0;
+		char *o;
+		const json_t *x;
+		json_array_foreach(sys_extras, i, x)
+			cap += strlen(json_string_value(x));
+		o = malloc(cap);
+		if (o != NULL) {
+			o[0] = '\0';
+			json_array_foreach(sys_extras, i, x)
+				n += (size_t)snprintf(o + n, cap - n, "%s", json_string_value(x));
+			kd_rows_add(rows, "contract.system-extras", KD_R_INFO,
+				    "extra packages of this machine seen through system site packages "
+				    "(not installed by the project, not in the reference)", o,
+				    "(not part of the contract)", NULL);
+			free(o);
+		}
+	}
+	json_decref(sys_extras);
 	/* the variant, named in the state */
 	yamlio_set(ctx->state.settings, "variant", json_boolean(json_array_size(intentional) > 0));
 	yamlio_set(ctx->state.settings, "variant_differences", json_incref(intentional));
