@@ -84,6 +84,24 @@ pipline_is_fence(const char *s, size_t n)
 }
 
 /* Is the word at s (up to a space) a command someone types around pip? */
+/* pip, pip3, python, python3.11, a path to one of them. */
+static int
+is_pip_or_python(const char *s, size_t n)
+{
+	size_t w = 0;
+
+	while (w < n && !isspace((unsigned char)s[w]))
+		w++;
+	for (size_t i = w; i > 0; i--)
+		if (s[i - 1] == '/' || s[i - 1] == '\\') {
+			s += i;
+			w -= i;
+			break;
+		}
+	return (w >= 6 && strncmp(s, "python", 6) == 0) ||
+	       (w >= 3 && strncmp(s, "pip", 3) == 0 && (w == 3 || s[3] == '3'));
+}
+
 static int
 is_command_word(const char *s, size_t n)
 {
@@ -179,6 +197,10 @@ pipline_command(const char *s, size_t n, int hash_prompt)
 		size_t c = i + mlen;
 		while (c < n && s[c] == ' ')
 			c++;
+		/* "# word" at the start of a line is a comment unless the word
+		 * is pip or python ("root@host:/# pip freeze" has its prompt) */
+		if (s[i] == '#' && i == lead && !(c < n && is_pip_or_python(s + c, n - c)))
+			return -1;
 		if (c < n && is_command_word(s + c, n - c))
 			return (long)c;
 		return -1;
