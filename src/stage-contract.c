@@ -12,12 +12,12 @@
  * check() turns that into rows: pip check (a problem of a system package is
  * shown apart and does not fail alone), one row per inventory difference
  * (pip, setuptools and wheel only inform unless the rebuild file pins
- * them; a package of the machine's system site packages that the reference
- * does not list warns, as the rebuild did not install it), each marked by a
- * person intentional (the run becomes a variant of the reference) or to
- * fix (state settings contract.marks.NAME), and what a clean pip check does
- * not prove.  The marks are applied again by the
- * actions without running pip.
+ * them; the packages of the machine's system site packages that the
+ * reference does not list are named together in one informative row, as
+ * the project did not install them), each marked by a person intentional
+ * (the run becomes a variant of the reference) or to fix (state settings
+ * contract.marks.NAME), and what a clean pip check does not prove.  The
+ * marks are applied again by the actions without running pip.
  */
 #include "config.h"
 
@@ -391,18 +391,6 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 			snprintf(item, sizeof item, "%s%s %s", json_array_size(sys_extras) ? ", " : "",
 				 str(d, "name") ? str(d, "name") : cn, nv ? nv : "");
 			json_array_append_new(sys_extras, json_string(item));
-			continue;
-		}
-		if (mark == NULL && strcmp(str(d, "kind"), "extra") == 0 &&
-		    json_is_true(json_object_get(d, "system"))) {
-			/* the machine's own packages, seen through system site
-			 * packages: the rebuild did not install them */
-			r = kd_rows_add(rows, id, KD_R_WARN, label, nv ? nv : "(absent)", "(absent)",
-					NULL);
-			kd_row_set_error(r, str(d, "detail"), "a package of this machine's system "
-					 "site packages that the reference does not list; the rebuild "
-					 "did not install it: mark it intentional (i, or a for all) or "
-					 "to fix (t) if it matters");
 			continue;
 		}
 		if (mark != NULL && strcmp(mark, "intentional") == 0) {
