@@ -22,7 +22,7 @@ esac
 
 PACKAGES="build-essential autoconf automake libtool pkg-config git tmux \
 libncurses-dev libyaml-dev libgit2-dev libssl-dev libcurl4-openssl-dev \
-libjansson-dev libcmocka-dev openssl ca-certificates pci.ids \
+libjansson-dev libcmocka-dev openssl ca-certificates pci.ids groff-base \
 python3 python3-venv python3-torch python3-numpy"
 
 missing=""
