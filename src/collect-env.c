@@ -19,6 +19,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/collect-env.h"
+#include "kernodeck/pipline.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 
@@ -406,6 +407,9 @@ collect_env_parse(const char *text, size_t len, const char *name, json_t **out,
 	if (memchr(text, '\0', len) != NULL)
 		return kd_err_set(err, KD_EINPUT, name, 0,
 				  "a binary file, not the text of collect_env");
+	/* over-long lines and text that is not UTF-8 are refused, with the line */
+	if ((rc = pipline_check_text(text, len, name, err)) != 0)
+		return rc;
 	buf = malloc(len + 1);
 	lines = calloc(KD_CAP_CE_LINES, sizeof *lines);
 	if (buf == NULL || lines == NULL) {

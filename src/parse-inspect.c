@@ -122,10 +122,26 @@ pipinspect_parse(const char *text, size_t len, const char *name, json_t **out,
 	if (start == NULL)
 		return kd_err_set(err, KD_EINPUT, name, 0,
 				  "%s: no JSON object: not a pip inspect report", name);
-	root = json_loadb(start, len - (size_t)(start - text), JSON_DISABLE_EOF_CHECK, &jerr);
+	root = json_loadb(start, len - (size_t)(start - text),
+			  JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		return kd_err_set(err, KD_EINPUT, name, jerr.line + skipped,
 				  "not a complete pip inspect report: %s", jerr.text);
+	/* pip writes "version": "1"; a later layout may mean other things */
+	{
+		json_t *v = json_is_object(root) ? json_object_get(root, "version") : NULL;
+		if (v != NULL && !(json_is_string(v) && strcmp(json_string_value(v), "1") == 0)) {
+			char vb[64];
+			if (json_is_string(v))
+				snprintf(vb, sizeof vb, "\"%.40s\"", json_string_value(v));
+			else
+				snprintf(vb, sizeof vb, "of another type");
+			json_decref(root);
+			return kd_err_set(err, KD_EINPUT, name, skipped + 1,
+					  "pip inspect report version %s is not supported "
+					  "(this kernodeck reads version \"1\")", vb);
+		}
+	}
 	inst = json_object_get(root, "installed");
 	if (!json_is_object(root) || !json_is_array(inst)) {
 		json_decref(root);

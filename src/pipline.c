@@ -42,6 +42,44 @@ pipline_next(struct pipline_iter *it, const char **line, size_t *n)
 	return 1;
 }
 
+/* Offset of the first byte that breaks UTF-8 (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or (size_t)-1. */
+static size_t
+utf8_invalid_at(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = u[i];
+		size_t k;
+		unsigned min;
+		unsigned long cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			k = 1; cp = c & 0x1f; min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			k = 2; cp = c & 0x0f; min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			k = 3; cp = c & 0x07; min = 0x10000;
+		} else {
+			return i;
+		}
+		for (size_t j = 1; j <= k; j++) {
+			if (i + j >= n || (u[i + j] & 0xc0) != 0x80)
+				return i;
+			cp = (cp << 6) | (u[i + j] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += k + 1;
+	}
+	return (size_t)-1;
+}
+
 int
 pipline_check_text(const char *text, size_t len, const char *name, struct kd_err *err)
 {
@@ -58,10 +96,16 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 				  "a NUL byte on line %d: this is not a text file", line);
 	}
 	pipline_init(&it, text, len);
-	while (pipline_next(&it, &l, &n))
+	while (pipline_next(&it, &l, &n)) {
+		size_t bad;
 		if (n > KD_CAP_LINE)
 			return kd_err_set(err, KD_EINPUT, name, it.lineno,
 					  "line %d is longer than %u bytes", it.lineno, KD_CAP_LINE);
+		if ((bad = utf8_invalid_at(l, n)) != (size_t)-1)
+			return kd_err_set(err, KD_EINPUT, name, it.lineno,
+					  "line %d is not valid UTF-8 (byte 0x%02x at column %zu)",
+					  it.lineno, (unsigned char)l[bad], bad + 1);
+	}
 	return 0;
 }
 
