@@ -4,6 +4,9 @@
 # tests/fuzz/regress-main.c instead of libFuzzer).  One TAP line per input;
 # a target that crashes on one fails here.
 . "$KD_SRCDIR/tests/lib.sh"
+# a sanitizer build: leaks inside system libraries are not ours (tests/lsan.supp)
+: "${LSAN_OPTIONS=suppressions=$KD_SRCDIR/tests/lsan.supp}"
+export LSAN_OPTIONS
 
 FZ="$KD_SRCDIR/tests/fuzz"
 for src in "$FZ"/fuzz-*.c; do

@@ -14,6 +14,9 @@
 # NAME=VALUE words are put in the environment.  KD_HOSTILE=NAME runs one row;
 # KD_HOSTILE_SHOW=1 prints every command's output.
 . "$KD_SRCDIR/tests/lib.sh"
+# a sanitizer build: leaks inside system libraries are not ours (tests/lsan.supp)
+: "${LSAN_OPTIONS=suppressions=$KD_SRCDIR/tests/lsan.supp}"
+export LSAN_OPTIONS
 . "$KD_SRCDIR/tests/hostile/gen.sh"
 
 TABLE="$KD_SRCDIR/tests/hostile/cases.tsv"
