@@ -82,7 +82,7 @@ hostile_gen() {
 	unreadable)
 		hostile_gen "$_arg" "$_case"; chmod 000 "$IN"; AS=nobody
 		# a kernodeck folder nobody can write in, so only IN is in the way
-		if [ -d "$P/kernodeck" ]; then
+		if [ -d "$P/kernodeck" ] && [ "$(id -u)" = 0 ]; then
 			chmod 755 "$P"; chown 65534:65534 "$P/kernodeck"
 		fi ;;
 	state|ref)
