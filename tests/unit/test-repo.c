@@ -255,6 +255,7 @@ test_remote_credentials(void **state)
 	struct kd_err err;
 	char *d = make_repo("remote");
 	json_t *j;
+	char *dump;
 
 	(void)state;
 	assert_int_equal(git(d, "remote", "add", "upstream",
@@ -264,7 +265,9 @@ test_remote_credentials(void **state)
 	assert_string_equal(ri.remote_url, "https://example.org/team/x.git");
 	assert_true(ri.remote_had_credentials);
 	j = repo_info_to_json(&ri);
-	assert_null(strstr(json_dumps(j, 0), "s3cret"));
+	dump = json_dumps(j, 0);
+	assert_null(strstr(dump, "s3cret"));
+	free(dump);
 	repo_info_free(&ri);
 	json_decref(j);
 
