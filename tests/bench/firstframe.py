@@ -9,13 +9,14 @@ Each run starts ARGV on a new pseudo-terminal of R x C (default 80 x 24,
 TERM=xterm-256color, LANG=C.UTF-8, NO_COLOR unset), reads what it draws
 until every --marker has appeared (the frame is complete: choose markers on
 its first and last lines; escape sequences are left out before they are
-looked for), notes the time since the start, sends KEYS
+looked for), notes the time since the start and the CPU time the program
+has used so far (/proc/PID/task/*/schedstat, in nanoseconds), sends KEYS
 (default "q"), reads until the program exits and collects its resource
 use (wait4: user+system CPU, peak RSS).  With --timev N, N more runs go
 through `/usr/bin/time -v`, whose "Maximum resident set size" is kept.
 
-Prints one JSON object: frame_ms (a list, one per run), cpu_ms, maxrss_kb,
-timev_maxrss_kb, and their medians.  Exits 1 when a run never showed every
+Prints one JSON object: frame_ms (a list, one per run), frame_cpu_ms,
+cpu_ms (the whole session), maxrss_kb, timev_maxrss_kb, and their medians.  Exits 1 when a run never showed every
 marker within the timeout (the program is killed).  Standard library only;
 run it with /usr/bin/python3.
 """
@@ -60,14 +61,28 @@ def read_some(fd, timeout):
         return None   # EIO: the other side is closed
 
 
+def cpu_so_far(pid):
+    """CPU time (s) the process has used so far, all its threads: the first
+    field of /proc/PID/task/*/schedstat (nanoseconds on a CPU), or None."""
+    total = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
+
+
 def one_run(argv, args):
-    """(frame seconds or None, cpu seconds, maxrss KiB)"""
+    """(frame seconds or None, cpu seconds to the frame, cpu seconds in all,
+    maxrss KiB)"""
     markers = [m.encode() for m in args.marker]
     start = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:
         child(argv, args.rows, args.cols)
-    seen, frame = b"", None
+    seen, frame, frame_cpu = b"", None, None
     deadline = start + args.timeout
     while frame is None and time.monotonic() < deadline:
         chunk = read_some(fd, 0.5)
@@ -77,6 +92,7 @@ def one_run(argv, args):
         text = ESCAPES.sub(b"", seen)
         if all(m in text for m in markers):
             frame = time.monotonic() - start
+            frame_cpu = cpu_so_far(pid)
     if frame is not None:
         os.write(fd, args.keys.encode())
     else:
@@ -92,7 +108,7 @@ def one_run(argv, args):
     if frame is None:
         sys.stderr.write("firstframe: %s: markers %s not all seen in %.0f s; it drew:\n%r\n"
                          % (argv[0], args.marker, args.timeout, seen[-2000:]))
-    return frame, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    return frame, frame_cpu, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 
 
 def med(v):
@@ -112,26 +128,28 @@ def main():
     args = ap.parse_args()
     if not args.marker:
         ap.error("give at least one --marker")
-    frames, cpus, rss, tv = [], [], [], []
+    frames, fcpus, cpus, rss, tv = [], [], [], [], []
     for _ in range(args.runs):
-        f, c, m = one_run(args.argv, args)
+        f, fc, c, m = one_run(args.argv, args)
         if f is None:
             return 1
         frames.append(f * 1e3)
+        if fc is not None:
+            fcpus.append(fc * 1e3)
         cpus.append(c * 1e3)
         rss.append(m)
     for _ in range(args.timev):
         with tempfile.NamedTemporaryFile("r", prefix="firstframe-timev.") as t:
-            f, _, _ = one_run(["/usr/bin/time", "-v", "-o", t.name] + args.argv, args)
+            f, _, _, _ = one_run(["/usr/bin/time", "-v", "-o", t.name] + args.argv, args)
             if f is None:
                 return 1
             for line in open(t.name):
                 if "Maximum resident set size" in line:
                     tv.append(int(line.split(":")[1]))
     print(json.dumps({
-        "frame_ms": frames, "cpu_ms": cpus, "maxrss_kb": rss, "timev_maxrss_kb": tv,
+        "frame_ms": frames, "frame_cpu_ms": fcpus, "cpu_ms": cpus, "maxrss_kb": rss, "timev_maxrss_kb": tv,
         "median_frame_ms": med(frames), "min_frame_ms": min(frames) if frames else None,
-        "median_cpu_ms": med(cpus), "median_maxrss_kb": med(rss),
+        "median_frame_cpu_ms": med(fcpus), "median_cpu_ms": med(cpus), "median_maxrss_kb": med(rss),
         "median_timev_maxrss_kb": med(tv),
     }))
     return 0

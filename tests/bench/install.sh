@@ -16,7 +16,10 @@
 #            lines, logged) against hyperfine's time of the same pip install
 #            command alone, in a fresh venv each run.
 # CPU ratios count pip and every child (hyperfine's user+system); the
-# install row has none (kernodeck records wall time only).
+# install row has none (kernodeck records wall time only).  A third row
+# isolates kernodeck's own CPU time in the stage (selfcpu.py: the process's
+# utime+stime, its children left out) against its children's: the overhead
+# without the noise of pip's own run-to-run variation.
 #
 # Usage: sh tests/bench/install.sh   (KD_BIN, KD_BENCH_RUNS, KD_BENCH_QUICK:
 # see lib.sh).  Needs Debian's python3-pip and python3-venv.
@@ -67,6 +70,9 @@ elapsed() {
 	awk '/^- step:/ { on = ($3 == "pip-install") } on && /^  elapsed_s:/ { print $2 }' "$1"
 }
 
+# med FILE COLUMN: the median of a column of numbers
+med() { "$PY" -c 'import statistics,sys; print(statistics.median(float(l.split()[int(sys.argv[2])]) for l in open(sys.argv[1]) if l.strip()))' "$1" "$2"; }
+
 bench_header "pip install driven by kernodeck vs the same pip install alone (tests/bench/install.sh)"
 for n in $SIZES; do
 	project "$n"
@@ -110,6 +116,17 @@ EOF
 	r=$(ratio "$k" "$a"); rc=$(ratio "$kc" "$ac")
 	row "rebuild stage vs the same 5 commands by sh" "$n wheels" "$(t "$k")" "$(t "$a")" "$r" "$rc" \
 		"<= 1.03" "$(met "$r" '<=' 1.03 wall), $(met "$rc" '<=' 1.03 CPU)"
+
+	# kernodeck's own CPU (not its children's): selfcpu.py, fresh venv
+	: >"$W/self$n.txt"
+	for _ in 1 2 3; do
+		rm -rf "$V"
+		"$PY" "$BENCH_DIR/selfcpu.py" "$KD_BIN" check "$p" --stage rebuild >>"$W/self$n.txt"
+	done
+	ks=$(med "$W/self$n.txt" 0); kch=$(med "$W/self$n.txt" 1)
+	r=$(ratio "$ks" "$kch")
+	row "kernodeck's own CPU in the rebuild stage" "$n wheels (3 runs)" "$(t "$(calc "$ks/1000")")" \
+		"its children: $(t "$(calc "$kch/1000")")" "-" "$r" "<= 0.03" "$(met "$r" '<=' 0.03 CPU)"
 
 	# pip install alone, in a fresh venv each run (the prepare step)
 	cd "$p"

@@ -45,7 +45,7 @@ done
 echo "# Kernodeck benchmarks"
 echo
 echo "- Machine: $(machine_line)."
-echo "- kernodeck: $KD_BIN ($("$KD_BIN" --version 2>&1 | head -n 1)); run $(date -u +%Y-%m-%dT%H:%MZ), $(( ($(date +%s) - start) / 60 )) min; load average at start $load0, at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "- kernodeck: $KD_BIN ($("$KD_BIN" --version 2>&1 | head -n 1)); finished $(date -u +%Y-%m-%dT%H:%MZ) after $(( ($(date +%s) - start) / 60 )) min; load average at start $load0, at the end $(cut -d' ' -f1-3 /proc/loadavg)."
 [ "$QUICK" = 1 ] && echo "- A smoke run (KD_BENCH_QUICK=1): smaller inputs and fewer runs; not figures to quote."
 [ -n "$failed" ] && echo "- Failed (see their .err in $OUT):$failed."
 echo
