@@ -382,6 +382,8 @@ pipline_url_split(const char *url, struct pipline_url_parts *p)
 	}
 	if (!pipline_is_vcs(url))
 		return;
+	if (sep != NULL && (size_t)(sep - url) + 3 > base)
+		sep = NULL;  /* a "://" in the fragment is not the scheme's */
 	path = sep ? memchr(sep + 3, '/', base - (size_t)(sep + 3 - url)) : NULL;
 	if (path == NULL)
 		return;
