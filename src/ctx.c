@@ -41,6 +41,29 @@ kd_ctx_path(const struct kd_ctx *ctx, const char *rel)
 	return fsutil_join(ctx->state_dir, rel);
 }
 
+const char *
+kd_ctx_relpath(const struct kd_ctx *ctx, const char *f)
+{
+	size_t n = strlen(ctx->state_dir);
+
+	if (strncmp(f, ctx->state_dir, n) == 0 && f[n] == '/')
+		return f + n + 1;
+	return f;
+}
+
+double
+kd_env_seconds(const char *name, double dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	v = strtod(s, &end);
+	return (*end == '\0' && v > 0) ? v : dflt;
+}
+
 char *
 kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 {

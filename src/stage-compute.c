@@ -28,31 +28,6 @@
 
 static const char *const backends[] = { "cpu", "cuda", "rocm", "mps", "xpu", NULL };
 
-/* A timeout in seconds: $name when set to a positive number, else dflt. */
-static double
-env_timeout(const char *name, double dflt)
-{
-	const char *s = getenv(name);
-	char *end;
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	v = strtod(s, &end);
-	return (*end == '\0' && v > 0) ? v : dflt;
-}
-
-/* The path of f relative to the kernodeck folder when it is inside it. */
-static const char *
-rel_to_state(const struct kd_ctx *ctx, const char *f)
-{
-	size_t n = strlen(ctx->state_dir);
-
-	if (strncmp(f, ctx->state_dir, n) == 0 && f[n] == '/')
-		return f + n + 1;
-	return f;
-}
-
 /* The extensions named in the reference as "module[:func]" strings. */
 static size_t
 reference_exts(const json_t *ref, char **out, size_t max)
@@ -156,7 +131,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	po.probe_path = probe;
 	po.expect = expect;
 	po.exts = (const char *const *)exts;
-	po.timeout_s = env_timeout("KD_TIMEOUT_PROBE", ctx->timeout_probe);
+	po.timeout_s = kd_env_seconds("KD_TIMEOUT_PROBE", ctx->timeout_probe);
 	po.log_path = log;
 	po.cwd = ctx->project_dir;
 	po.on_line = compute_line;
@@ -168,7 +143,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		pe.expected = expect;
 		pe.interpreter = python;
 		pe.probe_path = probe;
-		pe.log = log ? rel_to_state(ctx, log) : NULL;
+		pe.log = log ? kd_ctx_relpath(ctx, log) : NULL;
 		pe.run = &r;
 		res->obs = probe_obs(&out, &pe);
 		json_object_set_new(res->obs, "argv", probe_argv_json(&po));

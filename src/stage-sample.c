@@ -115,7 +115,7 @@ move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err
 			break;
 	}
 	if (fsutil_mkdirs(dir, NULL) != 0 || rename(abs, dest) != 0) {
-		/* another file system (or no kernodeck folder): beside it */
+		/* rename failed (other file system, no kernodeck folder): put it beside */
 		free(dest);
 		snprintf(name, sizeof name, "%s.old-%s", abs, stamp);
 		dest = strdup(name);
@@ -435,29 +435,6 @@ entry_argv(const struct kd_ctx *ctx, const json_t *ep, char **argv, int *uses_ve
 	return n;
 }
 
-static const char *
-rel_to_state(const struct kd_ctx *ctx, const char *f)
-{
-	size_t n = strlen(ctx->state_dir);
-
-	if (strncmp(f, ctx->state_dir, n) == 0 && f[n] == '/')
-		return f + n + 1;
-	return f;
-}
-
-static double
-env_timeout(const char *name, double dflt)
-{
-	const char *s = getenv(name);
-	char *end;
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	v = strtod(s, &end);
-	return (*end == '\0' && v > 0) ? v : dflt;
-}
-
 /* Run the entry point, following its output; the run goes into obs. */
 static void
 run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *obs)
@@ -479,13 +456,13 @@ run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, jso
 	ro.argv = (const char *const *)argv;
 	ro.cwd = ctx->project_dir;
 	ro.env_set = env;
-	ro.timeout_s = env_timeout("KD_TIMEOUT_SAMPLE", ctx->timeout_sample);
+	ro.timeout_s = kd_env_seconds("KD_TIMEOUT_SAMPLE", ctx->timeout_sample);
 	ro.log_path = log;
 	ro.on_line = follow_line;
 	ro.cancelled = follow_cancelled;
 	ro.u = &f;
 	if (log != NULL)
-		json_object_set_new(obs, "log", json_string(rel_to_state(ctx, log)));
+		json_object_set_new(obs, "log", json_string(kd_ctx_relpath(ctx, log)));
 	kd_sink_step(sink, "running the entry point", -1);
 	if (run_program(&ro, &r, &err) != 0) {
 		json_object_set_new(obs, "run", json_pack("{s:b, s:s}", "started", 0, "error",

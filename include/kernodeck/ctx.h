@@ -51,6 +51,11 @@ int kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_d
 void kd_ctx_close(struct kd_ctx *ctx);
 /* A path under the kernodeck folder (malloc'd). */
 char *kd_ctx_path(const struct kd_ctx *ctx, const char *rel);
+/* f relative to the kernodeck folder when it is inside it, else f. */
+const char *kd_ctx_relpath(const struct kd_ctx *ctx, const char *f);
+/* Seconds from environment variable name when it is a positive number,
+ * else dflt (KD_TIMEOUT_PROBE, KD_TIMEOUT_SAMPLE). */
+double kd_env_seconds(const char *name, double dflt);
 /* A fresh log path logs/YYYYmmddTHHMMSSZ-what.log (malloc'd), folder made. */
 char *kd_ctx_log_path(const struct kd_ctx *ctx, const char *what);
 /* Save the state (refused when readonly). */
