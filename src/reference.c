@@ -833,6 +833,25 @@ system_row_fallback(const json_t *query)
 	return row;
 }
 
+/* The CUDA and ROCm the reference really used are those its PyTorch was
+ * built with (torch.version.cuda, torch.version.hip), not the highest the
+ * driver runs: when the interpreter has torch, they replace what the system
+ * reader found.  A CPU build gives null, which merge_system does not record:
+ * the field stays as it was, for a person to fill or mark not applicable. */
+static void
+torch_toolkits(json_t *row, const json_t *query)
+{
+	const json_t *torch = json_object_get(query, "torch");
+	const char *cuda, *hip;
+
+	if (row == NULL || !json_is_object(torch))
+		return;
+	cuda = json_string_value(json_object_get(torch, "cuda"));
+	hip = json_string_value(json_object_get(torch, "hip"));
+	json_object_set_new(row, "cuda", cuda != NULL ? json_string(cuda) : json_null());
+	json_object_set_new(row, "rocm", hip != NULL ? json_string(hip) : json_null());
+}
+
 /* The expected backend from the interpreter's PyTorch build. */
 static const char *
 torch_backend(const json_t *query, const json_t *row)
@@ -978,6 +997,7 @@ capture_read(struct kd_ctx *ctx, struct capture *c, const struct kd_sink *sink,
 		c->row = sysinfo_reference_row(c->sysobs);
 	if (c->row == NULL)
 		c->row = system_row_fallback(c->query);
+	torch_toolkits(c->row, c->query);
 	return 0;
 }
 

@@ -63,3 +63,20 @@ expect_exit 3 "capture: an interpreter that cannot answer is an environment erro
 expect_exit 2 "capture: a missing project folder is an input error" \
 	"$KD_BIN" capture "$KD_TMP/none"
 expect_exit 2 "capture: bad usage" "$KD_BIN" capture --bogus
+
+# The CUDA and ROCm recorded are those the interpreter's PyTorch was built
+# with (torch.version.cuda and torch.version.hip, kept apart), not the
+# driver's highest.  A marked stand-in module: this machine has no CUDA build.
+mkdir -p "$SP/torch"
+cat >"$SP/torch/__init__.py" <<'PY'
+# stand-in for a CUDA build of PyTorch (kernodeck test of capture)
+__version__ = "2.3.0+cu121"
+class version:
+    cuda = "12.1"
+    hip = None
+PY
+"$KD_BIN" capture "$P" --python "$V/bin/python" >"$KD_TMP/out2" 2>"$KD_TMP/err2"
+check "capture (torch): exits 0" [ "$?" -eq 0 ]
+check "capture (torch): system.cuda is torch.version.cuda" grep -Eq '^  cuda: "?12\.1"?$' "$R"
+check "capture (torch): no ROCm recorded (torch.version.hip is None)" sh -c "! grep -Eq '^  rocm: [0-9\"]' '$R'"
+check "capture (torch): the backend follows the build" grep -q '^  backend: cuda$' "$R"
