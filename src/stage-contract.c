@@ -630,10 +630,17 @@ act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink
 }
 
 static const struct kd_action contract_actions[] = {
-	{ 'i', "mark the difference intentional (a variant)", act_intentional },
-	{ 'a', "mark every system site package difference intentional", act_system_intentional },
-	{ 't', "mark the difference to be fixed", act_to_fix },
-	{ 'x', "clear the difference's mark", act_clear },
+	{ .key = 'i', .name = "intentional", .run = act_intentional,
+	  .label = "mark the difference intentional (a variant)",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
+	{ .key = 'a', .name = "system-intentional", .run = act_system_intentional,
+	  .label = "mark every system site package difference intentional" },
+	{ .key = 't', .name = "to-fix", .run = act_to_fix,
+	  .label = "mark the difference to be fixed",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
+	{ .key = 'x', .name = "clear", .run = act_clear,
+	  .label = "clear the difference's mark",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
 };
 
 const struct kd_stage_ops kd_stage_contract = {

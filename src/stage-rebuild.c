@@ -1042,8 +1042,10 @@ act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct
 }
 
 static const struct kd_action rebuild_actions[] = {
-	{ 'm', "move the existing .venv-rebuild aside", act_move_aside },
-	{ 'u', "use (keep) the existing .venv-rebuild", act_keep },
+	{ .key = 'm', .name = "move-aside", .run = act_move_aside,
+	  .label = "move the existing .venv-rebuild aside" },
+	{ .key = 'u', .name = "keep", .run = act_keep,
+	  .label = "use (keep) the existing .venv-rebuild" },
 };
 
 const struct kd_stage_ops kd_stage_rebuild = {

@@ -884,9 +884,13 @@ out:
 }
 
 static const struct kd_action reference_actions[] = {
-	{ 'c', "capture this machine (interpreter, packages, system)", action_capture },
-	{ 'u', "record HEAD as the reference commit", action_record_head },
-	{ 'w', "download the selected URL item to hash it", action_download },
+	{ .key = 'c', .name = "capture", .run = action_capture,
+	  .label = "capture this machine (interpreter, packages, system)" },
+	{ .key = 'u', .name = "record-head", .run = action_record_head,
+	  .label = "record HEAD as the reference commit" },
+	{ .key = 'w', .name = "download", .run = action_download,
+	  .label = "download the selected URL item to hash it",
+	  .arg_name = "ITEM", .arg_prefix = "data." },
 };
 
 const struct kd_stage_ops kd_stage_reference = {
