@@ -158,3 +158,17 @@ rc=$?
 check "move-aside: refused when there is no venv (exit 2)" [ "$rc" -eq 2 ]
 check "move-aside: says there is none" grep -q "there is no .venv-rebuild to move aside" "$KD_TMP/m2.err"
 expect_exit 2 "keep: refused when there is no venv" "$KD_BIN" act "$P" --stage rebuild keep 2>/dev/null
+
+# documented: --help, act --help, the man page's KEYS give each name
+"$KD_BIN" --help >"$KD_TMP/help.out" 2>&1
+check "help: kernodeck --help lists act" grep -q "kernodeck act DIR \[--stage ID \[ACTION \[ARG\]\]\]" "$KD_TMP/help.out"
+expect_exit 0 "help: act --help exits 0" "$KD_BIN" act --help >/dev/null
+man1="$KD_BUILDDIR/kernodeck.1"
+if [ -f "$man1" ]; then
+	check "man page: KEYS gives contract intentional's name for act" \
+		grep -qF 'act \-\-stage contract intentional' "$man1"
+	check "man page: KEYS gives rebuild move-aside's name for act" \
+		grep -qF 'act \-\-stage rebuild move\-aside' "$man1"
+else
+	skip "man page: KEYS gives each action's name" "no $man1"
+fi
