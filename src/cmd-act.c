@@ -3,8 +3,8 @@
  * walkthrough actions headless.
  *
  * Without ACTION it lists the stage's actions (all stages' without
- * --stage): name, key, what ARG they take and, when DIR has been checked,
- * the ARGs the last check offers.  With ACTION it runs the very `run`
+ * --stage): name, key, what ARG they take and, for a required ARG, those
+ * the last check offers.  With ACTION it runs the very `run`
  * function the walkthrough's key runs, under the same lock, with ARG made
  * into the row id the walkthrough would pass (the action's arg_prefix put
  * before it), then saves the state as the frame does, and prints what the
@@ -62,8 +62,8 @@ find_action(const struct kd_stage_ops *st, const char *name)
 	return NULL;
 }
 
-/* The ARGs the saved rows of stage i offer to action a: the ids that start
- * with its prefix, each cut at the next dot, once. */
+/* The ARGs the saved rows of stage i offer to action a, which requires one:
+ * the ids that start with its prefix, each cut at the next dot, once. */
 static void
 list_args(const struct kd_ctx *ctx, int i, const struct kd_action *a)
 {
@@ -111,7 +111,7 @@ list_stage(const struct kd_ctx *ctx, int i)
 				 a->arg_name);
 		printf("  %-24s (key %c) %s%s\n", word, a->key, a->label,
 		       a->confirm ? "; asks first (--yes)" : "");
-		if (a->arg_name != NULL && ctx != NULL)
+		if (a->arg_required && a->arg_prefix != NULL)
 			list_args(ctx, i, a);
 	}
 }
