@@ -92,6 +92,10 @@ struct kd_row *kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat 
 			    const char *label, const char *expected,
 			    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint);
+/* A failing row with its first error and hint (either may be NULL). */
+struct kd_row *kd_rows_fail(struct kd_rows *rows, const char *id, const char *label,
+			    const char *observed, const char *expected,
+			    const char *first_error, const char *hint);
 const struct kd_row *kd_rows_find(const struct kd_rows *rows, const char *id);
 void kd_rows_free(struct kd_rows *rows);
 void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
