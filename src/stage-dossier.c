@@ -240,19 +240,23 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 	int i = stage_index("dossier");
 	const json_t *f;
 	const char *src;
-	char *end;
+	char *end, line[1200];
 	json_t *ex;
-	size_t n;
+	size_t n, nf, k;
 
 	if (arg == NULL || strncmp(arg, "dossier.secret.", 15) != 0)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select a credential row (dossier.secret.N) to leave its file out");
 	n = (size_t)strtoul(arg + 15, &end, 10);
+	nf = json_array_size(json_object_get(ctx->obs[i], "findings"));
 	f = json_array_get(json_object_get(ctx->obs[i], "findings"), n - 1);
-	if (arg[15] < '1' || arg[15] > '9' || *end != '\0' || f == NULL)
+	if (arg[15] < '1' || arg[15] > '9' || *end != '\0' || f == NULL) {
+		if (nf == 0)
+			return kd_err_set(err, KD_EINPUT, NULL, 0, "%s: the last check of the "
+					  "dossier found no credential", arg);
 		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not a credential found by the "
-				  "last check (dossier.secret.1 to dossier.secret.%zu)", arg,
-				  json_array_size(json_object_get(ctx->obs[i], "findings")));
+				  "last check (dossier.secret.1 to dossier.secret.%zu)", arg, nf);
+	}
 	src = json_string_value(json_object_get(f, "source"));
 	if (src == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
@@ -262,8 +266,14 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 		yamlio_set(ctx->state.settings, "dossier.exclude", json_array());
 		ex = yamlio_get(ctx->state.settings, "dossier.exclude");
 	}
-	json_array_append_new(ex, json_string(src));
-	kd_sink_line(sink, "left out of the dossier; run the stage again (r)");
+	for (k = 0; k < json_array_size(ex); k++)
+		if (json_is_string(json_array_get(ex, k)) &&
+		    strcmp(json_string_value(json_array_get(ex, k)), src) == 0)
+			break;
+	if (k == json_array_size(ex))   /* once, however often it is asked */
+		json_array_append_new(ex, json_string(src));
+	snprintf(line, sizeof line, "%s: left out of the dossier; run the stage again (r)", src);
+	kd_sink_line(sink, line);
 	return 0;
 }
 

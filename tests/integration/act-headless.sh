@@ -159,6 +159,38 @@ check "move-aside: refused when there is no venv (exit 2)" [ "$rc" -eq 2 ]
 check "move-aside: says there is none" grep -q "there is no .venv-rebuild to move aside" "$KD_TMP/m2.err"
 expect_exit 2 "keep: refused when there is no venv" "$KD_BIN" act "$P" --stage rebuild keep 2>/dev/null
 
+# the dossier: leave out the file of a credential found, by its number
+D="$KD_TMP/dossier"
+mkdir -p "$D/kernodeck/config"
+echo "print('hi')" >"$D/main.py"
+git -C "$D" init -q && git -C "$D" add main.py && git -C "$D" commit -qm init
+cat >"$D/kernodeck/reference.yaml" <<YAML
+schema: 1
+goal: close-values
+code:
+  commit: $(git -C "$D" rev-parse HEAD)
+  entry_point: [python, main.py]
+python:
+  interpreter: $PY
+YAML
+cp "$KD_SRCDIR/tests/fixtures/secrets/planted/.netrc" "$D/kernodeck/config/.netrc"
+expect_exit 1 "leave-out: setup, the dossier stage fails on the credentials" \
+	"$KD_BIN" check "$D" --stage dossier --quiet >/dev/null 2>&1
+"$KD_BIN" act "$D" --stage dossier >"$KD_TMP/dl.out" 2>&1
+check "leave-out: the listing offers the credentials' numbers" grep -q "last check: 1" "$KD_TMP/dl.out"
+expect_exit 2 "leave-out: a number the last check did not find" \
+	"$KD_BIN" act "$D" --stage dossier leave-out 99 2>"$KD_TMP/d99.err"
+check "leave-out: says which numbers there are" grep -q "dossier.secret.99 is not a credential found by the last check (dossier.secret.1 to" "$KD_TMP/d99.err"
+expect_exit 2 "leave-out: not a number" "$KD_BIN" act "$D" --stage dossier leave-out 1x 2>/dev/null
+"$KD_BIN" act "$D" --stage dossier leave-out 1 >"$KD_TMP/d1.out" 2>&1
+rc=$?
+"$KD_BIN" act "$D" --stage dossier leave-out 1 >/dev/null 2>&1
+check "leave-out: exits 0 and names the file" sh -c "[ $rc -eq 0 ] && grep -q '/config/.netrc: left out of the dossier' '$KD_TMP/d1.out'"
+check "leave-out: saved once, however often asked" \
+	sh -c "[ \$(grep -c -- '- .*/kernodeck/config/.netrc' '$D/kernodeck/state.yaml') -eq 1 ]"
+expect_exit 0 "leave-out: then the dossier stage passes" \
+	"$KD_BIN" check "$D" --stage dossier --quiet >/dev/null 2>&1
+
 # documented: --help, act --help, the man page's KEYS give each name
 "$KD_BIN" --help >"$KD_TMP/help.out" 2>&1
 check "help: kernodeck --help lists act" grep -q "kernodeck act DIR \[--stage ID \[ACTION \[ARG\]\]\]" "$KD_TMP/help.out"
