@@ -228,6 +228,7 @@ cmd_act(int argc, char **argv)
 		/* the row id, as the walkthrough's selection gives it; a whole row id
 		 * (from `kernodeck check --format yaml`) is taken as it is */
 		size_t plen = a->arg_prefix ? strlen(a->arg_prefix) : 0;
+		size_t len = plen + strlen(word) + 1;
 		int whole = plen == 0 || strncmp(word, a->arg_prefix, plen) == 0;
 
 		if (word[0] == '\0') {
@@ -235,10 +236,9 @@ cmd_act(int argc, char **argv)
 				a->arg_name);
 			return 2;
 		}
-		arg = malloc(plen + strlen(word) + 1);
-		if (arg == NULL)
+		if ((arg = malloc(len)) == NULL)
 			return 3;
-		sprintf(arg, "%s%s", whole ? "" : a->arg_prefix, word);
+		snprintf(arg, len, "%s%s", whole ? "" : a->arg_prefix, word);
 	}
 	if (a->confirm != NULL && !confirm(a, st->id, yes)) {
 		free(arg);
