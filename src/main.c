@@ -1,6 +1,6 @@
 /*
  * main.c - kernodeck's command table: the walkthrough, and the headless
- * commands (check, deviate, capture, inspect, replay, diff, demo, dossier).
+ * commands (check, deviate, act, capture, inspect, replay, diff, demo, dossier).
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@ struct command {
 static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--format text|yaml|json] [--junit FILE]" },
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
+	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
 	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },

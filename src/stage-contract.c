@@ -254,16 +254,6 @@ out:
 
 /* ---- check ---- */
 
-static struct kd_row *
-fail_row(struct kd_rows *rows, const char *id, const char *label, const char *observed,
-	 const char *expected, const char *first, const char *hint)
-{
-	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
-
-	kd_row_set_error(r, first, hint);
-	return r;
-}
-
 static const char *
 str(const json_t *o, const char *k)
 {
@@ -280,7 +270,7 @@ check_pip(const json_t *pc, struct kd_rows *rows)
 	char o[512], id[64], label[600];
 
 	if (st == NULL || strcmp(st, "ran") != 0) {
-		fail_row(rows, "contract.pip_check", "pip check is clean", st ? st : "not run",
+		kd_rows_fail(rows, "contract.pip_check", "pip check is clean", st ? st : "not run",
 			 "exit 0", str(pc, "error"), "check again; the log has the details");
 		return;
 	}
@@ -305,7 +295,7 @@ check_pip(const json_t *pc, struct kd_rows *rows)
 	} else {
 		snprintf(o, sizeof o, "exit %d: %zu problem%s in the venv%s", code, nvenv,
 			 nvenv == 1 ? "" : "s", nsys ? ", more in system packages" : "");
-		struct kd_row *r = fail_row(rows, "contract.pip_check", "pip check is clean", o,
+		struct kd_row *r = kd_rows_fail(rows, "contract.pip_check", "pip check is clean", o,
 			"exit 0", first_venv ? str(first_venv, "line") :
 			"pip check failed without a line kernodeck recognises",
 			"install the missing or conflicting requirement in " REBUILD_REQUIREMENTS
@@ -462,7 +452,7 @@ check_reference(const json_t *inv, struct kd_rows *rows)
 	const json_t *rb = json_object_get(inv, "rebuilt");
 
 	if (str(rb, "error") != NULL)
-		fail_row(rows, "contract.inventory", "the rebuilt inventory is known", "unknown",
+		kd_rows_fail(rows, "contract.inventory", "the rebuilt inventory is known", "unknown",
 			 "pip inspect or installed-after.txt", str(rb, "error"),
 			 "run stage 3 (rebuild) again");
 	if (str(ref, "not_applicable") != NULL) {
@@ -470,13 +460,13 @@ check_reference(const json_t *inv, struct kd_rows *rows)
 			    "the reference inventory is known", "not applicable",
 			    str(ref, "not_applicable"), NULL);
 	} else if (json_is_true(json_object_get(ref, "missing"))) {
-		fail_row(rows, "contract.reference_inventory", "the reference inventory is known",
+		kd_rows_fail(rows, "contract.reference_inventory", "the reference inventory is known",
 			 "python.inventory is not set", "a pip freeze or pip inspect file",
 			 "the reference names no inventory to compare with",
 			 "on the reference machine run `kernodeck capture`, or set python.inventory "
 			 "in the reference (or mark it not applicable)");
 	} else if (str(ref, "error") != NULL) {
-		fail_row(rows, "contract.reference_inventory", "the reference inventory is known",
+		kd_rows_fail(rows, "contract.reference_inventory", "the reference inventory is known",
 			 "unreadable", str(ref, "file"), str(ref, "error"), "fix the file named");
 	} else {
 		kd_rows_addf(rows, "contract.reference_inventory", KD_R_PASS,
@@ -493,7 +483,7 @@ contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 
 	(void)err;
 	if (json_is_true(json_object_get(obs, "venv_missing"))) {
-		fail_row(&res->rows, "contract.venv", "the rebuilt venv exists", "missing",
+		kd_rows_fail(&res->rows, "contract.venv", "the rebuilt venv exists", "missing",
 			 REBUILD_VENV "/bin/python", "there is no " REBUILD_VENV "/bin/python",
 			 "pass stage 3 (rebuild) first");
 		return 0;
@@ -630,10 +620,17 @@ act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink
 }
 
 static const struct kd_action contract_actions[] = {
-	{ 'i', "mark the difference intentional (a variant)", act_intentional },
-	{ 'a', "mark every system site package difference intentional", act_system_intentional },
-	{ 't', "mark the difference to be fixed", act_to_fix },
-	{ 'x', "clear the difference's mark", act_clear },
+	{ .key = 'i', .name = "intentional", .run = act_intentional,
+	  .label = "mark the difference intentional (a variant)",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
+	{ .key = 'a', .name = "system-intentional", .run = act_system_intentional,
+	  .label = "mark every system site package difference intentional" },
+	{ .key = 't', .name = "to-fix", .run = act_to_fix,
+	  .label = "mark the difference to be fixed",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
+	{ .key = 'x', .name = "clear", .run = act_clear,
+	  .label = "clear the difference's mark",
+	  .arg_name = "PACKAGE", .arg_prefix = CT_DIFF_PREFIX, .arg_required = 1 },
 };
 
 const struct kd_stage_ops kd_stage_contract = {

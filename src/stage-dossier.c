@@ -240,14 +240,23 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 	int i = stage_index("dossier");
 	const json_t *f;
 	const char *src;
+	char *end, line[1200];
 	json_t *ex;
-	size_t n;
+	size_t n, nf, k;
 
 	if (arg == NULL || strncmp(arg, "dossier.secret.", 15) != 0)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select a credential row (dossier.secret.N) to leave its file out");
-	n = (size_t)strtoul(arg + 15, NULL, 10);
+	n = (size_t)strtoul(arg + 15, &end, 10);
+	nf = json_array_size(json_object_get(ctx->obs[i], "findings"));
 	f = json_array_get(json_object_get(ctx->obs[i], "findings"), n - 1);
+	if (arg[15] < '1' || arg[15] > '9' || *end != '\0' || f == NULL) {
+		if (nf == 0)
+			return kd_err_set(err, KD_EINPUT, NULL, 0, "%s: the last check of the "
+					  "dossier found no credential", arg);
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not a credential found by the "
+				  "last check (dossier.secret.1 to dossier.secret.%zu)", arg, nf);
+	}
 	src = json_string_value(json_object_get(f, "source"));
 	if (src == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
@@ -257,8 +266,14 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 		yamlio_set(ctx->state.settings, "dossier.exclude", json_array());
 		ex = yamlio_get(ctx->state.settings, "dossier.exclude");
 	}
-	json_array_append_new(ex, json_string(src));
-	kd_sink_line(sink, "left out of the dossier; run the stage again (r)");
+	for (k = 0; k < json_array_size(ex); k++)
+		if (json_is_string(json_array_get(ex, k)) &&
+		    strcmp(json_string_value(json_array_get(ex, k)), src) == 0)
+			break;
+	if (k == json_array_size(ex))   /* once, however often it is asked */
+		json_array_append_new(ex, json_string(src));
+	snprintf(line, sizeof line, "%s: left out of the dossier; run the stage again (r)", src);
+	kd_sink_line(sink, line);
 	return 0;
 }
 
@@ -307,10 +322,18 @@ act_replay(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, stru
 }
 
 static const struct kd_action dossier_actions[] = {
-	{ 'x', "redact the credentials found (values become ${NAME})", act_redact },
-	{ 'o', "leave the file of the selected credential out", act_exclude },
-	{ 'm', "make the project's absolute paths relative (toggle)", act_relative },
-	{ 'y', "replay the dossier in a clean folder", act_replay },
+	{ .key = 'x', .name = "redact", .run = act_redact,
+	  .label = "redact the credentials found (values become ${NAME})",
+	  .confirm = "rewrites the project's files that hold the credentials found" },
+	{ .key = 'o', .name = "leave-out", .run = act_exclude,
+	  .label = "leave the file of the selected credential out",
+	  .arg_name = "N", .arg_prefix = "dossier.secret.", .arg_required = 1 },
+	{ .key = 'm', .name = "relative", .run = act_relative,
+	  .label = "make the project's absolute paths relative (toggle)" },
+	{ .key = 'y', .name = "replay", .run = act_replay,
+	  .label = "replay the dossier in a clean folder",
+	  .confirm = "runs the dossier's commands (clone, venv, install, checks) in a new "
+		     "folder under the kernodeck folder" },
 };
 
 const struct kd_stage_ops kd_stage_dossier = {

@@ -755,16 +755,6 @@ check_lint(const json_t *lint, struct kd_rows *rows)
 	}
 }
 
-static struct kd_row *
-fail_row(struct kd_rows *rows, const char *id, const char *label, const char *observed,
-	 const char *expected, const char *first, const char *hint)
-{
-	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
-
-	kd_row_set_error(r, first, hint);
-	return r;
-}
-
 /* The row of one step, by its name in obs.steps (NULL when it did not run). */
 static const json_t *
 find_step(const json_t *obs, const char *name)
@@ -792,7 +782,7 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 		char obsd[512];
 		snprintf(obsd, sizeof obsd, "%s exists: %s", REBUILD_VENV,
 			 need ? need : json_string_value(json_object_get(v, "error")));
-		fail_row(rows, "rebuild.venv", "the rebuild venv is fresh or chosen", obsd,
+		kd_rows_fail(rows, "rebuild.venv", "the rebuild venv is fresh or chosen", obsd,
 			 "no venv, or kernodeck's own", obsd,
 			 need ? "in the walkthrough, move it aside (m: renamed with a timestamp, "
 				"nothing deleted) or keep it (u); headless, rename the folder "
@@ -818,7 +808,7 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 				    "the rebuild venv is fresh or chosen", o, "fresh",
 				    json_string_value(json_object_get(step, "log")));
 		else
-			fail_row(rows, "rebuild.venv", "the rebuild venv is fresh or chosen",
+			kd_rows_fail(rows, "rebuild.venv", "the rebuild venv is fresh or chosen",
 				 st ? st : "failed", "created",
 				 json_string_value(json_object_get(step, "error")) ?
 				 json_string_value(json_object_get(step, "error")) :
@@ -833,7 +823,7 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 			    json_string_value(json_object_get(json_object_get(obs, "python"), "real")),
 			    NULL);
 	else if (json_object_get(v, "after") != NULL)
-		fail_row(rows, "rebuild.venv.interpreter", "the venv runs the chosen interpreter",
+		kd_rows_fail(rows, "rebuild.venv.interpreter", "the venv runs the chosen interpreter",
 			 json_string_value(json_object_get(json_object_get(v, "after"),
 							   "python_real")) ? json_string_value(
 				json_object_get(json_object_get(v, "after"), "python_real")) :
@@ -862,14 +852,14 @@ check_install(const json_t *obs, struct kd_rows *rows)
 				    json_string_value(json_object_get(obs, "pip_version")), "runs",
 				    json_string_value(json_object_get(pv, "log")));
 		else
-			fail_row(rows, "rebuild.pip", "pip runs in the venv", s ? s : "failed",
+			kd_rows_fail(rows, "rebuild.pip", "pip runs in the venv", s ? s : "failed",
 				 "runs", json_string_value(json_object_get(pv, "how")),
 				 "the venv has no pip: create it without --without-pip, or with "
 				 "system site packages that hold pip");
 	}
 	if (st == NULL) {
 		const char *why = json_string_value(json_object_get(obs, "blocked"));
-		fail_row(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0",
+		kd_rows_fail(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0",
 			 "not run", "exit 0", why ? why : "an earlier step did not pass",
 			 "fix the first failing row above and check again");
 		return;
@@ -886,7 +876,7 @@ check_install(const json_t *obs, struct kd_rows *rows)
 	else
 		snprintf(o, sizeof o, "%s", json_string_value(json_object_get(in, "how")) ?
 			 json_string_value(json_object_get(in, "how")) : st);
-	r = fail_row(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0", o,
+	r = kd_rows_fail(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0", o,
 		     "exit 0", fe ? fe : st,
 		     strcmp(st, "cancelled") == 0 ? "cancelled: check again to run it" :
 		     strcmp(st, "timed out") == 0 ? "the install ran past its time limit: check "
@@ -912,7 +902,7 @@ check_inventory(const json_t *obs, struct kd_rows *rows)
 			     (long long)json_integer_value(json_object_get(inv, "count")), f)->evidence
 			= strdup(f);
 	else
-		fail_row(rows, "rebuild.inventory", "the inventory was captured", "not captured",
+		kd_rows_fail(rows, "rebuild.inventory", "the inventory was captured", "not captured",
 			 "pip freeze --all saved", json_string_value(json_object_get(inv, "error")),
 			 "read the pip-freeze log");
 }
@@ -926,14 +916,14 @@ rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	(void)ctx;
 	(void)err;
 	if (!json_is_true(json_object_get(rq, "present"))) {
-		fail_row(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present", "missing",
+		kd_rows_fail(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present", "missing",
 			 "present", "no " REBUILD_REQUIREMENTS " in the project folder",
 			 "write the requirements of the rebuild (pinned, with the PyTorch index) "
 			 "into " REBUILD_REQUIREMENTS);
 		return 0;
 	}
 	if (json_object_get(rq, "error") != NULL) {
-		fail_row(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present",
+		kd_rows_fail(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present",
 			 "unreadable", "a text file", json_string_value(json_object_get(rq, "error")),
 			 "fix the file named");
 		return 0;
@@ -1042,8 +1032,10 @@ act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct
 }
 
 static const struct kd_action rebuild_actions[] = {
-	{ 'm', "move the existing .venv-rebuild aside", act_move_aside },
-	{ 'u', "use (keep) the existing .venv-rebuild", act_keep },
+	{ .key = 'm', .name = "move-aside", .run = act_move_aside,
+	  .label = "move the existing .venv-rebuild aside" },
+	{ .key = 'u', .name = "keep", .run = act_keep,
+	  .label = "use (keep) the existing .venv-rebuild" },
 };
 
 const struct kd_stage_ops kd_stage_rebuild = {

@@ -801,19 +801,26 @@ on_dl_cancelled(void *u)
 }
 
 /* The data item an action is about: the one whose id is in arg
- * ("data.<slug>.…"), else the first URL item without a digest. */
+ * ("data.<slug>.…"), else the first URL item without a digest.  *unknown
+ * is set when arg names an item ("data.<slug>") the reference lacks. */
 static json_t *
-pick_url_item(const json_t *data, const char *arg, char slug[64])
+pick_url_item(const json_t *data, const char *arg, char slug[64], int *unknown)
 {
 	json_t *it;
 	size_t i, n;
 
+	*unknown = 0;
 	if (arg != NULL && strncmp(arg, "data.", 5) == 0) {
 		json_array_foreach(data, i, it) {
 			reference_data_slug(data, i, slug, 64);
 			n = strlen(slug);
 			if (strncmp(arg + 5, slug, n) == 0 && (arg[5 + n] == '.' || arg[5 + n] == '\0'))
 				return it;
+		}
+		/* "data.items" is the list's own row: any item will do */
+		if (strcmp(arg, "data.items") != 0) {
+			*unknown = 1;
+			return NULL;
 		}
 	}
 	json_array_foreach(data, i, it) {
@@ -838,9 +845,12 @@ action_download(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 	char slug[64], name[96], hex[65], line[1200];
 	char *dir = NULL, *path = NULL, *clean = NULL;
 	uint64_t size = 0;
-	int rc, had;
+	int rc, had, unknown;
 
-	item = pick_url_item(json_object_get(ctx->ref, "data"), arg, slug);
+	item = pick_url_item(json_object_get(ctx->ref, "data"), arg, slug, &unknown);
+	if (unknown)
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not a data item of the reference",
+				  arg + 5);
 	url = json_string_value(json_object_get(item, "url"));
 	rec = json_string_value(json_object_get(item, "sha256"));
 	if (item == NULL || url == NULL)
@@ -884,9 +894,13 @@ out:
 }
 
 static const struct kd_action reference_actions[] = {
-	{ 'c', "capture this machine (interpreter, packages, system)", action_capture },
-	{ 'u', "record HEAD as the reference commit", action_record_head },
-	{ 'w', "download the selected URL item to hash it", action_download },
+	{ .key = 'c', .name = "capture", .run = action_capture,
+	  .label = "capture this machine (interpreter, packages, system)" },
+	{ .key = 'u', .name = "record-head", .run = action_record_head,
+	  .label = "record HEAD as the reference commit" },
+	{ .key = 'w', .name = "download", .run = action_download,
+	  .label = "download the selected URL item to hash it",
+	  .arg_name = "ITEM", .arg_prefix = "data." },
 };
 
 const struct kd_stage_ops kd_stage_reference = {

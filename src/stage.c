@@ -143,6 +143,16 @@ kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint)
 	}
 }
 
+struct kd_row *
+kd_rows_fail(struct kd_rows *rows, const char *id, const char *label, const char *observed,
+	     const char *expected, const char *first_error, const char *hint)
+{
+	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
+
+	kd_row_set_error(r, first_error, hint);
+	return r;
+}
+
 const struct kd_row *
 kd_rows_find(const struct kd_rows *rows, const char *id)
 {

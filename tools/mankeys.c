@@ -2,7 +2,7 @@
  * mankeys.c - build-time generator of kernodeck.1 from share/kernodeck.1.in:
  * @KEYS@ becomes the KEYS section body in roff, generated from the same
  * table as the help overlay (KD_KEY_INFO in keys.h) plus each stage's own
- * actions (kd_stages[]); @VERSION@ becomes the version given.
+ * actions (kd_stages[]) with their names for `kernodeck act`; @VERSION@ becomes the version given.
  *
  * usage: mankeys TEMPLATE VERSION > kernodeck.1
  */
@@ -82,6 +82,17 @@ print_keys(FILE *fp)
 			roff(st->id, fp);
 			fputs(") ", fp);
 			roff(st->actions[k].label, fp);
+			/* its name for `kernodeck act` */
+			fputs("; headless: \\fBact \\-\\-stage ", fp);
+			roff(st->id, fp);
+			fputc(' ', fp);
+			roff(st->actions[k].name, fp);
+			fputs("\\fR", fp);
+			if (st->actions[k].arg_name != NULL) {
+				fputs(st->actions[k].arg_required ? " \\fI" : " [\\fI", fp);
+				roff(st->actions[k].arg_name, fp);
+				fputs(st->actions[k].arg_required ? "\\fR" : "\\fR]", fp);
+			}
 			fputc('\n', fp);
 		}
 	}

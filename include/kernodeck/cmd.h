@@ -9,6 +9,7 @@
 int cmd_walkthrough(int argc, char **argv);  /* screens/frame.c */
 int cmd_check(int argc, char **argv);        /* src/cmd-check.c */
 int cmd_deviate(int argc, char **argv);      /* src/cmd-check.c */
+int cmd_act(int argc, char **argv);          /* src/cmd-act.c */
 int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */

@@ -92,6 +92,10 @@ struct kd_row *kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat 
 			    const char *label, const char *expected,
 			    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint);
+/* A failing row with its first error and hint (either may be NULL). */
+struct kd_row *kd_rows_fail(struct kd_rows *rows, const char *id, const char *label,
+			    const char *observed, const char *expected,
+			    const char *first_error, const char *hint);
 const struct kd_row *kd_rows_find(const struct kd_rows *rows, const char *id);
 void kd_rows_free(struct kd_rows *rows);
 void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
@@ -139,16 +143,29 @@ struct kd_field {
 
 struct kd_ctx;
 
-/* A stage-specific action offered by its screen (and, where it makes sense,
- * by a headless command): capture this machine, move an old venv aside,
- * download an item to hash it, write the dossier...  `key` is a lowercase
- * letter not used by the frame's keys (see keys.h).  `arg` is the selected
- * row id, or NULL.  The frame saves the state after it. */
+/* A stage-specific action offered by its screen and by `kernodeck act`:
+ * capture this machine, move an old venv aside, mark a difference
+ * intentional, download an item to hash it, write the dossier...
+ *
+ * `key` is a lowercase letter not used by the frame's keys (see keys.h);
+ * `name` is its stable command-line name ("intentional", "move-aside").
+ * `arg` is the selected row's id, or NULL; the action says what it wants
+ * there: `arg_name` names it for a person ("PACKAGE"; NULL: no argument),
+ * `arg_prefix` is the row-id prefix the command puts before the word typed
+ * ("contract.diff." + "numpy"), and `arg_required` whether it must be given.
+ * `confirm`, when not NULL, is what the action does that a headless run asks
+ * about first (it rewrites the project's files, runs programs from a file).
+ * The caller saves the state after it, whatever it returned. */
 struct kd_action {
 	int key;
+	const char *name;        /* "capture" */
 	const char *label;       /* "capture this machine" */
 	int (*run)(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 		   struct kd_err *err);
+	const char *arg_name;    /* "PACKAGE", or NULL */
+	const char *arg_prefix;  /* "contract.diff.", or NULL */
+	int arg_required;
+	const char *confirm;     /* "rewrites the files that hold credentials", or NULL */
 };
 
 struct kd_stage_ops {

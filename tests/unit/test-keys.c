@@ -104,6 +104,31 @@ test_stage_actions_use_free_letters(void **state)
 	}
 }
 
+/* Every action has a command-line name for `kernodeck act`: lowercase
+ * letters and dashes, one per stage; an ARG it needs is named. */
+static void
+test_stage_actions_have_names(void **state)
+{
+	(void)state;
+	for (int i = 0; i < KD_NSTAGES; i++) {
+		const struct kd_stage_ops *st = kd_stages[i];
+
+		for (size_t k = 0; k < st->nactions; k++) {
+			const struct kd_action *a = &st->actions[k];
+
+			if (a->name == NULL || a->name[0] == '\0' ||
+			    strspn(a->name, "abcdefghijklmnopqrstuvwxyz-") != strlen(a->name))
+				fail_msg("stage %s: action \"%s\" has no command-line name of "
+					 "lowercase letters and dashes", st->id, a->label);
+			if (a->arg_required && a->arg_name == NULL)
+				fail_msg("stage %s: action %s requires an ARG it does not name",
+					 st->id, a->name);
+			for (size_t m = k + 1; m < st->nactions; m++)
+				assert_string_not_equal(a->name, st->actions[m].name);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -112,6 +137,7 @@ main(void)
 		cmocka_unit_test(test_no_ambiguous_binding),
 		cmocka_unit_test(test_design_keys_present),
 		cmocka_unit_test(test_stage_actions_use_free_letters),
+		cmocka_unit_test(test_stage_actions_have_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,283 @@
+/*
+ * cmd-act.c - `kernodeck act DIR --stage ID [ACTION [ARG]]`: a stage's
+ * walkthrough actions headless.
+ *
+ * Without ACTION it lists the stage's actions (all stages' without
+ * --stage): name, key, what ARG they take and, for a required ARG, those
+ * the last check offers.  With ACTION it runs the very `run`
+ * function the walkthrough's key runs, under the same lock, with ARG made
+ * into the row id the walkthrough would pass (the action's arg_prefix put
+ * before it), then saves the state as the frame does, and prints what the
+ * action said and each stage status that changed.  An action with a
+ * `confirm` text asks first on a terminal (--yes: do not ask; without a
+ * terminal and without --yes it declines, exit 1).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernodeck/cmd.h"
+#include "kernodeck/ctx.h"
+
+static void
+act_on_line(void *u, const char *line, size_t len)
+{
+	(void)u;
+	printf("%.*s\n", (int)len, line);
+	fflush(stdout);
+}
+
+static void
+act_on_step(void *u, const char *step, double fraction)
+{
+	(void)u;
+	if (fraction >= 0)
+		fprintf(stderr, "  - %s (%.0f%%)\n", step, fraction * 100);
+	else
+		fprintf(stderr, "  - %s\n", step);
+}
+
+static int
+act_usage(FILE *fp, int rc)
+{
+	fputs("usage: kernodeck act DIR --stage ID [ACTION [ARG]] [--yes] [--python PATH]\n"
+	      "                     [--state-dir DIR]\n\n"
+	      "Without ACTION, list the stage's actions (every stage's without --stage).\n"
+	      "With ACTION, run it as its key in the walkthrough does, save the state and\n"
+	      "print what changed.  ARG is what the walkthrough's selected row gives: a\n"
+	      "package for the contract marks, a credential number for leave-out...\n", fp);
+	return rc;
+}
+
+static const struct kd_action *
+find_action(const struct kd_stage_ops *st, const char *name)
+{
+	for (size_t k = 0; k < st->nactions; k++)
+		if (strcmp(st->actions[k].name, name) == 0)
+			return &st->actions[k];
+	return NULL;
+}
+
+/* The ARGs the saved rows of stage i offer to action a, which requires one:
+ * the ids that start with its prefix, each cut at the next dot, once. */
+static void
+list_args(const struct kd_ctx *ctx, int i, const struct kd_action *a)
+{
+	const struct kd_rows *rows = &ctx->state.st[i].rows;
+	size_t plen = strlen(a->arg_prefix), shown = 0;
+
+	for (size_t r = 0; r < rows->n; r++) {
+		const char *id = rows->v[r].id, *w;
+		int seen = 0;
+		size_t n;
+
+		if (id == NULL || strncmp(id, a->arg_prefix, plen) != 0 || id[plen] == '\0')
+			continue;
+		w = id + plen;
+		n = strcspn(w, ".");
+		for (size_t q = 0; q < r && !seen; q++) {
+			const char *o = rows->v[q].id;
+			seen = o != NULL && strncmp(o, a->arg_prefix, plen) == 0 &&
+			       strncmp(o + plen, w, n) == 0 && (o[plen + n] == '.' || o[plen + n] == '\0');
+		}
+		if (seen)
+			continue;
+		printf("%s%.*s", shown++ ? ", " : "      last check: ", (int)n, w);
+	}
+	if (shown)
+		putchar('\n');
+}
+
+static void
+list_stage(const struct kd_ctx *ctx, int i)
+{
+	const struct kd_stage_ops *st = kd_stages[i];
+	char word[80];
+
+	printf("%s:\n", st->id);
+	if (st->nactions == 0)
+		printf("  (no actions)\n");
+	for (size_t k = 0; k < st->nactions; k++) {
+		const struct kd_action *a = &st->actions[k];
+
+		if (a->arg_name == NULL)
+			snprintf(word, sizeof word, "%s", a->name);
+		else
+			snprintf(word, sizeof word, a->arg_required ? "%s %s" : "%s [%s]", a->name,
+				 a->arg_name);
+		printf("  %-24s (key %c) %s%s\n", word, a->key, a->label,
+		       a->confirm ? "; asks first (--yes)" : "");
+		if (a->arg_required && a->arg_prefix != NULL)
+			list_args(ctx, i, a);
+	}
+}
+
+/* Ask once on the terminal.  1: go on. */
+static int
+confirm(const struct kd_action *a, const char *stage, int yes)
+{
+	char line[64];
+
+	if (yes)
+		return 1;
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr, "kernodeck act: not confirmed: %s %s %s; there is no terminal to "
+			"ask, pass --yes to run it\n", stage, a->name, a->confirm);
+		return 0;
+	}
+	fprintf(stderr, "%s %s %s. Go on? [y/N] ", stage, a->name, a->confirm);
+	fflush(stderr);
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static int
+exit_of(int rc)
+{
+	return rc >= KD_OK && rc <= KD_EENV ? rc : KD_EENV;
+}
+
+int
+cmd_act(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "stage", required_argument, NULL, 's' },
+		{ "python", required_argument, NULL, 'p' },
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *stage = NULL, *python = NULL, *state_dir = NULL, *dir = NULL;
+	const char *name = NULL, *word = NULL;
+	const struct kd_stage_ops *st;
+	const struct kd_action *a;
+	struct kd_sink sink = { act_on_step, act_on_line, NULL, NULL };
+	struct kd_err err = { 0 };
+	struct kd_ctx ctx;
+	enum kd_status before[KD_NSTAGES];
+	char buf[2200], *arg = NULL, ref_before[65];
+	int c, i = -1, yes = 0, rc, src;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': stage = optarg; break;
+		case 'p': python = optarg; break;
+		case 'd': state_dir = optarg; break;
+		case 'y': yes = 1; break;
+		case 'h': return act_usage(stdout, 0);
+		default: return act_usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		word = argv[optind++];
+	if (dir == NULL || optind < argc)
+		return act_usage(stderr, 2);
+	if (stage != NULL && (i = stage_index(stage)) < 0) {
+		fprintf(stderr, "kernodeck act: unknown stage \"%s\" (reference, system, rebuild, "
+			"contract, compute, sample, dossier)\n", stage);
+		return 2;
+	}
+	if (name == NULL) {
+		/* the listing reads the last check's rows; it changes nothing, so
+		 * another kernodeck's lock does not stop it */
+		if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_NONE, &err)) != 0) {
+			fprintf(stderr, "kernodeck act: %s\n", kd_err_format(&err, buf, sizeof buf));
+			kd_ctx_close(&ctx);
+			return exit_of(rc);
+		}
+		for (int s = 0; s < KD_NSTAGES; s++)
+			if (i < 0 || s == i)
+				list_stage(&ctx, s);
+		kd_ctx_close(&ctx);
+		return 0;
+	}
+	if (i < 0) {
+		fprintf(stderr, "kernodeck act: --stage ID is needed to run an action\n");
+		return act_usage(stderr, 2);
+	}
+	st = kd_stages[i];
+	if ((a = find_action(st, name)) == NULL) {
+		fprintf(stderr, "kernodeck act: stage %s has no action \"%s\"", st->id, name);
+		for (size_t k = 0; k < st->nactions; k++)
+			fprintf(stderr, "%s%s", k ? ", " : " (its actions: ", st->actions[k].name);
+		fputs(st->nactions ? ")\n" : "; it has none)\n", stderr);
+		return 2;
+	}
+	if (word == NULL && a->arg_required) {
+		fprintf(stderr, "kernodeck act: %s %s needs %s (`kernodeck act %s --stage %s` "
+			"lists those of the last check)\n", st->id, a->name, a->arg_name, dir, st->id);
+		return 2;
+	}
+	if (word != NULL && a->arg_name == NULL) {
+		fprintf(stderr, "kernodeck act: %s %s takes no argument (got \"%s\")\n", st->id,
+			a->name, word);
+		return 2;
+	}
+	if (word != NULL) {
+		/* the row id, as the walkthrough's selection gives it; a whole row id
+		 * (from `kernodeck check --format yaml`) is taken as it is */
+		size_t plen = a->arg_prefix ? strlen(a->arg_prefix) : 0;
+		size_t len = plen + strlen(word) + 1;
+		int whole = plen == 0 || strncmp(word, a->arg_prefix, plen) == 0;
+
+		if (word[0] == '\0') {
+			fprintf(stderr, "kernodeck act: %s %s: %s is empty\n", st->id, a->name,
+				a->arg_name);
+			return 2;
+		}
+		if ((arg = malloc(len)) == NULL)
+			return 3;
+		snprintf(arg, len, "%s%s", whole ? "" : a->arg_prefix, word);
+	}
+	if (a->confirm != NULL && !confirm(a, st->id, yes)) {
+		free(arg);
+		return 1;
+	}
+	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
+	if (rc != 0) {
+		fprintf(stderr, "kernodeck act: %s\n", kd_err_format(&err, buf, sizeof buf));
+		kd_ctx_close(&ctx);
+		free(arg);
+		return rc == KD_EFAIL ? 3 : exit_of(rc);
+	}
+	ctx.python_override = python;
+	for (int s = 0; s < KD_NSTAGES; s++)
+		before[s] = ctx.state.st[s].status;
+	memcpy(ref_before, ctx.ref_id, sizeof ref_before);
+	kd_err_clear(&err);
+	rc = a->run(&ctx, arg, &sink, &err);
+	if (rc != 0)
+		fprintf(stderr, "kernodeck act: %s %s: %s\n", st->id, a->name,
+			kd_err_format(&err, buf, sizeof buf));
+	/* the frame saves after every action, whatever it returned */
+	kd_err_clear(&err);
+	if ((src = kd_ctx_save_state(&ctx, &err)) != 0) {
+		fprintf(stderr, "kernodeck act: the state was not saved: %s\n",
+			kd_err_format(&err, buf, sizeof buf));
+		if (rc == 0)
+			rc = src;
+	}
+	if (strcmp(ref_before, ctx.ref_id) != 0)
+		printf("reference.yaml changed\n");
+	for (int s = 0; s < KD_NSTAGES; s++)
+		if (ctx.state.st[s].status != before[s])
+			printf("stage %s: %s -> %s\n", kd_stages[s]->id, kd_status_name(before[s]),
+			       kd_status_name(ctx.state.st[s].status));
+	if (rc == 0)
+		printf("%s %s: done; stage %s is %s\n", st->id, a->name, st->id,
+		       kd_status_name(ctx.state.st[i].status));
+	kd_ctx_close(&ctx);
+	free(arg);
+	return exit_of(rc);
+}
