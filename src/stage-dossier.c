@@ -247,7 +247,7 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select a credential row (dossier.secret.N) to leave its file out");
 	n = (size_t)strtoul(arg + 15, NULL, 10);
-	f = json_array_get(json_object_get(ctx->obs[i], "findings"), n - 1);
+	f = json_array_get(json_object_get(kd_ctx_obs(ctx, i), "findings"), n - 1);
 	src = json_string_value(json_object_get(f, "source"));
 	if (src == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
