@@ -294,9 +294,6 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	int rc;
 
 	memset(ctx, 0, sizeof *ctx);	/* state_load initialises the state */
-	ctx->obs = calloc(1, sizeof *ctx->obs);
-	if (ctx->obs == NULL)
-		return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
 	ctx->timeout_install = 3600;
 	ctx->timeout_probe = 300;
 	ctx->timeout_sample = 1800;
@@ -335,6 +332,10 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	if ((rc = load_ref(ctx, err)) != 0)
 		return rc;
 	mark_stale_by_identity(ctx);
+	/* the observations are read when asked for: kd_ctx_obs() */
+	ctx->obs = calloc(1, sizeof *ctx->obs);
+	if (ctx->obs == NULL)
+		return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
 	py = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
 	if (py != NULL)
 		ctx->python = strdup(py);

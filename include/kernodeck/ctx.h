@@ -5,7 +5,9 @@
  * The kernodeck folder (default PROJECT/kernodeck, or --state-dir) holds
  * state.yaml, reference.yaml, logs/, cache/ and the observation files.
  * The reference's identity is the SHA-256 of its canonical form (keys
- * sorted, no comments, UTF-8): kd_ctx_ref_id().
+ * sorted, no comments, UTF-8): kd_ref_identity(); kd_ctx_open() reads it
+ * from cache/reference-identity while reference.yaml's (device, inode,
+ * size, mtime, ctime) are those it was computed for.
  */
 #ifndef KD_CTX_H
 #define KD_CTX_H
@@ -48,7 +50,8 @@ struct kd_ctx {
 /* Open a project: create the kernodeck folder when missing (unless it
  * cannot be written, then readonly), take the lock (or open read-only when
  * lock_mode is KD_LOCK_READONLY_OK; fail with KD_EFAIL when KD_LOCK_REQUIRED
- * and someone holds it), load state, reference and observations. */
+ * and someone holds it), load state and reference.  The observations are
+ * read later, each when first asked for (kd_ctx_obs). */
 enum { KD_LOCK_REQUIRED = 0, KD_LOCK_READONLY_OK = 1, KD_LOCK_NONE = 2 };
 int kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 		int lock_mode, struct kd_err *err);
