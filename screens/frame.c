@@ -138,12 +138,13 @@ static void
 frame_describe(struct kd_screen *scr)
 {
 	struct kd_result res;
+	json_t *obs;
 
 	kd_rows_free(&scr->info);
-	if (scr->stage->describe == NULL || scr->ctx->obs[scr->idx] == NULL)
+	if (scr->stage->describe == NULL || (obs = kd_ctx_obs(scr->ctx, scr->idx)) == NULL)
 		return;
 	kd_result_init(&res);
-	res.obs = json_incref(scr->ctx->obs[scr->idx]);
+	res.obs = json_incref(obs);
 	scr->stage->describe(&res, &scr->info);
 	kd_result_free(&res);
 }
@@ -575,7 +576,11 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		if (key >= 0)
 			frame_dispatch(&scr, key);
 	}
-	kd_frame_save(&scr);
+	/* what is not saved yet (stale marks found at open, anything a key
+	 * changed without saving) is saved here; a state that says what
+	 * state.yaml says is not written again */
+	if (kd_ctx_state_changed(&ctx))
+		kd_frame_save(&scr);
 	kd_tui_end();
 	if (scr.ops && scr.ops->leave)
 		scr.ops->leave(&scr);

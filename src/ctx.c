@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,22 +90,37 @@ kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 	return p;
 }
 
-static void
-load_obs(struct kd_ctx *ctx)
+/* The observations of the stages, each read from its obs_file when first
+ * asked for (kd_ctx_obs), or set by kd_ctx_save_obs. */
+struct kd_obs_cache {
+	json_t *tree[KD_NSTAGES];
+	unsigned char known[KD_NSTAGES];   /* tree is what there is: loaded or set */
+};
+
+json_t *
+kd_ctx_obs(const struct kd_ctx *ctx, int i)
 {
-	for (int i = 0; i < KD_NSTAGES; i++) {
-		const char *f = kd_stages[i]->obs_file;
-		struct yamlio_doc doc;
-		char *p;
-		if (f == NULL)
-			continue;
-		p = kd_ctx_path(ctx, f);
-		if (fsutil_exists(p) && yamlio_load_file(p, &doc, NULL) == 0) {
-			ctx->obs[i] = json_incref(doc.root);
-			yamlio_doc_free(&doc);
+	struct kd_obs_cache *c = ctx->obs;
+	const char *f;
+
+	if (c == NULL || i < 0 || i >= KD_NSTAGES)
+		return NULL;
+	if (!c->known[i]) {
+		c->known[i] = 1;
+		f = kd_stages[i]->obs_file;
+		if (f != NULL && ctx->state_dir != NULL) {
+			struct yamlio_doc doc;
+			char *p = kd_ctx_path(ctx, f);
+			/* a missing or malformed file: no observations (the
+			 * stage shows as not observed and runs again) */
+			if (fsutil_exists(p) && yamlio_load_file(p, &doc, NULL) == 0) {
+				c->tree[i] = json_incref(doc.root);
+				yamlio_doc_free(&doc);
+			}
+			free(p);
 		}
-		free(p);
 	}
+	return c->tree[i];
 }
 
 /* Stages checked against another reference identity are stale. */
@@ -140,20 +156,117 @@ ref_check_schema(const char *path, const struct yamlio_doc *doc, struct kd_err *
 	return 0;
 }
 
+/* ---- the reference identity's cache ----
+ *
+ * The identity is a canonical dump and a SHA-256 of the reference, and the
+ * first digest starts OpenSSL (2 MB of memory, more than the rest of a
+ * start).  A start whose reference.yaml is unchanged reads it from
+ * cache/reference-identity instead: one line keyed by the kernodeck version
+ * and the file's (device, inode, size, mtime, ctime), like the digest cache
+ * (src/hash.c).  Any change to the file changes its ctime, so the identity
+ * is computed again; an entry is only written for a file whose ctime is
+ * REFID_RACY_NS older than now ("racily clean": a second write within the
+ * same timestamp tick could go unnoticed), and a file that changed while it
+ * was read is never cached. */
+#define REFID_CACHE_FILE "cache/reference-identity"
+#define REFID_CACHE_TAG  "kernodeck-reference-identity 1"
+#define REFID_RACY_NS        50000000LL     /* as HASH_RACY_NS */
+#define REFID_RACY_COARSE_NS 2000000000LL   /* file systems with 1-2 s stamps */
+
+static int
+same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+		a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+		a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* The cache line for a reference file with stat st (without the identity). */
+static void
+refid_key(const struct stat *st, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %" PRIuMAX " %" PRIuMAX " %" PRIdMAX " %" PRIdMAX ".%09ld %"
+		 PRIdMAX ".%09ld", REFID_CACHE_TAG, PACKAGE_VERSION, (uintmax_t)st->st_dev,
+		 (uintmax_t)st->st_ino, (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
+		 (long)st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
+}
+
+/* 0 and out filled when the cache holds the identity of the file with stat
+ * st; -1 otherwise (no cache, another key, anything malformed). */
+static int
+refid_cached(const struct kd_ctx *ctx, const struct stat *st, char out[65])
+{
+	char key[256], *p = kd_ctx_path(ctx, REFID_CACHE_FILE), *buf = NULL, *id;
+	size_t len = 0, klen;
+	int rc = -1;
+
+	refid_key(st, key, sizeof key);
+	klen = strlen(key);
+	if (p == NULL || fsutil_read_file(p, 1024, &buf, &len, NULL) != 0)
+		goto out;
+	/* KEY ' ' 64 lowercase hex digits '\n', nothing else */
+	if (len != klen + 1 + 64 + 1 || memcmp(buf, key, klen) != 0 || buf[klen] != ' ' ||
+	    buf[len - 1] != '\n')
+		goto out;
+	id = buf + klen + 1;
+	for (int i = 0; i < 64; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			goto out;
+	memcpy(out, id, 64);
+	out[64] = '\0';
+	rc = 0;
+out:
+	free(buf);
+	free(p);
+	return rc;
+}
+
+/* Record id as the identity of the file with stat st, when it is not racy;
+ * a failure only costs a digest at the next start. */
+static void
+refid_store(const struct kd_ctx *ctx, const struct stat *st, const char *id)
+{
+	struct timespec now;
+	long long margin = REFID_RACY_NS, ctime_ns, now_ns;
+	char line[400], *dir, *p;
+
+	if (ctx->readonly || clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return;
+	if (st->st_mtim.tv_nsec == 0 && st->st_ctim.tv_nsec == 0)
+		margin = REFID_RACY_COARSE_NS;
+	ctime_ns = (long long)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+	now_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+	if (ctime_ns + margin > now_ns)
+		return;
+	refid_key(st, line, sizeof line - 66);
+	snprintf(line + strlen(line), 67, " %s\n", id);
+	dir = kd_ctx_path(ctx, "cache");
+	p = kd_ctx_path(ctx, REFID_CACHE_FILE);
+	/* digits and hex only: nothing for redaction to find */
+	if (dir != NULL && p != NULL && fsutil_mkdirs(dir, NULL) == 0)
+		fsutil_write_atomic(p, line, strlen(line), FSUTIL_RAW, NULL);
+	free(dir);
+	free(p);
+}
+
 static int
 load_ref(struct kd_ctx *ctx, struct kd_err *err)
 {
+	struct stat before, after;
 	json_t *strict;
-	int rc;
+	int rc, known;
 
 	if (!fsutil_exists(ctx->ref_path)) {
 		ctx->ref = json_object();
 		kd_ref_identity(ctx->ref, ctx->ref_id);
 		return 0;
 	}
+	known = stat(ctx->ref_path, &before) == 0;
 	rc = yamlio_load_file(ctx->ref_path, &ctx->refdoc, err);
 	if (rc != 0)
 		return rc;
+	/* the identity's cache key: the file as it was while it was read */
+	known = known && stat(ctx->ref_path, &after) == 0 && same_stat(&before, &after);
 	if (!json_is_object(ctx->refdoc.root))
 		return kd_err_set(err, KD_EINPUT, ctx->ref_path,
 				  yamlio_line_of(&ctx->refdoc, ctx->refdoc.root),
@@ -161,7 +274,11 @@ load_ref(struct kd_ctx *ctx, struct kd_err *err)
 	if ((rc = ref_check_schema(ctx->ref_path, &ctx->refdoc, err)) != 0)
 		return rc;
 	ctx->ref = json_incref(ctx->refdoc.root);
-	kd_ref_identity(ctx->ref, ctx->ref_id);
+	if (!known || refid_cached(ctx, &after, ctx->ref_id) != 0) {
+		kd_ref_identity(ctx->ref, ctx->ref_id);
+		if (known)
+			refid_store(ctx, &after, ctx->ref_id);
+	}
 	strict = json_object_get(ctx->ref, "strict");
 	if (json_is_true(strict))
 		ctx->strict = 1;
@@ -210,12 +327,15 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	} else {
 		ctx->readonly = 1;
 	}
-	if ((rc = state_load(ctx->state_path, &ctx->state, err)) != 0)
+	if ((rc = state_load_tree(ctx->state_path, &ctx->state, &ctx->state_disk, err)) != 0)
 		return rc;
 	if ((rc = load_ref(ctx, err)) != 0)
 		return rc;
 	mark_stale_by_identity(ctx);
-	load_obs(ctx);
+	/* the observations are read when asked for: kd_ctx_obs() */
+	ctx->obs = calloc(1, sizeof *ctx->obs);
+	if (ctx->obs == NULL)
+		return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
 	py = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
 	if (py != NULL)
 		ctx->python = strdup(py);
@@ -227,10 +347,12 @@ kd_ctx_close(struct kd_ctx *ctx)
 {
 	lock_release(ctx->lock);
 	state_free(&ctx->state);
+	json_decref(ctx->state_disk);
 	json_decref(ctx->ref);
 	yamlio_doc_free(&ctx->refdoc);
-	for (int i = 0; i < KD_NSTAGES; i++)
-		json_decref(ctx->obs[i]);
+	for (int i = 0; ctx->obs != NULL && i < KD_NSTAGES; i++)
+		json_decref(ctx->obs->tree[i]);
+	free(ctx->obs);
 	free(ctx->project_dir);
 	free(ctx->state_dir);
 	free(ctx->state_path);
@@ -247,7 +369,13 @@ kd_ctx_save_state(struct kd_ctx *ctx, struct kd_err *err)
 				  "read-only: another kernodeck holds %s", ctx->state_dir);
 	if (fsutil_mkdirs(ctx->state_dir, err) != 0)
 		return KD_EENV;
-	return state_save(ctx->state_path, &ctx->state, err);
+	return state_save_tree(ctx->state_path, &ctx->state, &ctx->state_disk, err);
+}
+
+int
+kd_ctx_state_changed(const struct kd_ctx *ctx)
+{
+	return state_differs(&ctx->state, ctx->state_disk);
 }
 
 int
@@ -317,8 +445,11 @@ kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err)
 
 	if (obs == NULL)
 		return 0;
-	json_decref(ctx->obs[i]);
-	ctx->obs[i] = json_incref(obs);
+	if (ctx->obs == NULL && (ctx->obs = calloc(1, sizeof *ctx->obs)) == NULL)
+		return kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
+	json_decref(ctx->obs->tree[i]);
+	ctx->obs->tree[i] = json_incref(obs);
+	ctx->obs->known[i] = 1;
 	if (f == NULL || ctx->readonly)
 		return 0;
 	p = kd_ctx_path(ctx, f);

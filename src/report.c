@@ -48,8 +48,8 @@ report_tree(const struct kd_ctx *ctx, int only, int upto)
 		o = json_deep_copy(json_object_get(sts, kd_stages[i]->id));
 		json_object_set_new(o, "id", json_string(kd_stages[i]->id));
 		json_object_set_new(o, "title", json_string(kd_stages[i]->title));
-		if (ctx->obs[i] != NULL)
-			json_object_set(o, "observations", ctx->obs[i]);
+		if (kd_ctx_obs(ctx, i) != NULL)
+			json_object_set(o, "observations", kd_ctx_obs(ctx, i));
 		json_array_append_new(stages, o);
 	}
 	json_object_set_new(root, "stages", stages);

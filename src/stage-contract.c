@@ -529,7 +529,7 @@ ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_
 	struct kd_err *err)
 {
 	int idx = stage_index("contract");
-	const json_t *obs = ctx->obs[idx], *d;
+	const json_t *obs = kd_ctx_obs(ctx, idx), *d;
 	const char *cn;
 	char path[300], line[400];
 	int found = 0;
@@ -600,7 +600,7 @@ act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink
 	char msg[128];
 
 	(void)arg;
-	json_array_foreach(yamlio_get(ctx->obs[idx], "inventory.comparison.differences"), i, d) {
+	json_array_foreach(yamlio_get(kd_ctx_obs(ctx, idx), "inventory.comparison.differences"), i, d) {
 		const char *cn = str(d, "canonical_name");
 		char path[300];
 		if (!json_is_true(json_object_get(d, "system")) || mark_of(ctx, cn) != NULL ||

@@ -704,7 +704,7 @@ check_devices(struct kd_result *res, const json_t *obs)
 static int
 system_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *obs = res->obs ? res->obs : ctx->obs[stage_index("system")];
+	const json_t *obs = res->obs ? res->obs : kd_ctx_obs(ctx, stage_index("system"));
 	const json_t *ref = ctx->ref;
 
 	(void)err;

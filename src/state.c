@@ -354,11 +354,13 @@ fail:
 }
 
 int
-state_load(const char *path, struct kd_state *s, struct kd_err *err)
+state_load_tree(const char *path, struct kd_state *s, json_t **disk, struct kd_err *err)
 {
 	struct yamlio_doc doc;
 	int rc;
 
+	if (disk != NULL)
+		*disk = NULL;
 	if (!fsutil_exists(path)) {
 		state_init(s);
 		return 0;
@@ -369,16 +371,50 @@ state_load(const char *path, struct kd_state *s, struct kd_err *err)
 		return rc;
 	}
 	rc = state_from_json(doc.root, path, &doc, s, err);
+	if (rc == 0 && disk != NULL)
+		*disk = json_incref(doc.root);
 	yamlio_doc_free(&doc);
+	return rc;
+}
+
+int
+state_load(const char *path, struct kd_state *s, struct kd_err *err)
+{
+	return state_load_tree(path, s, NULL, err);
+}
+
+int
+state_save_tree(const char *path, const struct kd_state *s, json_t **saved,
+		struct kd_err *err)
+{
+	json_t *root = state_to_json(s);
+	int rc = yamlio_save_file(path, root, 0, err);
+
+	if (rc == 0 && saved != NULL) {
+		json_decref(*saved);
+		*saved = root;
+	} else {
+		json_decref(root);
+	}
 	return rc;
 }
 
 int
 state_save(const char *path, const struct kd_state *s, struct kd_err *err)
 {
-	json_t *root = state_to_json(s);
-	int rc = yamlio_save_file(path, root, 0, err);
+	return state_save_tree(path, s, NULL, err);
+}
 
-	json_decref(root);
-	return rc;
+int
+state_differs(const struct kd_state *s, const json_t *disk)
+{
+	json_t *now;
+	int same;
+
+	if (disk == NULL)
+		return 1;
+	now = state_to_json(s);
+	same = json_equal(now, (json_t *)disk);
+	json_decref(now);
+	return !same;
 }

@@ -5,7 +5,9 @@
  * The kernodeck folder (default PROJECT/kernodeck, or --state-dir) holds
  * state.yaml, reference.yaml, logs/, cache/ and the observation files.
  * The reference's identity is the SHA-256 of its canonical form (keys
- * sorted, no comments, UTF-8): kd_ctx_ref_id().
+ * sorted, no comments, UTF-8): kd_ref_identity(); kd_ctx_open() reads it
+ * from cache/reference-identity while reference.yaml's (device, inode,
+ * size, mtime, ctime) are those it was computed for.
  */
 #ifndef KD_CTX_H
 #define KD_CTX_H
@@ -17,6 +19,7 @@
 #include "kernodeck/yamlio.h"
 
 struct kd_lock;
+struct kd_obs_cache;
 
 /* The reference format's schema version (doc/reference-format.md). */
 #define KD_REF_SCHEMA 1
@@ -27,10 +30,13 @@ struct kd_ctx {
 	char *state_path;        /* STATE_DIR/state.yaml */
 	char *ref_path;          /* STATE_DIR/reference.yaml */
 	struct kd_state state;
+	json_t *state_disk;      /* what state.yaml says: as read at open or last
+				  * saved (NULL: no file yet) */
 	json_t *ref;             /* the reference (object; {} when absent) */
 	struct yamlio_doc refdoc;/* lines of the loaded reference */
 	char ref_id[65];         /* hex SHA-256 of the canonical reference */
-	json_t *obs[KD_NSTAGES]; /* last observations of each stage, or NULL */
+	struct kd_obs_cache *obs;/* observations, loaded when first asked for:
+				  * read them with kd_ctx_obs() */
 	char *python;            /* interpreter chosen for the rebuild, or NULL */
 	const char *python_override; /* --python */
 	int strict;              /* --strict, or strict: true in the reference */
@@ -44,7 +50,8 @@ struct kd_ctx {
 /* Open a project: create the kernodeck folder when missing (unless it
  * cannot be written, then readonly), take the lock (or open read-only when
  * lock_mode is KD_LOCK_READONLY_OK; fail with KD_EFAIL when KD_LOCK_REQUIRED
- * and someone holds it), load state, reference and observations. */
+ * and someone holds it), load state and reference.  The observations are
+ * read later, each when first asked for (kd_ctx_obs). */
 enum { KD_LOCK_REQUIRED = 0, KD_LOCK_READONLY_OK = 1, KD_LOCK_NONE = 2 };
 int kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 		int lock_mode, struct kd_err *err);
@@ -60,6 +67,9 @@ double kd_env_seconds(const char *name, double dflt);
 char *kd_ctx_log_path(const struct kd_ctx *ctx, const char *what);
 /* Save the state (refused when readonly). */
 int kd_ctx_save_state(struct kd_ctx *ctx, struct kd_err *err);
+/* 1 when the state differs from what state.yaml says (or there is no
+ * state.yaml yet), so that kd_ctx_save_state would change something. */
+int kd_ctx_state_changed(const struct kd_ctx *ctx);
 /* Save the reference after a change: writes reference.yaml, recomputes its
  * identity and, when it changed, marks stage 1 and later stale. */
 int kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err);
@@ -70,12 +80,16 @@ int kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err);
 void kd_ref_identity(const json_t *ref, char out[65]);
 /* Save observations of stage i to its obs_file and keep them in ctx. */
 int kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err);
+/* The last observations of stage i (borrowed; NULL when it has none, or its
+ * file does not load).  The stage's obs_file is read the first time they
+ * are asked for, not at kd_ctx_open(): a start reads only what it shows. */
+json_t *kd_ctx_obs(const struct kd_ctx *ctx, int i);
 
 /* Run stage i: gather, save observations, check, describe; store rows and
  * status in the state and save it.  When gather or check fail, a failing
  * row "stage.error" carries the message into the state.  (To describe
  * saved observations later, call ops->describe on a kd_result whose obs is
- * ctx->obs[i].)  Returns 0 when the stage ran (whatever
+ * kd_ctx_obs(ctx, i).)  Returns 0 when the stage ran (whatever
  * its verdict), else the error code (input 2, environment 3). */
 int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 	      struct kd_rows *info_rows, struct kd_err *err);

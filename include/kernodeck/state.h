@@ -61,7 +61,20 @@ void state_init(struct kd_state *s);
 void state_free(struct kd_state *s);
 /* Load; a missing file gives a fresh state and returns 0. */
 int state_load(const char *path, struct kd_state *s, struct kd_err *err);
+/* The same, and *disk gets the tree of the file as read (a new reference;
+ * NULL when there was no file or it did not load), for telling later
+ * whether the state still says what the file says. */
+int state_load_tree(const char *path, struct kd_state *s, json_t **disk,
+		    struct kd_err *err);
 int state_save(const char *path, const struct kd_state *s, struct kd_err *err);
+/* The same; once it is written, *saved (when not NULL) is released and
+ * replaced by the tree that was written. */
+int state_save_tree(const char *path, const struct kd_state *s, json_t **saved,
+		    struct kd_err *err);
+/* 1 when s no longer says what disk (a tree from state_load_tree or
+ * state_save_tree; NULL: no file) says, so that saving would change the
+ * file; 0 when it is the same. */
+int state_differs(const struct kd_state *s, const json_t *disk);
 /* To and from a tree (used by save/load, the dossier and tests). */
 json_t *state_to_json(const struct kd_state *s);
 int state_from_json(const json_t *root, const char *path, const struct yamlio_doc *doc,

@@ -14,6 +14,13 @@
 # timed the same way, as the floor of any curses program here.  Peak RSS:
 # /usr/bin/time -v.
 #
+# A start reads the reference identity from kernodeck/cache/ when
+# reference.yaml has not changed since it was last computed (src/ctx.c); the
+# first start after an edit computes it (a SHA-256: OpenSSL starts, +2 MB).
+# Both are measured: "unchanged reference" (the cache written by a first
+# start that is not counted), and "reference.yaml just edited" (its times
+# set to now before every start: firstframe.py --touch).
+#
 # The states: `kernodeck demo --create-only`, walked headless through all
 # seven stages (failures from this machine's extra system packages recorded
 # as deviations), with 0, 1,000 and 5,000 more packages in the reference
@@ -107,21 +114,31 @@ row "empty program, one curses frame" "-" "-" "$(t "$(calc "$ef/1000")") (CPU $(
 for n in $SIZES; do
 	state "$n"
 	d="$W/demo$n"
-	# what the walkthrough reads at start: state, reference, observations
+	# the YAML of the kernodeck folder: state, reference, observations
 	st_kib=$(cat "$d"/kernodeck/*.yaml | wc -c | awk '{printf "%.0f", $1 / 1024}')
+	# one start not counted: it computes and caches the reference identity
+	$FF --runs 1 --marker Dossier --marker quit -- "$KD_BIN" "$d" >/dev/null
 	$FF --runs "$RUNS" --timev 3 --marker Dossier --marker quit -- "$KD_BIN" "$d" >"$W/kf$n.json"
-	kf=$(jf "$W/kf$n.json" median_frame_ms); kc=$(jf "$W/kf$n.json" median_frame_cpu_ms)
-	kq=$(jf "$W/kf$n.json" median_cpu_ms)
-	krss=$(jf "$W/kf$n.json" median_timev_maxrss_kb)
-	in="demo + $n packages (YAML read at start: $st_kib KiB)"
-	row "first full frame" "$in" "$(t "$(calc "$kf/1000")") (CPU $(t "$(calc "$kc/1000")"); to quit $(t "$(calc "$kq/1000")"))" \
-		"empty frame $(t "$(calc "$ef/1000")") (CPU $(t "$(calc "$ec/1000")"))" "$(ratio "$kf" "$ef")" \
-		"$(ratio "$kc" "$ec")" "< 50 ms" "$(met "$kf" '<=' 50 wall), $(met "$kc" '<=' 50 CPU)"
-	r=$(ratio "$krss" "$erss")
-	row "peak RSS (/usr/bin/time -v)" "$in" "$(calc "$krss" | cut -d. -f1) KiB" "empty $erss KiB" "$r" "-" \
-		"<= 1.5x" "$(met "$r" '<=' 1.5)"
+	$FF --runs "$RUNS" --timev 3 --touch "$d/kernodeck/reference.yaml" --marker Dossier \
+		--marker quit -- "$KD_BIN" "$d" >"$W/kt$n.json"
+	for v in kf kt; do
+		kf=$(jf "$W/$v$n.json" median_frame_ms); kc=$(jf "$W/$v$n.json" median_frame_cpu_ms)
+		kq=$(jf "$W/$v$n.json" median_cpu_ms)
+		krss=$(jf "$W/$v$n.json" median_timev_maxrss_kb)
+		in="demo + $n packages (kernodeck/*.yaml: $st_kib KiB)"
+		case $v in
+		kf) in="$in, unchanged reference";;
+		kt) in="$in, reference.yaml just edited";;
+		esac
+		row "first full frame" "$in" "$(t "$(calc "$kf/1000")") (CPU $(t "$(calc "$kc/1000")"); to quit $(t "$(calc "$kq/1000")"))" \
+			"empty frame $(t "$(calc "$ef/1000")") (CPU $(t "$(calc "$ec/1000")"))" "$(ratio "$kf" "$ef")" \
+			"$(ratio "$kc" "$ec")" "< 50 ms" "$(met "$kf" '<=' 50 wall), $(met "$kc" '<=' 50 CPU)"
+		r=$(ratio "$krss" "$erss")
+		row "peak RSS (/usr/bin/time -v)" "$in" "$(calc "$krss" | cut -d. -f1) KiB" "empty $erss KiB" "$r" "-" \
+			"<= 1.5x" "$(met "$r" '<=' 1.5)"
+	done
 done
 echo
-echo "- Times are medians of $RUNS starts on an 80x24 pseudo-terminal (TERM=xterm-256color, colours on); wall times include the fork from Python and the reading of the terminal output.  CPU: what the program had used when its frame was complete (/proc/PID/task/*/schedstat); \"to quit\": user+system of the whole session, start to exit after \"q\" (it saves the state on the way out)."
+echo "- Times are medians of $RUNS starts on an 80x24 pseudo-terminal (TERM=xterm-256color, colours on); wall times include the fork from Python and the reading of the terminal output.  CPU: what the program had used when its frame was complete (/proc/PID/task/*/schedstat); \"to quit\": user+system of the whole session, start to exit after \"q\" (nothing changed, so the state is not saved again).  \"kernodeck/*.yaml\": the state, the reference and every observation file; a start reads state.yaml, reference.yaml and the shown stage's observations (the others when asked for)."
 echo "- Libraries: kernodeck needs $nk shared objects (ldd), the empty program $ne; RSS of the empty program drawing a frame: $(calc "$efrss" | cut -d. -f1) KiB."
 bench_footer

@@ -7,7 +7,7 @@
 . "$KD_SRCDIR/tests/e2e/tui-lib.inc"
 trap 'tm_stop_all; rm -rf "$KD_TMP"' EXIT
 
-tui_require "walkthrough: fresh start" "walkthrough: advance refused" \
+tui_require "walkthrough: fresh start" "walkthrough: advance refused" "walkthrough: unchanged" \
 	"walkthrough: deviation dialog" "walkthrough: advance" "walkthrough: resume"
 
 P="$KD_TMP/project"
@@ -105,3 +105,25 @@ tm_wait "1/7 Reference" >/dev/null
 check "walkthrough: resume keeps the dialog's deviation in the table" tm_wait "dev "
 tm_keys q
 check "walkthrough: quits with status 0" tm_wait "kd-exited-with-0"
+tm_stop
+
+# 6. A session that changes nothing leaves state.yaml as it was (not even
+#    rewritten with the same text); one that moves to another stage saves.
+cp "$P/kernodeck/state.yaml" "$KD_TMP/state.before"
+ino=$(stat -c %i "$P/kernodeck/state.yaml")
+tm_walk 80 24 "$P"
+tm_wait "1/7 Reference" >/dev/null
+tm_keys q
+check "walkthrough: unchanged: quits with status 0" tm_wait "kd-exited-with-0"
+tm_stop
+check "walkthrough: unchanged: state.yaml not rewritten" \
+	[ "$(stat -c %i "$P/kernodeck/state.yaml")" = "$ino" ]
+check "walkthrough: unchanged: state.yaml the same" cmp -s "$KD_TMP/state.before" "$P/kernodeck/state.yaml"
+tm_walk 80 24 "$P"
+tm_wait "1/7 Reference" >/dev/null
+tm_keys n
+tm_wait "2/7 System" >/dev/null
+tm_keys q
+check "walkthrough: changed: quits with status 0" tm_wait "kd-exited-with-0"
+check "walkthrough: changed: state.yaml records the stage moved to" \
+	grep -q "^current: system" "$P/kernodeck/state.yaml"

@@ -377,7 +377,7 @@ test_complete_reference_passes(void **state)
 	/* a second run reads unchanged files from the digest cache */
 	open_run(&ctx, dir, NULL);
 	assert_int_equal(ctx.state.st[0].status, KD_ST_PASSED);
-	assert_true(json_is_true(json_object_get(json_object_get(json_object_get(ctx.obs[0],
+	assert_true(json_is_true(json_object_get(json_object_get(json_object_get(kd_ctx_obs(&ctx, 0),
 		    "files"), "data[0]"), "from_cache")));
 	kd_ctx_close(&ctx);
 }
@@ -452,7 +452,7 @@ test_commit_rules(void **state)
 	assert_row(&ctx, "code.commit", KD_R_FAIL);
 	assert_non_null(strstr(row(&ctx, "code.commit")->first_error, "branch"));
 	snprintf(first, sizeof first, "%s", json_string_value(json_object_get(
-		json_object_get(json_object_get(ctx.obs[0], "code"), "recorded"), "resolves_to")));
+		json_object_get(json_object_get(kd_ctx_obs(&ctx, 0), "code"), "recorded"), "resolves_to")));
 	assert_int_equal(strlen(first), 40);
 	kd_ctx_close(&ctx);
 

@@ -204,6 +204,174 @@ test_failed_write_keeps_previous(void **state)
 	free(path);
 }
 
+/* Write text to path (whole file). */
+static void
+put(const char *path, const char *text)
+{
+	assert_int_equal(fsutil_write_atomic(path, text, strlen(text), FSUTIL_RAW, NULL), 0);
+}
+
+/* A project folder NAME under tmpdir with a kernodeck/ folder, its path in
+ * proj and the kernodeck folder's in sd. */
+static void
+project(const char *name, char *proj, size_t plen, char *sd, size_t slen)
+{
+	snprintf(proj, plen, "%s/%s", tmpdir, name);
+	snprintf(sd, slen, "%s/kernodeck", proj);
+	assert_int_equal(fsutil_mkdirs(sd, NULL), 0);
+}
+
+static void
+test_changed_only_when_it_differs(void **state)
+{
+	char proj[512], sd[600], *sp;
+	struct kd_ctx ctx;
+	struct kd_err err;
+	struct stat a, b;
+
+	(void)state;
+	project("changed", proj, sizeof proj, sd, sizeof sd);
+	sp = fsutil_join(sd, "state.yaml");
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 1);      /* no file yet */
+	assert_int_equal(kd_ctx_save_state(&ctx, &err), 0);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 0);
+	assert_int_equal(stage_add_note(&ctx.state, 1, "a note", "tester", NULL), 0);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 1);
+	assert_int_equal(kd_ctx_save_state(&ctx, &err), 0);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 0);
+	ctx.state.current = 3;
+	assert_int_equal(kd_ctx_state_changed(&ctx), 1);
+	ctx.state.current = 0;
+	assert_int_equal(kd_ctx_state_changed(&ctx), 0);
+	kd_ctx_close(&ctx);
+
+	/* reopened: what was read is what the state says */
+	assert_int_equal(stat(sp, &a), 0);
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_int_equal(ctx.state.st[1].nnotes, 1);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 0);
+	kd_ctx_close(&ctx);
+	assert_int_equal(stat(sp, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec);
+
+	/* a stage checked against another reference is marked stale at open:
+	 * that is a change to save */
+	put(sp, "schema: 1\ncurrent: reference\nstages:\n  reference:\n    status: passed\n"
+	    "    checked_ref: '0000000000000000000000000000000000000000000000000000000000000000'\n");
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_int_equal(ctx.state.st[0].status, KD_ST_STALE);
+	assert_int_equal(kd_ctx_state_changed(&ctx), 1);
+	kd_ctx_close(&ctx);
+	free(sp);
+}
+
+/* kd_ctx_open's identity of the reference, against a fresh digest of it. */
+static void
+open_and_check_identity(const char *proj, char id[65])
+{
+	struct kd_ctx ctx;
+	struct kd_err err;
+	char want[65];
+
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	kd_ref_identity(ctx.ref, want);
+	assert_string_equal(ctx.ref_id, want);
+	memcpy(id, ctx.ref_id, 65);
+	kd_ctx_close(&ctx);
+}
+
+static void
+test_reference_identity_cache(void **state)
+{
+	char proj[512], sd[600], *rp, *cp, *buf = NULL, id1[65], id2[65], id3[65];
+	struct kd_ctx ctx;
+	struct kd_err err;
+	size_t len;
+
+	(void)state;
+	project("refid", proj, sizeof proj, sd, sizeof sd);
+	rp = fsutil_join(sd, "reference.yaml");
+	cp = fsutil_join(sd, "cache/reference-identity");
+	put(rp, "schema: 1\nname: alpha\n");
+	/* just written: racily clean, so not cached yet */
+	open_and_check_identity(proj, id1);
+	assert_false(fsutil_exists(cp));
+	usleep(120 * 1000);
+	open_and_check_identity(proj, id2);
+	assert_string_equal(id1, id2);
+	assert_int_equal(fsutil_read_file(cp, 4096, &buf, &len, NULL), 0);
+	assert_non_null(strstr(buf, id1));
+	free(buf);
+	/* read from the cache now */
+	open_and_check_identity(proj, id2);
+	assert_string_equal(id1, id2);
+
+	/* the same size, another content: another identity, and the stage
+	 * checked against the first one is stale */
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	ctx.state.st[0].status = KD_ST_PASSED;
+	memcpy(ctx.state.st[0].checked_ref, ctx.ref_id, 65);
+	assert_int_equal(kd_ctx_save_state(&ctx, &err), 0);
+	kd_ctx_close(&ctx);
+	put(rp, "schema: 1\nname: omega\n");
+	open_and_check_identity(proj, id3);
+	assert_string_not_equal(id1, id3);
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_int_equal(ctx.state.st[0].status, KD_ST_STALE);
+	kd_ctx_close(&ctx);
+
+	/* a cache entry that does not parse is not used */
+	usleep(120 * 1000);
+	put(cp, "kernodeck-reference-identity 1 garbage\n");
+	open_and_check_identity(proj, id2);
+	assert_string_equal(id2, id3);
+	put(cp, "");
+	open_and_check_identity(proj, id2);
+	assert_string_equal(id2, id3);
+	free(rp);
+	free(cp);
+}
+
+static void
+test_observations_read_when_asked(void **state)
+{
+	char proj[512], sd[600], *op;
+	struct kd_ctx ctx;
+	struct kd_err err;
+	json_t *o;
+
+	(void)state;
+	project("obs", proj, sizeof proj, sd, sizeof sd);
+	op = fsutil_join(sd, kd_stages[1]->obs_file);
+	put(op, "gpu: none\n");
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	/* changed after the open, read when first asked for */
+	put(op, "gpu: two\n");
+	o = kd_ctx_obs(&ctx, 1);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "gpu")), "two");
+	assert_ptr_equal(kd_ctx_obs(&ctx, 1), o);             /* read once */
+	assert_null(kd_ctx_obs(&ctx, 2));                     /* no file */
+	assert_null(kd_ctx_obs(&ctx, -1));
+	assert_null(kd_ctx_obs(&ctx, KD_NSTAGES));
+	o = json_pack("{s:i}", "n", 7);
+	assert_int_equal(kd_ctx_save_obs(&ctx, 2, o, &err), 0);
+	json_decref(o);
+	assert_int_equal(json_integer_value(json_object_get(kd_ctx_obs(&ctx, 2), "n")), 7);
+	kd_ctx_close(&ctx);
+	/* saved, and read back by the next open */
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(kd_ctx_obs(&ctx, 2), "n")), 7);
+	kd_ctx_close(&ctx);
+	/* a malformed file: no observations */
+	put(op, "gpu: [unclosed\n");
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_null(kd_ctx_obs(&ctx, 1));
+	kd_ctx_close(&ctx);
+	free(op);
+}
+
 int
 main(void)
 {
@@ -213,6 +381,9 @@ main(void)
 		cmocka_unit_test(test_oversized_refused),
 		cmocka_unit_test(test_resume_where_stopped),
 		cmocka_unit_test(test_failed_write_keeps_previous),
+		cmocka_unit_test(test_changed_only_when_it_differs),
+		cmocka_unit_test(test_reference_identity_cache),
+		cmocka_unit_test(test_observations_read_when_asked),
 	};
 	return cmocka_run_group_tests_name("state", tests, setup, teardown);
 }
