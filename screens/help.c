@@ -160,11 +160,16 @@ bar_key(const char *names, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, names);
 }
 
-/* The first word of an action's label, for the key bar. */
+/* An action's short name for the key bar: its command-line name (unique
+ * in a stage, the word `kernodeck act` takes), else the first word of its
+ * label. */
 static void
 action_word(const struct kd_action *a, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.*s", (int)strcspn(a->label, " ("), a->label);
+	if (a->name != NULL)
+		snprintf(buf, len, "%s", a->name);
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(a->label, " ("), a->label);
 }
 
 /* The current stage's actions in the bar, each with the first word of its
