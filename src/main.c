@@ -20,7 +20,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--format text|yaml|json] [--junit FILE]" },
-	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--intentional]" },
+	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]" },
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
