@@ -52,7 +52,8 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	if (json_is_true(json_object_get(s, "written"))) {
 		struct sha256sums sums;
 		struct sha256sums_report rep = { 0 };
-		struct kd_err e2;
+		struct kd_err e2 = { 0 };
+		char ebuf[2200];
 		char *sp = fsutil_join(out, "SHA256SUMS");
 		int ok = 0;
 
@@ -65,7 +66,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		if (!ok)
 			json_object_set_new(s, "verify_problem", rep.n > 0 ?
 					    json_sprintf("%s: %s", rep.v[0].path, rep.v[0].what) :
-					    json_string(e2.msg));
+					    json_string(kd_err_format(&e2, ebuf, sizeof ebuf)));
 		sha256sums_report_free(&rep);
 		free(sp);
 		snprintf(line, sizeof line, "dossier written to %s", out);
