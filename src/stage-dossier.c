@@ -206,6 +206,14 @@ dossier_describe(const struct kd_result *res, struct kd_rows *rows)
 			 json_string_value(json_object_get(s, "moved_aside")));
 		kd_rows_add(rows, "dossier.previous", KD_R_INFO, "previous dossier", obs, NULL, NULL);
 	}
+	if (json_array_size(json_object_get(s, "removed_backups")) > 0) {
+		snprintf(obs, sizeof obs, "%zu older dossier(s) kernodeck wrote removed (one is kept)",
+			 json_array_size(json_object_get(s, "removed_backups")));
+		kd_rows_add(rows, "dossier.older", KD_R_INFO, "older dossiers", obs, NULL, NULL);
+	}
+	if (json_is_string(json_object_get(s, "backup_error")))
+		kd_rows_add(rows, "dossier.older-error", KD_R_WARN, "older dossiers",
+			    json_string_value(json_object_get(s, "backup_error")), NULL, NULL);
 	if (json_array_size(json_object_get(s, "excluded")) > 0) {
 		snprintf(obs, sizeof obs, "%zu file(s) left out by you",
 			 json_array_size(json_object_get(s, "excluded")));
