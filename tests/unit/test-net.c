@@ -28,6 +28,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/net.h"
+#include "testutil.h"
 
 #define PYTHON  "/usr/bin/python3"
 #define OPENSSL "/usr/bin/openssl"
@@ -39,35 +40,6 @@ static int server_stdin = -1;
 static int http_port, https_port;
 static char cert[512];
 static const char *no_server;   /* why the tests skip, or NULL */
-
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* Run argv with output discarded; its exit status. */
-static int
-run_quiet(char *const argv[])
-{
-	pid_t pid = fork();
-	int st, fd;
-
-	if (pid == 0) {
-		fd = open("/dev/null", O_RDWR);
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Start the server; read its "http=P https=P" line. */
 static int
@@ -130,7 +102,7 @@ setup(void **state)
 		no_server = PYTHON " is missing";
 	else if (access(OPENSSL, X_OK) != 0)
 		no_server = OPENSSL " is missing";
-	else if (run_quiet(req) != 0)
+	else if (tu_run_quiet(req) != 0)
 		no_server = "openssl req could not make a certificate";
 	else if (start_server(key) != 0)
 		no_server = "the test server did not start";
@@ -300,10 +272,10 @@ test_head_timeout(void **state)
 
 	(void)state;
 	NEED_SERVER();
-	t0 = now_s();
+	t0 = tu_now_s();
 	assert_int_equal(net_head(url("http", "/slow"), &o, &h, &err), KD_EFAIL);
 	assert_string_equal(err.msg, "timed out after 1 s");
-	assert_true(now_s() - t0 < 3.0);
+	assert_true(tu_now_s() - t0 < 3.0);
 }
 
 static void
@@ -414,7 +386,7 @@ dl_cancel_later(void *u)
 {
 	struct dl_log *l = u;
 
-	return l->cancel_at > 0 && now_s() >= l->cancel_at;
+	return l->cancel_at > 0 && tu_now_s() >= l->cancel_at;
 }
 
 /* No leftover "*.part.*" file in tmpdir. */
@@ -500,7 +472,7 @@ test_download_cancel(void **state)
 	struct dl_log l = { 0 };
 	struct kd_err err;
 	char path[512];
-	double t0 = now_s();
+	double t0 = tu_now_s();
 
 	(void)state;
 	NEED_SERVER();
@@ -509,7 +481,7 @@ test_download_cancel(void **state)
 	assert_int_equal(net_download(url("http", "/drip"), path, NULL, dl_progress,
 				      dl_cancel_later, &l, &err), KD_EFAIL);
 	assert_string_equal(err.msg, "the download was cancelled");
-	assert_true(now_s() - t0 < 2.0);
+	assert_true(tu_now_s() - t0 < 2.0);
 	assert_true(l.calls >= 1);                /* progress came meanwhile */
 	assert_int_equal(l.last_total, 1000000);
 	assert_false(fsutil_exists(path));
@@ -522,7 +494,7 @@ test_download_stall(void **state)
 	struct net_opts o = { .total_timeout_s = 1 };
 	struct kd_err err;
 	char path[512];
-	double t0 = now_s();
+	double t0 = tu_now_s();
 
 	(void)state;
 	NEED_SERVER();
@@ -530,7 +502,7 @@ test_download_stall(void **state)
 	assert_int_equal(net_download(url("http", "/slow"), path, &o, NULL, NULL, NULL, &err),
 			 KD_EFAIL);
 	assert_string_equal(err.msg, "timed out: nothing received for 1 s");
-	assert_true(now_s() - t0 < 4.0);
+	assert_true(tu_now_s() - t0 < 4.0);
 	assert_false(fsutil_exists(path));
 	assert_true(no_partial_files());
 }
