@@ -35,46 +35,9 @@
 #define LFS_BODY "weights of a model stored with git LFS\n"
 
 static char tmpdir[256];
-static pid_t server = -1;
-static int server_stdin = -1;
-static int http_port, https_port;
+static struct tu_httpd srv = { .pid = -1, .stdin_fd = -1 };
 static char cert[512];
 static const char *no_server;   /* why the tests skip, or NULL */
-
-/* Start the server; read its "http=P https=P" line. */
-static int
-start_server(const char *key)
-{
-	char script[512], line[128];
-	int in[2], out[2];
-	ssize_t n;
-	size_t len = 0;
-
-	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
-	if (pipe(in) < 0 || pipe(out) < 0)
-		return -1;
-	server = fork();
-	if (server == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(PYTHON, PYTHON, script, "--tls", cert, key, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	server_stdin = in[1];
-	/* The line, or EOF when the server failed to start. */
-	while (len < sizeof line - 1 && (n = read(out[0], line + len, 1)) == 1 &&
-	       line[len] != '\n')
-		len++;
-	line[len] = '\0';
-	close(out[0]);
-	if (sscanf(line, "http=%d https=%d", &http_port, &https_port) != 2)
-		return -1;
-	return 0;
-}
 
 static int
 setup(void **state)
@@ -104,7 +67,7 @@ setup(void **state)
 		no_server = OPENSSL " is missing";
 	else if (tu_run_quiet(req) != 0)
 		no_server = "openssl req could not make a certificate";
-	else if (start_server(key) != 0)
+	else if (tu_httpd_start(&srv, cert, key) != 0)
 		no_server = "the test server did not start";
 	return 0;
 }
@@ -113,12 +76,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	if (server_stdin >= 0)
-		close(server_stdin);
+	tu_httpd_stop(&srv);
 	return fsutil_rmtree(tmpdir, NULL);
 }
 
@@ -137,7 +95,7 @@ url(const char *scheme, const char *path)
 
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof buf[k], "%s://127.0.0.1:%d%s", scheme,
-		 strcmp(scheme, "https") == 0 ? https_port : http_port, path);
+		 strcmp(scheme, "https") == 0 ? srv.https_port : srv.http_port, path);
 	return buf[k];
 }
 
@@ -171,21 +129,31 @@ test_head_ok(void **state)
 	assert_int_equal(net_etag_sha256(&h, hex), 0);
 }
 
+/* HEAD of an LFS file served at path: it answers, and its headers say the
+ * SHA-256 of LFS_BODY (want). */
+static void
+head_lfs(const char *path, struct net_head *h, char want[65])
+{
+	struct kd_err err;
+	char hex[65];
+
+	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
+	assert_int_equal(net_head(url("http", path), NULL, h, &err), 0);
+	assert_int_equal(h->size, (int64_t)strlen(LFS_BODY));
+	assert_int_equal(net_etag_sha256(h, hex), 1);
+	assert_string_equal(hex, want);
+}
+
 static void
 test_head_sha256_etag(void **state)
 {
 	struct net_head h;
-	struct kd_err err;
-	char hex[65], want[65];
+	char want[65];
 
 	(void)state;
 	NEED_SERVER();
-	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
-	assert_int_equal(net_head(url("http", "/lfs"), NULL, &h, &err), 0);
+	head_lfs("/lfs", &h, want);
 	assert_string_equal(h.etag, want);
-	assert_int_equal(h.size, (int64_t)strlen(LFS_BODY));
-	assert_int_equal(net_etag_sha256(&h, hex), 1);
-	assert_string_equal(hex, want);
 }
 
 /* As huggingface.co answers for an LFS file: a redirect carrying
@@ -195,22 +163,17 @@ static void
 test_head_hf_linked_etag(void **state)
 {
 	struct net_head h;
-	struct kd_err err;
-	char hex[65], want[65];
+	char want[65];
 
 	(void)state;
 	NEED_SERVER();
-	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
-	assert_int_equal(net_head(url("http", "/hf/model.bin"), NULL, &h, &err), 0);
+	head_lfs("/hf/model.bin", &h, want);
 	assert_int_equal(h.status, 200);
 	assert_int_equal(h.redirects, 1);
 	assert_true(ends_with(h.final_url, "/cdn/blob"));
 	assert_string_equal(h.etag, "cdn-opaque");
-	assert_int_equal(h.size, (int64_t)strlen(LFS_BODY));
 	assert_string_equal(h.linked_etag, want);
 	assert_int_equal(h.linked_size, (int64_t)strlen(LFS_BODY));
-	assert_int_equal(net_etag_sha256(&h, hex), 1);
-	assert_string_equal(hex, want);
 }
 
 static void

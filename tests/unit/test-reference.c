@@ -863,54 +863,6 @@ test_capture_real_venv(void **state)
 	kd_ctx_close(&ctx);
 }
 
-static pid_t server = -1;
-static int server_stdin = -1;
-
-static int
-start_httpd(void)
-{
-	char script[512], line[128];
-	int in[2], out[2], port = -1;
-	size_t len = 0;
-
-	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
-	if (access(PYTHON, X_OK) != 0 || access(script, R_OK) != 0 || pipe(in) < 0 ||
-	    pipe(out) < 0)
-		return -1;
-	server = fork();
-	if (server == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(PYTHON, PYTHON, script, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	server_stdin = in[1];
-	while (len < sizeof line - 1 && read(out[0], line + len, 1) == 1 && line[len] != '\n')
-		len++;
-	line[len] = '\0';
-	close(out[0]);
-	if (sscanf(line, "http=%d", &port) != 1)
-		return -1;
-	return port;
-}
-
-static void
-stop_httpd(void)
-{
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-		server = -1;
-	}
-	if (server_stdin >= 0)
-		close(server_stdin);
-	server_stdin = -1;
-}
-
 static void
 test_download_action(void **state)
 {
@@ -918,14 +870,14 @@ test_download_action(void **state)
 	struct kd_err err;
 	char *dir = make_project(), url[128], hex[65], wrong[65];
 	json_t *ref = ref_tree(), *item;
-	int port = start_httpd();
+	struct tu_httpd srv;
 
 	(void)state;
-	if (port < 0) {
-		stop_httpd();
+	if (tu_httpd_start(&srv, NULL, NULL) != 0) {
+		tu_httpd_stop(&srv);
 		skip();
 	}
-	snprintf(url, sizeof url, "http://127.0.0.1:%d/lfs", port);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/lfs", srv.http_port);
 	item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", "hub weights",
 			 "kind", "weights", "url", url, "version", "rev-1",
 			 "provenance", "the hub", "access", "public");
@@ -966,7 +918,7 @@ test_download_action(void **state)
 							   &err), KD_EFAIL);
 	assert_string_equal(yamlio_get_str(ctx.ref, "data[2].sha256"), wrong);
 	kd_ctx_close(&ctx);
-	stop_httpd();
+	tu_httpd_stop(&srv);
 }
 
 int

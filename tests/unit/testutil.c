@@ -8,13 +8,16 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/fsutil.h"
+#include "kernodeck/tensor.h"
 #include "testutil.h"
 
 /* Run argv quietly in cwd (NULL: here); path: look argv[0] up in PATH. */
@@ -90,4 +93,81 @@ tu_now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void
+tu_expect_counting(const char *file, const struct kd_tensor *t)
+{
+	struct kd_err err = { 0 };
+	double *v = NULL;
+
+	if (tensor_load(file, t, &v, &err) != 0)
+		fail_msg("%s: %s", file, err.msg);
+	for (uint64_t i = 0; i < t->count; i++) {
+		double want = t->dtype == KD_DT_BOOL ? (double)(i % 2) : (double)i;
+		if (v[i] != want)
+			fail_msg("%s %s: element %llu is %g, wanted %g", file,
+				 t->name ? t->name : "", (unsigned long long)i, v[i], want);
+	}
+	free(v);
+}
+
+int
+tu_httpd_start(struct tu_httpd *s, const char *cert, const char *key)
+{
+	char script[512], line[128];
+	int in[2], out[2];
+	size_t len = 0;
+
+	s->pid = -1;
+	s->stdin_fd = -1;
+	s->http_port = s->https_port = -1;
+	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
+	if (access("/usr/bin/python3", X_OK) != 0 || access(script, R_OK) != 0)
+		return -1;
+	if (pipe(in) < 0)
+		return -1;
+	if (pipe(out) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	s->pid = fork();
+	if (s->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		if (cert != NULL && key != NULL)
+			execl("/usr/bin/python3", "/usr/bin/python3", script, "--tls", cert, key, (char *)NULL);
+		else
+			execl("/usr/bin/python3", "/usr/bin/python3", script, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	s->stdin_fd = in[1];
+	/* "http=P https=P", or EOF when the server failed to start */
+	while (s->pid > 0 && len < sizeof line - 1 && read(out[0], line + len, 1) == 1 &&
+	       line[len] != '\n')
+		len++;
+	line[len] = '\0';
+	close(out[0]);
+	if (sscanf(line, "http=%d https=%d", &s->http_port, &s->https_port) < 1 ||
+	    (cert != NULL && s->https_port < 0))
+		return -1;
+	return 0;
+}
+
+void
+tu_httpd_stop(struct tu_httpd *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, NULL, 0);
+	}
+	if (s->stdin_fd >= 0)
+		close(s->stdin_fd);
+	s->pid = -1;
+	s->stdin_fd = -1;
 }
