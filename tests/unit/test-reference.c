@@ -158,12 +158,7 @@ setup(void **state)
 	snprintf(tmp, sizeof tmp, "/tmp/kd-ref.XXXXXX");
 	if (mkdtemp(tmp) == NULL)
 		return -1;
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.org", 1);
+	tu_git_env(tmp);
 	setenv("KD_NET_TIMEOUT", "2", 1);
 	unsetenv("http_proxy");
 	unsetenv("https_proxy");

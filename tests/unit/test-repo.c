@@ -59,12 +59,7 @@ setup(void **state)
 	if (mkdtemp(tmp) == NULL)
 		return -1;
 	/* a private HOME: no global git config (safe.directory) leaks in */
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.org", 1);
+	tu_git_env(tmp);
 	return 0;
 }
 

@@ -70,6 +70,17 @@ tu_git(const char *cwd, ...)
 }
 
 void
+tu_git_env(const char *home)
+{
+	setenv("HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "T", 1);
+	setenv("GIT_AUTHOR_EMAIL", "t@example.org", 1);
+	setenv("GIT_COMMITTER_NAME", "T", 1);
+	setenv("GIT_COMMITTER_EMAIL", "t@example.org", 1);
+}
+
+void
 tu_put(const char *dir, const char *rel, const char *text)
 {
 	char p[1024], *slash;

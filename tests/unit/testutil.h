@@ -15,6 +15,9 @@ int tu_run_quiet(char *const argv[]);
 /* Run git (found in PATH) with the arguments up to NULL in cwd, quietly;
  * its exit status. */
 int tu_git(const char *cwd, ...);
+/* Make git see only the test's settings: HOME (no global config, no
+ * safe.directory leaking in), no system config, a fixed identity. */
+void tu_git_env(const char *home);
 /* Write text to DIR/REL, making REL's folders; fails the test when it
  * cannot. */
 void tu_put(const char *dir, const char *rel, const char *text);
