@@ -5,17 +5,8 @@
 . "$KD_SRCDIR/tests/lib.sh"
 
 P="$KD_TMP/project"
-mkdir -p "$P/kernodeck"
-echo "print('hello')" >"$P/main.py"
-git -C "$P" init -q && git -C "$P" add main.py && git -C "$P" commit -qm init
-cat >"$P/kernodeck/reference.yaml" <<YAML
-schema: 1
-code:
-  commit: $(git -C "$P" rev-parse HEAD)
-  entry_point: [python, main.py]
-python:
-  interpreter: /usr/bin/python3
-YAML
+git_project "$P"
+code_reference "$P" >"$P/kernodeck/reference.yaml"
 K="$P/kernodeck"
 D="$K/dossier"
 backups() { (cd "$K" && ls -d dossier.2* 2>/dev/null | sort | tr '\n' ' '); }
