@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
@@ -510,25 +509,14 @@ write_one(const char *root, const struct dossier_file *f, struct sha256sums *sum
 	return rc;
 }
 
-/* dossier.YYYYmmddTHHMMSSZ beside out, not yet taken. */
+/* dossier.YYYYmmddTHHMMSSZ[.N] beside out, not yet taken. */
 static char *
 aside_name(const char *out)
 {
-	char stamp[32], buf[PATH_MAX];
-	time_t t = time(NULL);
-	struct tm tm;
+	char prefix[PATH_MAX];
 
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	for (int n = 0; n < 1000; n++) {
-		if (n == 0)
-			snprintf(buf, sizeof buf, "%s.%s", out, stamp);
-		else
-			snprintf(buf, sizeof buf, "%s.%s.%d", out, stamp, n);
-		if (!fsutil_exists(buf))
-			return strdup(buf);
-	}
-	return NULL;
+	snprintf(prefix, sizeof prefix, "%s.", out);
+	return fsutil_stamped_name(NULL, prefix, "");
 }
 
 int
