@@ -100,15 +100,11 @@ find_ci(const char *p, const char *end, const char *needle)
 	return NULL;
 }
 
+/* Case-sensitive search of needle in [p, end). */
 static const char *
 find_cs(const char *p, const char *end, const char *needle)
 {
-	size_t n = strlen(needle);
-
-	for (; p + n <= end; p++)
-		if (memcmp(p, needle, n) == 0)
-			return p;
-	return NULL;
+	return p <= end ? memmem(p, (size_t)(end - p), needle, strlen(needle)) : NULL;
 }
 
 static int
