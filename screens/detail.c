@@ -278,16 +278,11 @@ kd_detail_run(struct kd_screen *scr, size_t index)
 
 		scr->msg[0] = '\0';
 		detail_draw(scr, &d);
-		refresh();
-		key = kd_tui_getkey(1000);
-		if (kd_tui_signalled())
-			break;
+		key = kd_tui_key(scr, 1);
 		if (key < 0)
+			break;
+		if (key == 0 || key == KD_K_RESIZE)
 			continue;
-		if (key == KD_K_RESIZE) {
-			kd_frame_layout(scr);
-			continue;
-		}
 		a = kd_key_action(KD_KC_DETAIL, key);
 		if (a == KD_A_CLOSE || kd_key_action(KD_KC_MAIN, key) == KD_A_QUIT)
 			break;

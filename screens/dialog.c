@@ -18,27 +18,6 @@
 
 #define KD_DLG_LINES 64   /* wrapped lines a message box keeps */
 
-/* Wait for a key, handling resizes; -1 when a signal asks to quit. */
-static int
-dialog_key(struct kd_screen *scr)
-{
-	for (;;) {
-		int key;
-
-		if (kd_tui_signalled())
-			return -1;
-		refresh();
-		key = kd_tui_getkey(1000);
-		if (key < 0)
-			continue;
-		if (key == KD_K_RESIZE) {
-			kd_frame_layout(scr);
-			return KD_K_RESIZE;
-		}
-		return key;
-	}
-}
-
 /* A box of wrapped text with a footer; returns nothing, only draws. */
 static void
 draw_text_box(struct kd_screen *scr, const char *title, const char *text,
@@ -68,7 +47,7 @@ kd_dialog_message(struct kd_screen *scr, const char *title, const char *text,
 
 	do {
 		draw_text_box(scr, title, text, " any key closes ", c);
-		key = dialog_key(scr);
+		key = kd_tui_key(scr, 0);
 	} while (key == KD_K_RESIZE || (!scr->g.full && key >= 0 &&
 					kd_key_action(KD_KC_DIALOG, key) != KD_A_CLOSE));
 }
@@ -80,7 +59,7 @@ kd_dialog_confirm(struct kd_screen *scr, const char *title, const char *text)
 		int key, a;
 
 		draw_text_box(scr, title, text, " y yes \u2502 n no ", KD_C_NORMAL);
-		key = dialog_key(scr);
+		key = kd_tui_key(scr, 0);
 		if (key < 0)
 			return 0;
 		a = kd_key_action(KD_KC_DIALOG, key);
@@ -121,7 +100,7 @@ kd_dialog_choose(struct kd_screen *scr, const char *title, const char *choices, 
 			kd_put(y + h - 1, x + 2, w - 4, " Enter choose \u2502 Esc cancel ",
 			       kd_attr(KD_C_BORDER), 0);
 		}
-		key = dialog_key(scr);
+		key = kd_tui_key(scr, 0);
 		if (key < 0)
 			break;
 		if (key == KD_K_RESIZE || !scr->g.full)
@@ -267,7 +246,7 @@ kd_dialog_notes(struct kd_screen *scr)
 		draw_text_box(scr, title, text ? text : "", scr->ctx->readonly
 			      ? " Esc close " : " a add a note \u2502 Esc close ", KD_C_NORMAL);
 		free(text);
-		key = dialog_key(scr);
+		key = kd_tui_key(scr, 0);
 		if (key < 0)
 			break;
 		if (key == KD_K_RESIZE || !scr->g.full)

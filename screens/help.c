@@ -113,16 +113,11 @@ kd_help_run(struct kd_screen *scr)
 			       ? " Down/PgDn more \u2502 Esc close " : " Esc close ",
 			       kd_attr(KD_C_BORDER), 0);
 		}
-		refresh();
-		key = kd_tui_getkey(1000);
-		if (kd_tui_signalled())
-			break;
+		key = kd_tui_key(scr, 1);
 		if (key < 0)
+			break;
+		if (key == 0 || key == KD_K_RESIZE)
 			continue;
-		if (key == KD_K_RESIZE) {
-			kd_frame_layout(scr);
-			continue;
-		}
 		a = kd_key_action(KD_KC_ANY, key);
 		if (a == KD_A_CLOSE || a == KD_A_HELP || kd_key_action(KD_KC_MAIN, key) == KD_A_QUIT)
 			break;

@@ -40,23 +40,6 @@ item_summary(struct kd_screen *scr, const struct kd_field *f, json_t *item,
 	}
 }
 
-/* Wait for a key; resizes lay out again. */
-static int
-list_key(struct kd_screen *scr)
-{
-	int key;
-
-	refresh();
-	do {
-		if (kd_tui_signalled())
-			return -1;
-		key = kd_tui_getkey(1000);
-	} while (key < 0);
-	if (key == KD_K_RESIZE)
-		kd_frame_layout(scr);
-	return key;
-}
-
 /* Move sel by a navigation action within n rows of a page. */
 static void
 list_move(int action, int *sel, int n, int page)
@@ -98,7 +81,7 @@ item_form(struct kd_screen *scr, const struct kd_field *f, json_t *item, int ind
 				kd_put(scr->g.msg_y, 1, COLS - 2, f->item_fields[sel].help,
 				       kd_attr(KD_C_DIM), 1);
 		}
-		key = list_key(scr);
+		key = kd_tui_key(scr, 0);
 		if (key < 0)
 			break;
 		if (key == KD_K_RESIZE || !scr->g.full)
@@ -204,7 +187,7 @@ kd_dialog_list(struct kd_screen *scr, const struct kd_field *f, json_t *root, co
 		int key, a, n = (int)json_array_size(arr);
 
 		list_draw(scr, f, arr, sel, &top);
-		key = list_key(scr);
+		key = kd_tui_key(scr, 0);
 		if (key < 0)
 			break;
 		if (key == KD_K_RESIZE || !scr->g.full)

@@ -219,6 +219,25 @@ kd_tui_getkey(int timeout_ms)
 	return (int)wc;
 }
 
+int
+kd_tui_key(struct kd_screen *scr, int tick)
+{
+	refresh();
+	for (;;) {
+		int key;
+
+		if (kd_tui_signalled())
+			return -1;
+		key = kd_tui_getkey(1000);
+		if (key == KD_K_RESIZE)
+			kd_frame_layout(scr);
+		if (key >= 0)
+			return key;
+		if (tick)
+			return 0;
+	}
+}
+
 double
 kd_now(void)
 {

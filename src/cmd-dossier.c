@@ -107,6 +107,12 @@ cmd_dossier(int argc, char **argv)
 		if (json_is_string(json_object_get(s, "moved_aside")))
 			printf("the previous dossier is kept in %s\n",
 			       json_string_value(json_object_get(s, "moved_aside")));
+		json_array_foreach(json_object_get(s, "removed_backups"), i, f)
+			printf("an older dossier kernodeck wrote is removed: %s\n",
+			       json_string_value(f));
+		if (json_is_string(json_object_get(s, "backup_error")))
+			fprintf(stderr, "kernodeck dossier: an older dossier is not removed: %s\n",
+				json_string_value(json_object_get(s, "backup_error")));
 	} else {
 		fprintf(stderr, "kernodeck dossier: not written: credentials found\n");
 		json_array_foreach(json_object_get(s, "findings"), i, f) {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -68,24 +67,12 @@ kd_env_seconds(const char *name, double dflt)
 char *
 kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 {
-	char name[256], stamp[32];
-	char *dir = kd_ctx_path(ctx, "logs"), *p = NULL;
-	time_t t = time(NULL);
-	struct tm tm;
+	char suffix[256];
+	char *dir = kd_ctx_path(ctx, "logs"), *p;
 
 	fsutil_mkdirs(dir, NULL);
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	for (int n = 0; n < 1000; n++) {
-		if (n == 0)
-			snprintf(name, sizeof name, "%s-%s.log", stamp, what);
-		else
-			snprintf(name, sizeof name, "%s-%s.%d.log", stamp, what, n);
-		free(p);
-		p = fsutil_join(dir, name);
-		if (!fsutil_exists(p))
-			break;
-	}
+	snprintf(suffix, sizeof suffix, "-%s.log", what);
+	p = fsutil_stamped_name(dir, "", suffix);
 	free(dir);
 	return p;
 }

@@ -257,6 +257,72 @@ stage_counts(const struct kd_ctx *ctx, int i, struct sb *b)
 	sb_puts(b, ")");
 }
 
+/* Literal text, then (when key is set) the reference's value at key, or
+ * dflt ("-" when NULL), as a table cell; a list ends at text NULL. */
+struct piece {
+	const char *text, *key, *dflt;
+};
+
+static void
+sb_pieces(struct sb *b, const json_t *ref, const struct piece *p)
+{
+	for (; p->text != NULL; p++) {
+		sb_puts(b, p->text);
+		if (p->key != NULL)
+			sb_cell(b, str_or(ref, p->key, p->dflt ? p->dflt : "-"));
+	}
+}
+
+/* The "this run" cell of a layer checked by stage i (and j, when j >= 0),
+ * and the end of the row. */
+static void
+run_cell(const struct kd_ctx *ctx, struct sb *b, int i, int j)
+{
+	stage_counts(ctx, i, b);
+	if (j >= 0) {
+		sb_puts(b, "; ");
+		stage_counts(ctx, j, b);
+	}
+	sb_puts(b, " |\n");
+}
+
+static const struct piece python_row[] = {
+	{ "| Python and packages | interpreter ", "python.interpreter", NULL },
+	{ " (Python ", "python.version", NULL },
+	{ "); install procedure; `requirements-rebuild.txt`; reference inventory ",
+	  "python.inventory", NULL },
+	{ " | a fresh venv built with the explicit interpreter; `pip freeze --all` "
+	  "compared package by package with the reference inventory; `pip check` "
+	  "(stages 3, 4) | ", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+
+static const struct piece system_row[] = {
+	{ "| System and backend | ", "system.os", NULL },
+	{ ", ", "system.arch", NULL },
+	{ ", GPU ", "system.gpu_model", "none" },
+	{ ", driver ", "system.driver", "none" },
+	{ ", backend ", "system.backend", NULL },
+	{ " | the system chain read again (stage 2); a computation on the expected "
+	  "device compared with the CPU, never falling back to it (stage 5) | ", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+
+/* the result row, around its shape */
+static const struct piece result_row[] = {
+	{ "| Result | ", "result.format", NULL },
+	{ " in ", "result.outputs", NULL },
+	{ ", shape ", NULL, NULL },
+	{ NULL, NULL, NULL },
+};
+
+static const struct piece result_row2[] = {
+	{ ", ", "result.dtype", NULL },
+	{ "; reference output ", "result.example.path", NULL },
+	{ "; rule: ", "result.rule.kind", NULL },
+	{ NULL, NULL, NULL },
+};
+
 /* The table of the five layers: what is kept, how it is checked after a
  * rebuild, and what this run's stages found. */
 static void
@@ -281,59 +347,20 @@ layers_table(const struct kd_ctx *ctx, struct sb *b)
 		  json_array_size(params));
 	sb_puts(b, "the work tree is at the commit and clean; each parameter file hashes to "
 		"its digest (stage 1) | ");
-	stage_counts(ctx, 0, b);
-	sb_puts(b, " |\n");
+	run_cell(ctx, b, 0, -1);
 	/* data and weights */
 	sb_printf(b, "| Data and weights | %zu item(s): path or URL, SHA-256, size, version, "
 		  "provenance, access (never a secret) | each local item hashes to its digest "
 		  "(folders: digest of their sorted manifest); URLs answer with the recorded "
 		  "size (stage 1) | ", json_array_size(data));
-	stage_counts(ctx, 0, b);
-	sb_puts(b, " |\n");
-	/* python and packages */
-	sb_puts(b, "| Python and packages | interpreter ");
-	sb_cell(b, str_or(ref, "python.interpreter", "-"));
-	sb_puts(b, " (Python ");
-	sb_cell(b, str_or(ref, "python.version", "-"));
-	sb_puts(b, "); install procedure; `requirements-rebuild.txt`; reference inventory ");
-	sb_cell(b, str_or(ref, "python.inventory", "-"));
-	sb_puts(b, " | a fresh venv built with the explicit interpreter; `pip freeze --all` "
-		"compared package by package with the reference inventory; `pip check` "
-		"(stages 3, 4) | ");
-	stage_counts(ctx, 2, b);
-	sb_puts(b, "; ");
-	stage_counts(ctx, 3, b);
-	sb_puts(b, " |\n");
-	/* system and backend */
-	sb_puts(b, "| System and backend | ");
-	sb_cell(b, str_or(ref, "system.os", "-"));
-	sb_puts(b, ", ");
-	sb_cell(b, str_or(ref, "system.arch", "-"));
-	sb_puts(b, ", GPU ");
-	sb_cell(b, str_or(ref, "system.gpu_model", "none"));
-	sb_puts(b, ", driver ");
-	sb_cell(b, str_or(ref, "system.driver", "none"));
-	sb_puts(b, ", backend ");
-	sb_cell(b, str_or(ref, "system.backend", "-"));
-	sb_puts(b, " | the system chain read again (stage 2); a computation on the expected "
-		"device compared with the CPU, never falling back to it (stage 5) | ");
-	stage_counts(ctx, 1, b);
-	sb_puts(b, "; ");
-	stage_counts(ctx, 4, b);
-	sb_puts(b, " |\n");
-	/* result */
-	sb_puts(b, "| Result | ");
-	sb_cell(b, str_or(ref, "result.format", "-"));
-	sb_puts(b, " in ");
-	sb_cell(b, str_or(ref, "result.outputs", "-"));
-	sb_puts(b, ", shape ");
+	run_cell(ctx, b, 0, -1);
+	sb_pieces(b, ref, python_row);
+	run_cell(ctx, b, 2, 3);
+	sb_pieces(b, ref, system_row);
+	run_cell(ctx, b, 1, 4);
+	sb_pieces(b, ref, result_row);
 	sb_cell(b, shp);
-	sb_puts(b, ", ");
-	sb_cell(b, str_or(ref, "result.dtype", "-"));
-	sb_puts(b, "; reference output ");
-	sb_cell(b, str_or(ref, "result.example.path", "-"));
-	sb_puts(b, "; rule: ");
-	sb_cell(b, str_or(ref, "result.rule.kind", "-"));
+	sb_pieces(b, ref, result_row2);
 	if (yamlio_get(ref, "result.rule.atol"))
 		sb_printf(b, " atol %g rtol %g",
 			  json_number_value(yamlio_get(ref, "result.rule.atol")),

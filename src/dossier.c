@@ -9,7 +9,8 @@
  * the first two).  Nothing touches the disk until the scan is clean; then
  * the files go to a temporary folder beside the target, SHA256SUMS is
  * computed over exactly the bytes written, and the folder is renamed into
- * place (an older dossier is renamed aside first).
+ * place (an older dossier is renamed aside first, and kept as the one
+ * backup: see prune_backups).
  */
 #include "config.h"
 
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
@@ -509,25 +509,14 @@ write_one(const char *root, const struct dossier_file *f, struct sha256sums *sum
 	return rc;
 }
 
-/* dossier.YYYYmmddTHHMMSSZ beside out, not yet taken. */
+/* dossier.YYYYmmddTHHMMSSZ[.N] beside out, not yet taken. */
 static char *
 aside_name(const char *out)
 {
-	char stamp[32], buf[PATH_MAX];
-	time_t t = time(NULL);
-	struct tm tm;
+	char prefix[PATH_MAX];
 
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	for (int n = 0; n < 1000; n++) {
-		if (n == 0)
-			snprintf(buf, sizeof buf, "%s.%s", out, stamp);
-		else
-			snprintf(buf, sizeof buf, "%s.%s.%d", out, stamp, n);
-		if (!fsutil_exists(buf))
-			return strdup(buf);
-	}
-	return NULL;
+	snprintf(prefix, sizeof prefix, "%s.", out);
+	return fsutil_stamped_name(NULL, prefix, "");
 }
 
 int
@@ -586,6 +575,147 @@ dossier_plan_write(const struct dossier_plan *p, const char *out, char **moved_a
 	return rc;
 }
 
+/* ---- older dossiers: one backup kept ------------------------------------- */
+
+/* The stamp of a backup name BASE.YYYYmmddTHHMMSSZ[.N] (as aside_name makes
+ * it), or NULL when name is not one. */
+static const char *
+backup_stamp(const char *name, const char *base)
+{
+	size_t bl = strlen(base);
+	const char *t;
+
+	if (strncmp(name, base, bl) != 0 || name[bl] != '.')
+		return NULL;
+	t = name + bl + 1;
+	for (int i = 0; i < 16; i++) {
+		int want = i == 8 ? 'T' : i == 15 ? 'Z' : 0;
+		if (want ? t[i] != want : !isdigit((unsigned char)t[i]))
+			return NULL;
+	}
+	if (t[16] == '\0')
+		return t;
+	if (t[16] != '.' || t[17] == '\0' || strlen(t + 17) > 3 ||
+	    strspn(t + 17, "0123456789") != strlen(t + 17))
+		return NULL;
+	return t;
+}
+
+/* Newest first: by stamp, then by the counter aside_name adds. */
+static int
+backup_cmp(const void *a, const void *b)
+{
+	const char *x = strrchr(*(char *const *)a, 'Z'), *y = strrchr(*(char *const *)b, 'Z');
+	int c = strncmp(y - 15, x - 15, 16);
+
+	if (c != 0)
+		return c;
+	return (y[1] ? atoi(y + 2) : 0) - (x[1] ? atoi(x + 2) : 0);
+}
+
+/* A folder kernodeck wrote as a dossier and nobody changed since: a real
+ * folder (not a link) whose dossier.yaml says kind: kernodeck-dossier and
+ * whose files are exactly those of its SHA256SUMS, with their digests. */
+static int
+own_dossier(const char *dir)
+{
+	struct stat st;
+	struct sha256sums sums;
+	struct sha256sums_report rep = { 0 };
+	struct kd_err e;
+	char *yp = fsutil_join(dir, "dossier.yaml"), *sp = fsutil_join(dir, "SHA256SUMS");
+	char *buf = NULL;
+	size_t len;
+	int own = 0;
+
+	if (yp == NULL || sp == NULL || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    lstat(yp, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fsutil_read_file(yp, KD_CAP_YAML_FILE, &buf, &len, &e) != 0)
+		goto out;
+	if (len < 32 || memchr(buf, '\0', len) != NULL || strncmp(buf, "schema: ", 8) != 0 ||
+	    strstr(buf, "\nkind: kernodeck-dossier\n") == NULL)
+		goto out;
+	if (sha256sums_load(sp, &sums, &e) != 0)
+		goto out;
+	own = sums.n > 0 && sha256sums_verify(dir, &sums, "SHA256SUMS", &rep, &e) == 0;
+	sha256sums_report_free(&rep);
+	sha256sums_free(&sums);
+out:
+	free(buf);
+	free(yp);
+	free(sp);
+	return own;
+}
+
+/* Keep KD_DOSSIER_BACKUPS older dossiers beside out (kept, the one just
+ * moved aside, first, then the newest); remove the other backups that are
+ * kernodeck's own and unchanged (own_dossier).  Anything else with a backup
+ * name (a folder a person changed or made, a link, a file) is left.  The
+ * folders removed go to summary "removed_backups", a failure to
+ * "backup_error": neither fails the write, which is done. */
+static void
+prune_backups(const char *out, const char *kept, json_t *summary)
+{
+	char *dir = strdup(out), *slash = dir ? strrchr(dir, '/') : NULL, **v = NULL;
+	const char *parent, *base, *keep = NULL;
+	size_t n = 0, cap = 0, nkept = 0;
+	json_t *removed = json_array();
+	struct dirent *de;
+	DIR *d;
+
+	if (dir == NULL)
+		goto out;
+	base = slash ? slash + 1 : dir;
+	parent = slash == NULL ? "." : slash == dir ? "/" : dir;
+	if (slash != NULL && slash != dir)
+		*slash = '\0';
+	if (kept != NULL) {
+		keep = strrchr(kept, '/') ? strrchr(kept, '/') + 1 : kept;
+		nkept = 1;
+	}
+	if (*base == '\0' || (d = opendir(parent)) == NULL)
+		goto out;
+	while ((de = readdir(d)) != NULL) {
+		if (backup_stamp(de->d_name, base) == NULL || (keep && strcmp(de->d_name, keep) == 0))
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *v);
+			if (nv == NULL)
+				break;
+			v = nv;
+		}
+		if ((v[n] = strdup(de->d_name)) != NULL)
+			n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof *v, backup_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char *full = fsutil_join(parent, v[i]);
+		struct kd_err e;
+		char msg[1200];
+
+		if (full != NULL && own_dossier(full)) {
+			if (nkept < KD_DOSSIER_BACKUPS)
+				nkept++;
+			else if (fsutil_rmtree(full, &e) == 0)
+				json_array_append_new(removed, json_string(full));
+			else
+				json_object_set_new(summary, "backup_error",
+						    json_string(kd_err_format(&e, msg, sizeof msg)));
+		}
+		free(full);
+	}
+out:
+	if (json_array_size(removed) > 0)
+		json_object_set(summary, "removed_backups", removed);
+	json_decref(removed);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(dir);
+}
+
 static json_t *
 findings_json(const struct dossier_plan *p)
 {
@@ -628,6 +758,8 @@ dossier_write(struct kd_ctx *ctx, const char *out, int relative, json_t **summar
 		json_object_set_new(s, "written", json_boolean(rc == 0 && p.nfindings == 0));
 		if (aside != NULL)
 			json_object_set_new(s, "moved_aside", json_string(aside));
+		if (rc == 0 && p.nfindings == 0)
+			prune_backups(out, aside, s);
 		json_object_set(s, "created", json_object_get(p.tree, "created"));
 		dossier_plan_free(&p);
 	}

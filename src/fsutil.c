@@ -38,8 +38,8 @@ write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-static int
-fsync_dir_of(const char *path)
+int
+fsutil_fsync_parent(const char *path)
 {
 	char dir[PATH_MAX];
 	char *slash;
@@ -139,7 +139,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 	fd = -1;
 	if (rename(tmp, path) < 0)
 		goto fail;
-	fsync_dir_of(path);
+	fsutil_fsync_parent(path);
 	sweep_stale_temps(path);
 	rc = 0;
 	goto out;
@@ -315,4 +315,28 @@ fsutil_utc_now(char *buf, size_t len)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+char *
+fsutil_stamped_name(const char *dir, const char *prefix, const char *suffix)
+{
+	char stamp[32], name[PATH_MAX];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	for (int n = 0; n < 1000; n++) {
+		char *p;
+
+		if (n == 0)
+			snprintf(name, sizeof name, "%s%s%s", prefix, stamp, suffix);
+		else
+			snprintf(name, sizeof name, "%s%s.%d%s", prefix, stamp, n, suffix);
+		p = dir != NULL ? fsutil_join(dir, name) : strdup(name);
+		if (p == NULL || !fsutil_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
 }

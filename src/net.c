@@ -37,6 +37,7 @@
 
 #include <curl/curl.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/net.h"
 #include "kernodeck/redact.h"
 
@@ -509,28 +510,6 @@ dl_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, cur
 	return 0;
 }
 
-static void
-fsync_parent(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-	int fd;
-
-	snprintf(dir, sizeof dir, "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 /* Run the GET into d->fd; 0 or KD_E* with err. */
 static int
 download_into(const char *url, const struct net_conf *c, struct dl_state *d,
@@ -611,6 +590,6 @@ net_download(const char *url, const char *path, const struct net_opts *o,
 		unlink(tmp);
 		return rc;
 	}
-	fsync_parent(path);
+	fsutil_fsync_parent(path);
 	return 0;
 }

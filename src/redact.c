@@ -49,6 +49,7 @@ struct scan {
 	struct cand *v;
 	size_t n, cap;
 	int oom;
+	unsigned char shape_first[256];   /* 1 for the first byte of a shape's prefix */
 };
 
 static void
@@ -82,27 +83,28 @@ is_word(int c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-/* Case-insensitive search of needle in [p, end). */
+/* Case-insensitive search of needle in [p, end).  The first byte is
+ * compared first (as strncasecmp would: tolower), the rest only there. */
 static const char *
 find_ci(const char *p, const char *end, const char *needle)
 {
 	size_t n = strlen(needle);
+	int c0;
 
+	if (n == 0)
+		return p <= end ? p : NULL;
+	c0 = tolower((unsigned char)needle[0]);
 	for (; p + n <= end; p++)
-		if (strncasecmp(p, needle, n) == 0)
+		if (tolower((unsigned char)*p) == c0 && strncasecmp(p, needle, n) == 0)
 			return p;
 	return NULL;
 }
 
+/* Case-sensitive search of needle in [p, end). */
 static const char *
 find_cs(const char *p, const char *end, const char *needle)
 {
-	size_t n = strlen(needle);
-
-	for (; p + n <= end; p++)
-		if (memcmp(p, needle, n) == 0)
-			return p;
-	return NULL;
+	return p <= end ? memmem(p, (size_t)(end - p), needle, strlen(needle)) : NULL;
 }
 
 static int
@@ -322,9 +324,11 @@ scan_auth(struct scan *s, size_t ls, size_t le)
 		if (vn > 0 && !is_placeholder(t + p, vn))
 			add(s, p, vn, schemes[k].kind, schemes[k].name, P_AUTH);
 	}
-	/* a long bearer token anywhere (logs of HTTP clients) */
+	/* a long bearer token anywhere (logs of HTTP clients); only a b or B
+	 * can start "bearer" (auth_scheme 0) */
 	for (size_t i = ls; i < le; i++) {
-		if ((i > ls && is_word(t[i - 1])) || auth_scheme(t, i, le) != 0)
+		if ((t[i] | 0x20) != 'b' || (i > ls && is_word(t[i - 1])) ||
+		    auth_scheme(t, i, le) != 0)
 			continue;
 		p = i + 6;
 		while (p < le && (t[p] == ' ' || t[p] == '\t'))
@@ -386,13 +390,17 @@ scan_shapes(struct scan *s, size_t ls, size_t le)
 	const char *t = s->t;
 
 	for (size_t i = ls; i < le; i++) {
-		if (i > ls && isalnum((unsigned char)t[i - 1]))
+		/* most bytes start no prefix (shape_first, set by collect) */
+		if (!s->shape_first[(unsigned char)t[i]] ||
+		    (i > ls && isalnum((unsigned char)t[i - 1])))
 			continue;
 		for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
 			const struct shape *sh = &shapes[k];
-			size_t pl = strlen(sh->prefix), b, e;
-			if (t[i] != sh->prefix[0] || i + pl > le ||
-			    memcmp(t + i, sh->prefix, pl) != 0)
+			size_t pl, b, e;
+			if (t[i] != sh->prefix[0])
+				continue;
+			pl = strlen(sh->prefix);
+			if (i + pl > le || memcmp(t + i, sh->prefix, pl) != 0)
 				continue;
 			b = e = i + pl;
 			while (e < le && body_char(sh, t[e]))
@@ -757,6 +765,8 @@ collect(const char *text, size_t len, struct scan *s)
 	memset(s, 0, sizeof *s);
 	s->t = text;
 	s->len = len;
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+		s->shape_first[(unsigned char)shapes[k].prefix[0]] = 1;
 	while (ls < len) {
 		const char *nl = memchr(text + ls, '\n', len - ls);
 		size_t le = nl ? (size_t)(nl - text) : len;

@@ -82,6 +82,21 @@ missing_fields(const json_t *ref, const char *base, const char *const *keys,
 	}
 }
 
+/* A failing row "missing: LIST" when list (missing_fields) names a field;
+ * 1 when it did. */
+static int
+missing_row(struct kd_rows *rows, const char *list, const char *id, const char *label,
+	    const char *expected, const char *hint)
+{
+	char msg[400];
+
+	if (list[0] == '\0')
+		return 0;
+	snprintf(msg, sizeof msg, "missing: %s", list);
+	fail(rows, id, label, msg, expected, msg, hint);
+	return 1;
+}
+
 static void
 human_size(uint64_t n, char *buf, size_t len)
 {
@@ -482,13 +497,10 @@ check_item_fields(const json_t *ref, const json_t *item, size_t i, const char *s
 	    !reference_filled(json_object_get(item, "url")))
 		snprintf(list, sizeof list, "path or url");
 	missing_fields(ref, base, keys, list, sizeof list);
-	if (list[0] != '\0') {
-		snprintf(msg, sizeof msg, "missing: %s", list);
-		fail(rows, id, "item described", msg,
-		     "name, kind, path or url, sha256, size, version, provenance, access", msg,
-		     "fill them, or mark each not applicable with a reason");
+	if (missing_row(rows, list, id, "item described",
+			"name, kind, path or url, sha256, size, version, provenance, access",
+			"fill them, or mark each not applicable with a reason"))
 		return;
-	}
 	if (kind != NULL && strcmp(kind, "data") != 0 && strcmp(kind, "weights") != 0) {
 		snprintf(msg, sizeof msg, "kind '%s'", kind);
 		fail(rows, id, "item described", msg, "data or weights", msg, "choose data or weights");
@@ -744,13 +756,10 @@ check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 		}
 	}
 	missing_fields(ref, "python.install", install_keys, list, sizeof list);
-	if (list[0] != '\0') {
-		snprintf(obs, sizeof obs, "missing: %s", list);
-		fail(rows, "python.install", "install procedure and package sources", obs,
-		     "the procedure that installed it and its package sources", obs,
-		     "write the commands that built the reference environment and where its "
-		     "packages came from (index URLs, wheel folders, Debian packages)");
-	} else {
+	if (!missing_row(rows, list, "python.install", "install procedure and package sources",
+			 "the procedure that installed it and its package sources",
+			 "write the commands that built the reference environment and where its "
+			 "packages came from (index URLs, wheel folders, Debian packages)")) {
 		kd_rows_add(rows, "python.install", KD_R_PASS, "install procedure and package sources",
 			    yamlio_get_str(ref, "python.install.procedure") ?
 			    yamlio_get_str(ref, "python.install.procedure") : "not applicable",
@@ -769,6 +778,37 @@ one_of(const char *s, const char *const *v)
 	return 0;
 }
 
+/* The row of a section (system, result): passing when the section is
+ * marked not applicable, failing when one of keys is neither filled nor
+ * not applicable; 1 when the row is made, 0 when the checks go on. */
+static int
+section_row(struct kd_rows *rows, const json_t *ref, const char *section,
+	    const char *const *keys, const char *id, const char *label, const char *hint)
+{
+	char list[256] = "";
+
+	if (na_row(rows, ref, section, id, label))
+		return 1;
+	missing_fields(ref, section, keys, list, sizeof list);
+	return missing_row(rows, list, id, label, "every field filled or not applicable", hint);
+}
+
+/* A failing row "NAME 'VALUE'" when the field at path is not marked not
+ * applicable and is not one of v; 1 when it failed. */
+static int
+choice_row(struct kd_rows *rows, const json_t *ref, const char *path, const char *const *v,
+	   const char *id, const char *label, const char *expected, const char *hint)
+{
+	const char *s = yamlio_get_str(ref, path);
+	char msg[400];
+
+	if (reference_na(ref, path) != NULL || one_of(s, v))
+		return 0;
+	snprintf(msg, sizeof msg, "%s '%s'", strrchr(path, '.') + 1, s ? s : "?");
+	fail(rows, id, label, msg, expected, msg, hint);
+	return 1;
+}
+
 static void
 check_system(const json_t *ref, struct kd_rows *rows)
 {
@@ -780,30 +820,16 @@ check_system(const json_t *ref, struct kd_rows *rows)
 	const char *label = "reference system and backend";
 	const char *vendor = yamlio_get_str(ref, "system.gpu_vendor");
 	const char *backend = yamlio_get_str(ref, "system.backend");
-	char list[256] = "", msg[400];
+	char msg[400];
 
-	if (na_row(rows, ref, "system", "system", label))
+	if (section_row(rows, ref, "system", keys, "system", label,
+			"run kernodeck capture on the reference machine (key c), type them, or "
+			"mark each not applicable with a reason") ||
+	    choice_row(rows, ref, "system.gpu_vendor", vendors, "system", label,
+		       "none, nvidia, amd or intel", "choose the GPU vendor") ||
+	    choice_row(rows, ref, "system.backend", backends, "system", label,
+		       "cpu, cuda, rocm, mps or xpu", "choose the PyTorch backend the reference used"))
 		return;
-	missing_fields(ref, "system", keys, list, sizeof list);
-	if (list[0] != '\0') {
-		snprintf(msg, sizeof msg, "missing: %s", list);
-		fail(rows, "system", label, msg, "every field filled or not applicable", msg,
-		     "run kernodeck capture on the reference machine (key c), type them, or "
-		     "mark each not applicable with a reason");
-		return;
-	}
-	if (reference_na(ref, "system.gpu_vendor") == NULL && !one_of(vendor, vendors)) {
-		snprintf(msg, sizeof msg, "gpu_vendor '%s'", vendor ? vendor : "?");
-		fail(rows, "system", label, msg, "none, nvidia, amd or intel", msg,
-		     "choose the GPU vendor");
-		return;
-	}
-	if (reference_na(ref, "system.backend") == NULL && !one_of(backend, backends)) {
-		snprintf(msg, sizeof msg, "backend '%s'", backend ? backend : "?");
-		fail(rows, "system", label, msg, "cpu, cuda, rocm, mps or xpu", msg,
-		     "choose the PyTorch backend the reference used");
-		return;
-	}
 	if (vendor != NULL && backend != NULL &&
 	    ((strcmp(backend, "cuda") == 0 && strcmp(vendor, "nvidia") != 0) ||
 	     (strcmp(backend, "rocm") == 0 && strcmp(vendor, "amd") != 0))) {
@@ -847,24 +873,14 @@ check_contract(const json_t *ref, struct kd_rows *rows)
 	const char *label = "result contract";
 	const char *fmt = yamlio_get_str(ref, "result.format");
 	const json_t *ids = yamlio_get(ref, "result.ids");
-	char list[256] = "", msg[400];
+	char msg[400];
 
-	if (na_row(rows, ref, "result", "result.contract", label))
+	if (section_row(rows, ref, "result", keys, "result.contract", label,
+			"describe the outputs: format, folder, count, shape, dtype, finiteness, "
+			"how they map to input ids, and the business criterion") ||
+	    choice_row(rows, ref, "result.format", formats, "result.contract", label,
+		       "npy, safetensors, csv or jsonl", "choose an output format kernodeck can read"))
 		return;
-	missing_fields(ref, "result", keys, list, sizeof list);
-	if (list[0] != '\0') {
-		snprintf(msg, sizeof msg, "missing: %s", list);
-		fail(rows, "result.contract", label, msg, "every field filled or not applicable",
-		     msg, "describe the outputs: format, folder, count, shape, dtype, finiteness, "
-		     "how they map to input ids, and the business criterion");
-		return;
-	}
-	if (reference_na(ref, "result.format") == NULL && !one_of(fmt, formats)) {
-		snprintf(msg, sizeof msg, "format '%s'", fmt ? fmt : "?");
-		fail(rows, "result.contract", label, msg, "npy, safetensors, csv or jsonl", msg,
-		     "choose an output format kernodeck can read");
-		return;
-	}
 	if (reference_na(ref, "result.shape") == NULL && !shape_ok(yamlio_get(ref, "result.shape"))) {
 		fail(rows, "result.contract", label, "shape is not a list of sizes",
 		     "e.g. [12, 16] (null for a free dimension)", "result.shape must list sizes",

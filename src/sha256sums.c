@@ -119,7 +119,7 @@ sha256sums_parse(const char *buf, size_t len, const char *name,
 
 	memset(out, 0, sizeof *out);
 	if (memchr(buf, '\0', len) != NULL)
-		return kd_err_set(err, KD_EINPUT, name, 0, "%s: holds a NUL byte", name);
+		return kd_err_set(err, KD_EINPUT, name, 0, "holds a NUL byte");
 	while (ls < len) {
 		const char *l = buf + ls, *nl = memchr(l, '\n', len - ls);
 		size_t n = nl ? (size_t)(nl - l) : len - ls;
@@ -145,20 +145,18 @@ sha256sums_parse(const char *buf, size_t len, const char *name,
 			goto bad;
 		if (strchr(path, '\r') != NULL || !sha256sums_path_safe(path)) {
 			kd_err_set(err, KD_EINPUT, name, line,
-				   "%s:%d: the path points outside the dossier or is malformed",
-				   name, line);
+				   "the path points outside the dossier or is malformed");
 			free(path);
 			goto fail;
 		}
 		if (seen_path(out, path)) {
-			kd_err_set(err, KD_EINPUT, name, line, "%s:%d: %s is listed twice",
-				   name, line, path);
+			kd_err_set(err, KD_EINPUT, name, line, "%s is listed twice", path);
 			free(path);
 			goto fail;
 		}
 		if (out->n >= KD_CAP_SUMS_ENTRIES) {
-			kd_err_set(err, KD_EINPUT, name, line, "%s:%d: more than %d entries",
-				   name, line, KD_CAP_SUMS_ENTRIES);
+			kd_err_set(err, KD_EINPUT, name, line, "more than %d entries",
+				   KD_CAP_SUMS_ENTRIES);
 			free(path);
 			goto fail;
 		}
@@ -170,13 +168,12 @@ sha256sums_parse(const char *buf, size_t len, const char *name,
 	}
 	return 0;
 bad_long:
-	kd_err_set(err, KD_EINPUT, name, line, "%s:%d: line longer than %u bytes", name,
-		   line, KD_CAP_LINE);
+	kd_err_set(err, KD_EINPUT, name, line, "line longer than %u bytes",
+		   KD_CAP_LINE);
 	goto fail;
 bad:
 	kd_err_set(err, KD_EINPUT, name, line,
-		   "%s:%d: not a SHA256SUMS line (64 hex digits, two spaces or \" *\", a path)",
-		   name, line);
+		   "not a SHA256SUMS line (64 hex digits, two spaces or \" *\", a path)");
 fail:
 	sha256sums_free(out);
 	return err ? err->code : KD_EINPUT;

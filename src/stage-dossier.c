@@ -52,7 +52,8 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	if (json_is_true(json_object_get(s, "written"))) {
 		struct sha256sums sums;
 		struct sha256sums_report rep = { 0 };
-		struct kd_err e2;
+		struct kd_err e2 = { 0 };
+		char ebuf[2200];
 		char *sp = fsutil_join(out, "SHA256SUMS");
 		int ok = 0;
 
@@ -65,7 +66,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		if (!ok)
 			json_object_set_new(s, "verify_problem", rep.n > 0 ?
 					    json_sprintf("%s: %s", rep.v[0].path, rep.v[0].what) :
-					    json_string(e2.msg));
+					    json_string(kd_err_format(&e2, ebuf, sizeof ebuf)));
 		sha256sums_report_free(&rep);
 		free(sp);
 		snprintf(line, sizeof line, "dossier written to %s", out);
@@ -205,6 +206,14 @@ dossier_describe(const struct kd_result *res, struct kd_rows *rows)
 			 json_string_value(json_object_get(s, "moved_aside")));
 		kd_rows_add(rows, "dossier.previous", KD_R_INFO, "previous dossier", obs, NULL, NULL);
 	}
+	if (json_array_size(json_object_get(s, "removed_backups")) > 0) {
+		snprintf(obs, sizeof obs, "%zu older dossier(s) kernodeck wrote removed (one is kept)",
+			 json_array_size(json_object_get(s, "removed_backups")));
+		kd_rows_add(rows, "dossier.older", KD_R_INFO, "older dossiers", obs, NULL, NULL);
+	}
+	if (json_is_string(json_object_get(s, "backup_error")))
+		kd_rows_add(rows, "dossier.older-error", KD_R_WARN, "older dossiers",
+			    json_string_value(json_object_get(s, "backup_error")), NULL, NULL);
 	if (json_array_size(json_object_get(s, "excluded")) > 0) {
 		snprintf(obs, sizeof obs, "%zu file(s) left out by you",
 			 json_array_size(json_object_get(s, "excluded")));

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/compare.h"
@@ -95,31 +94,19 @@ outputs_path_ok(const struct kd_ctx *ctx, const char *rel, const char *abs)
 static int
 move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err *err)
 {
-	char stamp[32], name[512];
+	char suffix[512], prefix[PATH_MAX];
 	const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
-	char *dir = kd_ctx_path(ctx, "old-outputs"), *dest = NULL;
-	time_t t = time(NULL);
-	struct tm tm;
+	char *dir = kd_ctx_path(ctx, "old-outputs"), *dest;
 	int rc = 0;
 
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	for (int k = 0; k < 1000; k++) {
-		if (k == 0)
-			snprintf(name, sizeof name, "%s-%s", stamp, base);
-		else
-			snprintf(name, sizeof name, "%s.%d-%s", stamp, k, base);
-		free(dest);
-		dest = fsutil_join(dir, name);
-		if (!fsutil_exists(dest))
-			break;
-	}
-	if (fsutil_mkdirs(dir, NULL) != 0 || rename(abs, dest) != 0) {
+	snprintf(suffix, sizeof suffix, "-%s", base);
+	dest = fsutil_stamped_name(dir, "", suffix);
+	if (dest == NULL || fsutil_mkdirs(dir, NULL) != 0 || rename(abs, dest) != 0) {
 		/* rename failed (other file system, no kernodeck folder): put it beside */
 		free(dest);
-		snprintf(name, sizeof name, "%s.old-%s", abs, stamp);
-		dest = strdup(name);
-		if (fsutil_exists(dest) || rename(abs, dest) != 0)
+		snprintf(prefix, sizeof prefix, "%s.old-", abs);
+		dest = fsutil_stamped_name(NULL, prefix, "");
+		if (dest == NULL || rename(abs, dest) != 0)
 			rc = kd_err_sys(err, KD_EENV, abs, errno,
 					"cannot move the previous outputs %s aside", abs);
 	}

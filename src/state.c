@@ -143,8 +143,8 @@ bad(struct vctx *v, const json_t *node, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return kd_err_set(v->err, KD_EINPUT, v->path, yamlio_line_of(v->doc, node),
-			  "%s: %s", v->path, msg);
+	/* kd_err_format puts "PATH:LINE: " in front */
+	return kd_err_set(v->err, KD_EINPUT, v->path, yamlio_line_of(v->doc, node), "%s", msg);
 }
 
 /* Optional string member: NULL when absent or null. */
@@ -295,12 +295,12 @@ state_from_json(const json_t *root, const char *path, const struct yamlio_doc *d
 
 	state_init(s);
 	if (!json_is_object(root)) {
-		rc = bad(&v, root, "%s is not a kernodeck state (expected a mapping)", path);
+		rc = bad(&v, root, "not a kernodeck state (expected a mapping)");
 		goto fail;
 	}
 	x = json_object_get(root, "schema");
 	if (!json_is_integer(x)) {
-		rc = bad(&v, x ? x : root, "%s has no schema version (schema: 1)", path);
+		rc = bad(&v, x ? x : root, "no schema version (schema: 1)");
 		goto fail;
 	}
 	if (json_integer_value(x) > KD_STATE_SCHEMA || json_integer_value(x) < 1) {

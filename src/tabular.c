@@ -203,7 +203,7 @@ tab_parse_csv(const char *buf, size_t len, const char *name, struct tab *t,
 	rc = csv_record(buf, len, &pos, &line, &f, &why);
 	if (rc <= 0) {
 		strv_free(&f);
-		return kd_err_set(err, KD_EINPUT, name, 1, "%s:1: %s", name,
+		return kd_err_set(err, KD_EINPUT, name, 1, "%s",
 				  rc == 0 ? "empty CSV file: no header row" : why);
 	}
 	t->ncols = f.n;
@@ -218,7 +218,7 @@ tab_parse_csv(const char *buf, size_t len, const char *name, struct tab *t,
 		if (rc < 0) {
 			strv_free(&f);
 			tab_free(t);
-			return kd_err_set(err, KD_EINPUT, name, start, "%s:%d: %s", name, start, why);
+			return kd_err_set(err, KD_EINPUT, name, start, "%s", why);
 		}
 		line++;
 		if (f.n == 1 && f.v[0][0] == '\0' && t->ncols != 1) {
@@ -227,8 +227,7 @@ tab_parse_csv(const char *buf, size_t len, const char *name, struct tab *t,
 		}
 		if (f.n != t->ncols) {
 			kd_err_set(err, KD_EINPUT, name, start,
-				   "%s:%d: %zu fields where the header has %zu",
-				   name, start, f.n, t->ncols);
+				   "%zu fields where the header has %zu", f.n, t->ncols);
 			strv_free(&f);
 			tab_free(t);
 			return KD_EINPUT;
@@ -389,13 +388,12 @@ tab_load_jsonl(const char *path, struct tab *t, struct kd_err *err)
 			continue;
 		if (ll > KD_CAP_JSON_LINE) {
 			rc = kd_err_set(err, KD_EINPUT, path, line,
-					"%s:%d: line over %u bytes (KD_CAP_JSON_LINE)", path, line,
-					KD_CAP_JSON_LINE);
+					"line over %u bytes (KD_CAP_JSON_LINE)", KD_CAP_JSON_LINE);
 			break;
 		}
 		o = json_loadb(l, ll, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
 		if (!json_is_object(o)) {
-			rc = kd_err_set(err, KD_EINPUT, path, line, "%s:%d: %s", path, line,
+			rc = kd_err_set(err, KD_EINPUT, path, line, "%s",
 					o ? "not a JSON object" : je.text);
 			json_decref(o);
 			break;
@@ -409,7 +407,7 @@ tab_load_jsonl(const char *path, struct tab *t, struct kd_err *err)
 			t->cols = cols.v;
 			t->ncols = cols.n;
 			if (t->ncols == 0) {
-				rc = kd_err_set(err, KD_EINPUT, path, line, "%s:%d: an empty object", path, line);
+				rc = kd_err_set(err, KD_EINPUT, path, line, "an empty object");
 				json_decref(o);
 				break;
 			}
@@ -425,7 +423,7 @@ tab_load_jsonl(const char *path, struct tab *t, struct kd_err *err)
 		memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof *t->cells);
 		if (jsonl_row(t, t->nrows, o, &keys, widths, why, sizeof why) != 0) {
 			t->nrows++;   /* so that tab_free releases the partial row */
-			rc = kd_err_set(err, KD_EINPUT, path, line, "%s:%d: %s", path, line, why);
+			rc = kd_err_set(err, KD_EINPUT, path, line, "%s", why);
 		} else {
 			t->lines[t->nrows++] = line;
 		}

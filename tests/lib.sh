@@ -18,3 +18,51 @@ trap 'rm -rf "$KD_TMP"' EXIT
 # A git identity for the repositories tests make.
 export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.org
 export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.org
+
+# Set-up the script tests share.
+# need_python NAME WHY MODULE...: unless /usr/bin/python3 imports every
+# MODULE, report NAME skipped (WHY) and end the test.
+need_python() {
+	_n=$1 _why=$2
+	shift 2
+	for _m in "$@"; do
+		if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c "import $_m" 2>/dev/null; then
+			skip "$_n" "$_why"
+			exit 0
+		fi
+	done
+}
+# need_driver NAME: the stage driver (tests/helpers/stage-driver) is built,
+# or the test NAME fails and ends.
+DRV="${KD_BUILDDIR:-.}/tests/helpers/stage-driver"
+need_driver() {
+	if ! [ -x "$DRV" ]; then
+		notok "$1: tests/helpers/stage-driver is built"
+		exit 0
+	fi
+}
+# git_project DIR: DIR/kernodeck and main.py committed in a git repository.
+git_project() {
+	mkdir -p "$1/kernodeck"
+	echo "print('hello')" >"$1/main.py"
+	git -C "$1" init -q && git -C "$1" add main.py && git -C "$1" commit -qm init
+}
+# code_reference DIR: reference.yaml text for git_project's commit, run as
+# `python main.py` by /usr/bin/python3 (the python mapping comes last).
+code_reference() {
+	printf 'schema: 1\ncode:\n  commit: %s\n  entry_point: [python, main.py]\npython:\n  interpreter: /usr/bin/python3\n' \
+		"$(git -C "$1" rev-parse HEAD)"
+}
+# venv_reference DIR [LINE...]: DIR/kernodeck/reference.yaml for a rebuild
+# with /usr/bin/python3, system site packages and no pip; each LINE is
+# added under python: ("inventory: x.txt").
+venv_reference() {
+	_d=$1
+	shift
+	mkdir -p "$_d/kernodeck"
+	{
+		printf 'schema: 1\npython:\n  interpreter: /usr/bin/python3\n'
+		for _l in "$@"; do printf '  %s\n' "$_l"; done
+		printf '  install:\n    system_site_packages: true\n    without_pip: true\n'
+	} >"$_d/kernodeck/reference.yaml"
+}

@@ -7,7 +7,9 @@
  * plan is scanned for credentials, and only a clean plan is written, into a
  * temporary folder beside the target that is then renamed into place.  An
  * existing dossier is moved aside (dossier.YYYYmmddTHHMMSSZ), never
- * rewritten.  The folder holds:
+ * rewritten, and kept as the one backup (KD_DOSSIER_BACKUPS); older backups
+ * are removed when kernodeck wrote them and they still verify against their
+ * SHA256SUMS, left alone otherwise.  The folder holds:
  *
  *   README.md                  for a person: what was reproduced, the five
  *                              layers (what is kept, how it is checked after
@@ -75,6 +77,9 @@ struct dossier_plan {
 	json_t *tree;         /* dossier.yaml */
 };
 
+/* Older dossiers kept beside a new one: the one it replaced. */
+#define KD_DOSSIER_BACKUPS 1
+
 /* Gather everything that would go in the dossier of ctx and scan it.
  * relative: replace the absolute project folder by "." in text files. */
 int dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *plan,
@@ -85,7 +90,9 @@ void dossier_plan_free(struct dossier_plan *plan);
  * dossier went to (malloc'd) or NULL. */
 int dossier_plan_write(const struct dossier_plan *plan, const char *out,
 		       char **moved_aside, struct kd_err *err);
-/* Build, scan and write in one call (kernodeck dossier, the stage). */
+/* Build, scan and write in one call (kernodeck dossier, the stage); then
+ * remove the backups beyond KD_DOSSIER_BACKUPS that are kernodeck's own,
+ * unchanged dossiers (summary "removed_backups"). */
 int dossier_write(struct kd_ctx *ctx, const char *out, int relative, json_t **summary,
 		  struct kd_err *err);
 /* Replace every finding in the sources of a plan by ${NAME}, in place

@@ -37,5 +37,12 @@ int fsutil_exists(const char *path);
 int fsutil_rmtree(const char *path, struct kd_err *err);
 /* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ". */
 void fsutil_utc_now(char *buf, size_t len);
+/* fsync the folder that holds path, so that a rename or a new name in it
+ * lasts; 0 or -1 (errno). */
+int fsutil_fsync_parent(const char *path);
+/* DIR/PREFIX+STAMP+SUFFIX (DIR NULL: PREFIX+STAMP+SUFFIX), STAMP the UTC
+ * time YYYYmmddTHHMMSSZ, or STAMP.N when that is taken: the first name not
+ * yet taken (malloc'd), NULL when 1000 are. */
+char *fsutil_stamped_name(const char *dir, const char *prefix, const char *suffix);
 
 #endif

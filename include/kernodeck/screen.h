@@ -165,6 +165,10 @@ attr_t kd_attr(enum kd_color c);
 /* A key: a code point, a KD_K_* function key, or -1 when none came within
  * timeout_ms (< 0: wait). */
 int kd_tui_getkey(int timeout_ms);
+/* Refresh, then wait for a key: a resize lays the frame out again and
+ * comes back as KD_K_RESIZE; -1 when a signal asks to quit; 0 when tick is
+ * set and a second passed without a key (to draw again). */
+int kd_tui_key(struct kd_screen *scr, int tick);
 /* The action bound to key in context (falling back to KD_KC_ANY except in
  * the line editor), or KD_A_NONE. */
 int kd_key_action(int context, int key);

@@ -7,10 +7,7 @@
 # the timeout; a missing venv fails with a hint.  Two torch imports in all.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-if ! $PY -c 'import torch' 2>/dev/null; then
-	skip "compute-probe" "Debian's python3-torch is not installed for /usr/bin/python3"
-	exit 0
-fi
+need_python compute-probe "Debian's python3-torch is not installed for /usr/bin/python3" torch
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck"
 $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"

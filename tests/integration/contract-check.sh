@@ -8,15 +8,8 @@
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
-DRV="$KD_BUILDDIR/tests/helpers/stage-driver"
-if ! [ -x "$PY" ] || ! "$PY" -c 'import venv, pip' 2>/dev/null; then
-	skip "contract-check" "$PY with venv and pip is needed"
-	exit 0
-fi
-if ! [ -x "$DRV" ]; then
-	notok "contract-check: tests/helpers/stage-driver is built"
-	exit 0
-fi
+need_python contract-check "$PY with venv and pip is needed" venv pip
+need_driver contract-check
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck"
 "$PY" "$MKW" "$P/wheels" alpha 1.0 --requires "beta>=2" >/dev/null
@@ -25,15 +18,7 @@ mkdir -p "$P/kernodeck"
 "$PY" "$MKW" "$P/wheels" tensorlib 2.3.0+cpu >/dev/null
 printf -- '--no-index\n--find-links ./wheels\nalpha==1.0\nbeta==2.1\ntensorlib==2.3.0+cpu\n' \
 	>"$P/requirements-rebuild.txt"
-cat >"$P/kernodeck/reference.yaml" <<R
-schema: 1
-python:
-  interpreter: $PY
-  inventory: reference-freeze.txt
-  install:
-    system_site_packages: true
-    without_pip: true
-R
+venv_reference "$P" "inventory: reference-freeze.txt"
 "$KD_BIN" check "$P" --stage rebuild >/dev/null 2>&1
 check "setup: the rebuild passed" [ -s "$P/kernodeck/installed-after.txt" ]
 # the reference: the same inventory but built for CUDA 12.1

@@ -4,17 +4,8 @@
 . "$KD_SRCDIR/tests/lib.sh"
 export HOME="$KD_TMP"
 P="$KD_TMP/project"
-mkdir -p "$P/kernodeck"
-echo "print('hello')" >"$P/main.py"
-git -C "$P" init -q && git -C "$P" add main.py && git -C "$P" commit -qm init
-cat >"$P/kernodeck/reference.yaml" <<YAML
-schema: 1
-code:
-  commit: $(git -C "$P" rev-parse HEAD)
-  entry_point: [python, main.py]
-python:
-  interpreter: /usr/bin/python3
-YAML
+git_project "$P"
+code_reference "$P" >"$P/kernodeck/reference.yaml"
 
 "$KD_BIN" check "$P" --stage dossier --format json >"$KD_TMP/c.json" 2>/dev/null
 check "stage 7 shows the absolute paths under HOME (a warning)" /usr/bin/python3 -c "

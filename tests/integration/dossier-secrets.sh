@@ -9,19 +9,12 @@ C="$KD_SRCDIR/tests/fixtures/secrets"
 
 # A small project: a git repository with one commit and a reference.
 mkproject() {
+	git_project "$1"
 	mkdir -p "$1/kernodeck/logs" "$1/kernodeck/config" "$1/inventory"
-	echo "print('hello')" >"$1/main.py"
-	git -C "$1" init -q && git -C "$1" add main.py && git -C "$1" commit -qm init
-	cat >"$1/kernodeck/reference.yaml" <<YAML
-schema: 1
-goal: close-values
-code:
-  commit: $(git -C "$1" rev-parse HEAD)
-  entry_point: [python, main.py]
-python:
-  interpreter: /usr/bin/python3
-  inventory: inventory/installed-after.txt
-YAML
+	{
+		code_reference "$1"
+		printf '  inventory: inventory/installed-after.txt\ngoal: close-values\n'
+	} >"$1/kernodeck/reference.yaml"
 }
 # Where each corpus file goes in a project, and its path in the dossier.
 place() {

@@ -6,15 +6,8 @@
 # and say "cancelled"; the stage can be run again.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-DRV="$KD_BUILDDIR/tests/helpers/stage-driver"
-if ! [ -x "$PY" ] || ! "$PY" -c 'import venv, pip' 2>/dev/null; then
-	skip "rebuild-cancel" "$PY with venv and pip is needed"
-	exit 0
-fi
-if ! [ -x "$DRV" ]; then
-	notok "rebuild-cancel: tests/helpers/stage-driver is built"
-	exit 0
-fi
+need_python rebuild-cancel "$PY with venv and pip is needed" venv pip
+need_driver rebuild-cancel
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck" "$P/slowpkg"
 cat >"$P/slowpkg/pyproject.toml" <<'T'
@@ -36,14 +29,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _hang()
 T
 printf -- '--no-index\n./slowpkg\n' >"$P/requirements-rebuild.txt"
-cat >"$P/kernodeck/reference.yaml" <<R
-schema: 1
-python:
-  interpreter: $PY
-  install:
-    system_site_packages: true
-    without_pip: true
-R
+venv_reference "$P"
 export KD_SLOW_PIDFILE="$KD_TMP/backend.pids"
 start=$(date +%s)
 "$DRV" "$P" rebuild run --cancel-step "pip install" --cancel-after 1 \

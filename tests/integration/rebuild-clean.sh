@@ -7,10 +7,7 @@
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
-if ! [ -x "$PY" ] || ! "$PY" -c 'import venv, pip' 2>/dev/null; then
-	skip "rebuild-clean" "$PY with venv and pip is needed"
-	exit 0
-fi
+need_python rebuild-clean "$PY with venv and pip is needed" venv pip
 
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck"
@@ -24,14 +21,7 @@ cat >"$P/requirements-rebuild.txt" <<'R'
 alpha==1.0
 beta==2.1
 R
-cat >"$P/kernodeck/reference.yaml" <<R
-schema: 1
-python:
-  interpreter: $PY
-  install:
-    system_site_packages: true
-    without_pip: true
-R
+venv_reference "$P"
 
 "$KD_BIN" check "$P" --stage rebuild --format json >"$KD_TMP/out.json" 2>"$KD_TMP/err"
 rc=$?

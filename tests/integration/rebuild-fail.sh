@@ -7,25 +7,11 @@
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
-if ! [ -x "$PY" ] || ! "$PY" -c 'import venv, pip' 2>/dev/null; then
-	skip "rebuild-fail" "$PY with venv and pip is needed"
-	exit 0
-fi
-mkproj() {
-	mkdir -p "$1/kernodeck"
-	cat >"$1/kernodeck/reference.yaml" <<R
-schema: 1
-python:
-  interpreter: $PY
-  install:
-    system_site_packages: true
-    without_pip: true
-R
-}
+need_python rebuild-fail "$PY with venv and pip is needed" venv pip
 
 # an unsatisfiable requirement
 P="$KD_TMP/unsat"
-mkproj "$P"
+venv_reference "$P"
 "$PY" "$MKW" "$P/wheels" alpha 1.0 >/dev/null
 printf -- '--no-index\n--find-links ./wheels\nalpha==1.0\ngamma==9.9\n' >"$P/requirements-rebuild.txt"
 start=$(date +%s)
@@ -43,7 +29,7 @@ check "unsatisfiable: no inventory is claimed" sh -c "! test -f '$P/kernodeck/in
 
 # a credential: nothing runs
 P="$KD_TMP/cred"
-mkproj "$P"
+venv_reference "$P"
 printf -- '--index-url https://alice:pa55word@pypi.example.org/simple\nalpha==1.0\n' >"$P/requirements-rebuild.txt"
 "$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/c.out" 2>"$KD_TMP/c.err"
 rc=$?
@@ -55,7 +41,7 @@ check "credential: the value is in no file kernodeck wrote" sh -c "! grep -rq pa
 
 # lint: a local path, an unpinned line, a partial set of hashes
 P="$KD_TMP/lint"
-mkproj "$P"
+venv_reference "$P"
 cat >"$P/requirements-rebuild.txt" <<'R'
 --no-index
 --find-links /opt/kd-wheels-that-do-not-exist
@@ -84,7 +70,7 @@ check "strict: unpinned fails" sh -c "grep -A2 'id: rebuild.lint.unpinned' '$KD_
 
 # no rebuild file
 P="$KD_TMP/none"
-mkproj "$P"
+venv_reference "$P"
 "$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/n.out" 2>/dev/null
 rc=$?
 check "no rebuild file: check exits 1" [ "$rc" -eq 1 ]

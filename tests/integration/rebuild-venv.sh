@@ -7,28 +7,14 @@
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
-DRV="$KD_BUILDDIR/tests/helpers/stage-driver"
-if ! [ -x "$PY" ] || ! "$PY" -c 'import venv, pip' 2>/dev/null; then
-	skip "rebuild-venv" "$PY with venv and pip is needed"
-	exit 0
-fi
-if ! [ -x "$DRV" ]; then
-	notok "rebuild-venv: tests/helpers/stage-driver is built"
-	exit 0
-fi
+need_python rebuild-venv "$PY with venv and pip is needed" venv pip
+need_driver rebuild-venv
 A="$KD_TMP/a"
 mkdir -p "$A/kernodeck"
 git -C "$A" init -q -b main
 "$PY" "$MKW" "$A/wheels" alpha 1.0 >/dev/null
 printf -- '--no-index\n--find-links ./wheels\nalpha==1.0\n' >"$A/requirements-rebuild.txt"
-cat >"$A/kernodeck/reference.yaml" <<R
-schema: 1
-python:
-  interpreter: $PY
-  install:
-    system_site_packages: true
-    without_pip: true
-R
+venv_reference "$A"
 "$KD_BIN" check "$A" --stage rebuild >/dev/null 2>&1
 check "setup: a first rebuild passes" [ -x "$A/.venv-rebuild/bin/python" ]
 

@@ -50,6 +50,14 @@ check "an entry escaping the dossier: refused (exit 2)" test "$r" -eq 2
 check "an entry escaping the dossier: said" grep -q "outside the dossier" "$KD_TMP/o2"
 check "an entry escaping the dossier: nothing written" test ! -e "$KD_TMP/w2"
 
+d=$(copy malformed)
+sed -i '1s/^./X/' "$d/SHA256SUMS"
+"$KD_BIN" replay "$d" --workdir "$KD_TMP/w10" --yes >"$KD_TMP/o10" 2>&1
+r=$?
+check "a malformed SHA256SUMS line: refused (exit 2)" test "$r" -eq 2
+check "a malformed SHA256SUMS line: the file and line said once" test "$(cat "$KD_TMP/o10")" = \
+	"kernodeck replay: $d/SHA256SUMS:1: not a SHA256SUMS line (64 hex digits, two spaces or \" *\", a path)"
+
 d=$(copy linked)
 rm "$d/procedure.sh"
 ln -s /etc/passwd "$d/procedure.sh"

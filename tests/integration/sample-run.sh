@@ -8,10 +8,7 @@
 # step, a hang; then a rule changed after a comparison was seen.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-if ! $PY -c 'import numpy' 2>/dev/null; then
-	skip "sample-run" "numpy is not installed for /usr/bin/python3"
-	exit 0
-fi
+need_python sample-run "numpy is not installed for /usr/bin/python3" numpy
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck" "$P/sample" "$P/reference"
 $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"

@@ -283,6 +283,7 @@ test_csv(void **state)
 	struct tab t;
 	struct kd_err err = { 0 };
 	struct cmp_data d;
+	char buf[2200];
 
 	(void)state;
 	assert_int_equal(tab_parse_csv(csv, strlen(csv), "t.csv", &t, &err), 0);
@@ -306,6 +307,9 @@ test_csv(void **state)
 	assert_int_equal(tab_parse_csv("a,b\n1,2,3\n", 10, "t.csv", &t, &err), KD_EINPUT);
 	assert_int_equal(err.line, 2);
 	assert_non_null(strstr(err.msg, "3 fields where the header has 2"));
+	/* the file and line are said once, as kd_err_format puts them */
+	assert_string_equal(kd_err_format(&err, buf, sizeof buf),
+			    "t.csv:2: 3 fields where the header has 2");
 	assert_int_equal(tab_parse_csv("a,b\n\"1,2\n", 9, "t.csv", &t, &err), KD_EINPUT);
 	assert_non_null(strstr(err.msg, "unterminated"));
 	assert_int_equal(tab_parse_csv("a,b\n1\"x,2\n", 10, "t.csv", &t, &err), KD_EINPUT);

@@ -26,6 +26,7 @@
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "testutil.h"
 
 #define SHA_EMPTY "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define SHA_ABC   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -83,15 +84,6 @@ sleep_ms(long ms)
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&t, NULL);
-}
-
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static int
@@ -340,7 +332,7 @@ cancel_after_4(void *u)
 	c->calls++;
 	yes = c->calls > 4;
 	if (yes && c->when == 0)
-		c->when = now_s();
+		c->when = tu_now_s();
 	else if (yes)
 		c->calls_after++;
 	pthread_mutex_unlock(&c->mu);
@@ -364,7 +356,7 @@ test_cancel_stops_within_a_read(void **state)
 		jobs[i].path = strdup(make_file(name, 8 * MIB, (unsigned)i));
 	}
 	assert_int_equal(hash_files(jobs, 4, 2, NULL, &p), KD_EFAIL);
-	end = now_s();
+	end = tu_now_s();
 	/* Each read is preceded by one poll: 4 reads (512 KiB of 32 MiB)
 	 * before the cancel, then at most one more poll by the other worker,
 	 * and no read. */
@@ -450,11 +442,11 @@ test_cache_racy_file_read_again(void **state)
 	c = hash_cache_open(tpath("cache-racy"), NULL);
 	assert_non_null(c);
 	memset(&job, 0, sizeof job);
-	t0 = now_s();
+	t0 = tu_now_s();
 	job.path = make_file("racy", 1000, 8);
 	assert_int_equal(hash_files(&job, 1, 0, c, NULL), 0);
 	assert_int_equal(hash_files(&job, 1, 0, c, NULL), 0);
-	if (now_s() - t0 < 0.04)        /* the machine was not stalled meanwhile */
+	if (tu_now_s() - t0 < 0.04)        /* the machine was not stalled meanwhile */
 		assert_int_equal(job.from_cache, 0);
 	sleep_ms(80);
 	assert_int_equal(hash_files(&job, 1, 0, c, NULL), 0);

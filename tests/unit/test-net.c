@@ -28,81 +28,16 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/net.h"
+#include "testutil.h"
 
 #define PYTHON  "/usr/bin/python3"
 #define OPENSSL "/usr/bin/openssl"
 #define LFS_BODY "weights of a model stored with git LFS\n"
 
 static char tmpdir[256];
-static pid_t server = -1;
-static int server_stdin = -1;
-static int http_port, https_port;
+static struct tu_httpd srv = { .pid = -1, .stdin_fd = -1 };
 static char cert[512];
 static const char *no_server;   /* why the tests skip, or NULL */
-
-static double
-now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-/* Run argv with output discarded; its exit status. */
-static int
-run_quiet(char *const argv[])
-{
-	pid_t pid = fork();
-	int st, fd;
-
-	if (pid == 0) {
-		fd = open("/dev/null", O_RDWR);
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Start the server; read its "http=P https=P" line. */
-static int
-start_server(const char *key)
-{
-	char script[512], line[128];
-	int in[2], out[2];
-	ssize_t n;
-	size_t len = 0;
-
-	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
-	if (pipe(in) < 0 || pipe(out) < 0)
-		return -1;
-	server = fork();
-	if (server == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(PYTHON, PYTHON, script, "--tls", cert, key, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	server_stdin = in[1];
-	/* The line, or EOF when the server failed to start. */
-	while (len < sizeof line - 1 && (n = read(out[0], line + len, 1)) == 1 &&
-	       line[len] != '\n')
-		len++;
-	line[len] = '\0';
-	close(out[0]);
-	if (sscanf(line, "http=%d https=%d", &http_port, &https_port) != 2)
-		return -1;
-	return 0;
-}
 
 static int
 setup(void **state)
@@ -130,9 +65,9 @@ setup(void **state)
 		no_server = PYTHON " is missing";
 	else if (access(OPENSSL, X_OK) != 0)
 		no_server = OPENSSL " is missing";
-	else if (run_quiet(req) != 0)
+	else if (tu_run_quiet(req) != 0)
 		no_server = "openssl req could not make a certificate";
-	else if (start_server(key) != 0)
+	else if (tu_httpd_start(&srv, cert, key) != 0)
 		no_server = "the test server did not start";
 	return 0;
 }
@@ -141,12 +76,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	if (server_stdin >= 0)
-		close(server_stdin);
+	tu_httpd_stop(&srv);
 	return fsutil_rmtree(tmpdir, NULL);
 }
 
@@ -165,7 +95,7 @@ url(const char *scheme, const char *path)
 
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof buf[k], "%s://127.0.0.1:%d%s", scheme,
-		 strcmp(scheme, "https") == 0 ? https_port : http_port, path);
+		 strcmp(scheme, "https") == 0 ? srv.https_port : srv.http_port, path);
 	return buf[k];
 }
 
@@ -199,21 +129,31 @@ test_head_ok(void **state)
 	assert_int_equal(net_etag_sha256(&h, hex), 0);
 }
 
+/* HEAD of an LFS file served at path: it answers, and its headers say the
+ * SHA-256 of LFS_BODY (want). */
+static void
+head_lfs(const char *path, struct net_head *h, char want[65])
+{
+	struct kd_err err;
+	char hex[65];
+
+	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
+	assert_int_equal(net_head(url("http", path), NULL, h, &err), 0);
+	assert_int_equal(h->size, (int64_t)strlen(LFS_BODY));
+	assert_int_equal(net_etag_sha256(h, hex), 1);
+	assert_string_equal(hex, want);
+}
+
 static void
 test_head_sha256_etag(void **state)
 {
 	struct net_head h;
-	struct kd_err err;
-	char hex[65], want[65];
+	char want[65];
 
 	(void)state;
 	NEED_SERVER();
-	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
-	assert_int_equal(net_head(url("http", "/lfs"), NULL, &h, &err), 0);
+	head_lfs("/lfs", &h, want);
 	assert_string_equal(h.etag, want);
-	assert_int_equal(h.size, (int64_t)strlen(LFS_BODY));
-	assert_int_equal(net_etag_sha256(&h, hex), 1);
-	assert_string_equal(hex, want);
 }
 
 /* As huggingface.co answers for an LFS file: a redirect carrying
@@ -223,22 +163,17 @@ static void
 test_head_hf_linked_etag(void **state)
 {
 	struct net_head h;
-	struct kd_err err;
-	char hex[65], want[65];
+	char want[65];
 
 	(void)state;
 	NEED_SERVER();
-	hash_buffer(LFS_BODY, strlen(LFS_BODY), want);
-	assert_int_equal(net_head(url("http", "/hf/model.bin"), NULL, &h, &err), 0);
+	head_lfs("/hf/model.bin", &h, want);
 	assert_int_equal(h.status, 200);
 	assert_int_equal(h.redirects, 1);
 	assert_true(ends_with(h.final_url, "/cdn/blob"));
 	assert_string_equal(h.etag, "cdn-opaque");
-	assert_int_equal(h.size, (int64_t)strlen(LFS_BODY));
 	assert_string_equal(h.linked_etag, want);
 	assert_int_equal(h.linked_size, (int64_t)strlen(LFS_BODY));
-	assert_int_equal(net_etag_sha256(&h, hex), 1);
-	assert_string_equal(hex, want);
 }
 
 static void
@@ -300,10 +235,10 @@ test_head_timeout(void **state)
 
 	(void)state;
 	NEED_SERVER();
-	t0 = now_s();
+	t0 = tu_now_s();
 	assert_int_equal(net_head(url("http", "/slow"), &o, &h, &err), KD_EFAIL);
 	assert_string_equal(err.msg, "timed out after 1 s");
-	assert_true(now_s() - t0 < 3.0);
+	assert_true(tu_now_s() - t0 < 3.0);
 }
 
 static void
@@ -414,7 +349,7 @@ dl_cancel_later(void *u)
 {
 	struct dl_log *l = u;
 
-	return l->cancel_at > 0 && now_s() >= l->cancel_at;
+	return l->cancel_at > 0 && tu_now_s() >= l->cancel_at;
 }
 
 /* No leftover "*.part.*" file in tmpdir. */
@@ -500,7 +435,7 @@ test_download_cancel(void **state)
 	struct dl_log l = { 0 };
 	struct kd_err err;
 	char path[512];
-	double t0 = now_s();
+	double t0 = tu_now_s();
 
 	(void)state;
 	NEED_SERVER();
@@ -509,7 +444,7 @@ test_download_cancel(void **state)
 	assert_int_equal(net_download(url("http", "/drip"), path, NULL, dl_progress,
 				      dl_cancel_later, &l, &err), KD_EFAIL);
 	assert_string_equal(err.msg, "the download was cancelled");
-	assert_true(now_s() - t0 < 2.0);
+	assert_true(tu_now_s() - t0 < 2.0);
 	assert_true(l.calls >= 1);                /* progress came meanwhile */
 	assert_int_equal(l.last_total, 1000000);
 	assert_false(fsutil_exists(path));
@@ -522,7 +457,7 @@ test_download_stall(void **state)
 	struct net_opts o = { .total_timeout_s = 1 };
 	struct kd_err err;
 	char path[512];
-	double t0 = now_s();
+	double t0 = tu_now_s();
 
 	(void)state;
 	NEED_SERVER();
@@ -530,7 +465,7 @@ test_download_stall(void **state)
 	assert_int_equal(net_download(url("http", "/slow"), path, &o, NULL, NULL, NULL, &err),
 			 KD_EFAIL);
 	assert_string_equal(err.msg, "timed out: nothing received for 1 s");
-	assert_true(now_s() - t0 < 4.0);
+	assert_true(tu_now_s() - t0 < 4.0);
 	assert_false(fsutil_exists(path));
 	assert_true(no_partial_files());
 }

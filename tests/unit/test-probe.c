@@ -20,14 +20,28 @@
 
 #define FIX KD_SRCDIR "/tests/fixtures/probe/"
 
-/* Feed a fixture and judge it as if the probe had ended as r says. */
+/* Feed the probe's output text and judge it as if the probe had ended as
+ * r says. */
 static json_t *
-obs_of(const char *file, const char *expected, const struct run_result *r)
+obs_of_text(const char *text, size_t len, const char *expected, const struct run_result *r)
 {
 	struct probe_out p;
 	struct probe_end e = { .expected = expected, .interpreter = "/p/.venv-rebuild/bin/python",
 			       .probe_path = "/usr/share/kernodeck/probe.py", .log = "logs/x-probe.log",
 			       .run = r };
+	json_t *obs;
+
+	probe_out_init(&p);
+	probe_feed_text(&p, text, len);
+	obs = probe_obs(&p, &e);
+	probe_out_free(&p);
+	return obs;
+}
+
+/* The same with a fixture file. */
+static json_t *
+obs_of(const char *file, const char *expected, const struct run_result *r)
+{
 	struct kd_err err = { 0 };
 	char *buf;
 	size_t len;
@@ -35,10 +49,7 @@ obs_of(const char *file, const char *expected, const struct run_result *r)
 
 	if (fsutil_read_file(file, KD_CAP_TEXT_FILE, &buf, &len, &err) != 0)
 		fail_msg("%s: %s", file, err.msg);
-	probe_out_init(&p);
-	probe_feed_text(&p, buf, len);
-	obs = probe_obs(&p, &e);
-	probe_out_free(&p);
+	obs = obs_of_text(buf, len, expected, r);
 	free(buf);
 	return obs;
 }
@@ -149,16 +160,11 @@ test_hang_in_step(void **state)
 				.timeout_s = 5 };
 	const char *out = "{\"begin\": \"python\"}\n{\"step\": \"python\", \"ok\": true, \"ms\": 1}\n"
 			  "{\"begin\": \"import_torch\"}\n";
-	struct probe_out p;
-	struct probe_end e = { .expected = "cuda", .run = &r };
+	json_t *obs = obs_of_text(out, strlen(out), "cuda", &r);
 	struct kd_rows rows = { 0 };
-	json_t *obs;
 	const struct kd_row *row;
 
 	(void)state;
-	probe_out_init(&p);
-	probe_feed_text(&p, out, strlen(out));
-	obs = probe_obs(&p, &e);
 	probe_check_rows(obs, &rows);
 	row = must_find(&rows, "compute.import-torch");
 	assert_int_equal(row->status, KD_R_FAIL);
@@ -168,7 +174,6 @@ test_hang_in_step(void **state)
 			    "Timeout");
 	kd_rows_free(&rows);
 	json_decref(obs);
-	probe_out_free(&p);
 }
 
 static void
@@ -176,16 +181,11 @@ test_no_output(void **state)
 {
 	struct run_result r = { .started = 1, .exited = 1, .exit_code = 127 };
 	const char *out = "/p/.venv-rebuild/bin/python: can't open file 'probe.py'\n";
-	struct probe_out p;
-	struct probe_end e = { .expected = NULL, .run = &r };
+	json_t *obs = obs_of_text(out, strlen(out), NULL, &r);
 	struct kd_rows rows = { 0 };
-	json_t *obs;
 	const struct kd_row *row;
 
 	(void)state;
-	probe_out_init(&p);
-	probe_feed_text(&p, out, strlen(out));
-	obs = probe_obs(&p, &e);
 	probe_check_rows(obs, &rows);
 	row = must_find(&rows, "compute.probe");
 	assert_int_equal(row->status, KD_R_FAIL);
@@ -194,7 +194,6 @@ test_no_output(void **state)
 	assert_int_equal(must_find(&rows, "compute.expected")->status, KD_R_FAIL);
 	kd_rows_free(&rows);
 	json_decref(obs);
-	probe_out_free(&p);
 }
 
 static void

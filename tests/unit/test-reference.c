@@ -31,58 +31,10 @@
 #include "kernodeck/reference.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "testutil.h"
 
 static char tmp[256];
 static int nproj;
-
-static int
-git(const char *cwd, ...)
-{
-	const char *argv[32];
-	va_list ap;
-	int n = 0, st;
-	pid_t pid;
-
-	argv[n++] = "git";
-	va_start(ap, cwd);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (chdir(cwd) != 0)
-			_exit(126);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void
-put(const char *dir, const char *rel, const char *text)
-{
-	char p[512], *slash;
-	FILE *f;
-
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
-	slash = strrchr(p, '/');
-	*slash = '\0';
-	fsutil_mkdirs(p, NULL);
-	*slash = '/';
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 /* The reference of the test project, with every digest left empty. */
 static const char ref_json[] =
@@ -115,18 +67,18 @@ make_project(void)
 
 	snprintf(dir, sizeof dir, "%s/p%d", tmp, ++nproj);
 	mkdir(dir, 0755);
-	assert_int_equal(git(dir, "init", "-q", "-b", "main", NULL), 0);
-	put(dir, "embed.py", "print('embed')\n");
-	put(dir, "config.yaml", "dim: 4\n");
-	put(dir, "data/words.txt", "alpha\nbeta\ngamma\n");
-	put(dir, "weights/enc.bin", "0123456789");
-	put(dir, "weights/sub/dec.bin", "abcdef");
-	put(dir, "sample/ids.txt", "a\nb\nc\n");
-	put(dir, "sample/input.txt", "one\ntwo\nthree\n");
-	put(dir, "reference/expected.npy", "not really npy");
-	put(dir, "reference/freeze.txt", "numpy==1.24.2\ntorch==1.13.1\n");
-	assert_int_equal(git(dir, "add", ".", NULL), 0);
-	assert_int_equal(git(dir, "commit", "-q", "-m", "project", NULL), 0);
+	assert_int_equal(tu_git(dir, "init", "-q", "-b", "main", NULL), 0);
+	tu_put(dir, "embed.py", "print('embed')\n");
+	tu_put(dir, "config.yaml", "dim: 4\n");
+	tu_put(dir, "data/words.txt", "alpha\nbeta\ngamma\n");
+	tu_put(dir, "weights/enc.bin", "0123456789");
+	tu_put(dir, "weights/sub/dec.bin", "abcdef");
+	tu_put(dir, "sample/ids.txt", "a\nb\nc\n");
+	tu_put(dir, "sample/input.txt", "one\ntwo\nthree\n");
+	tu_put(dir, "reference/expected.npy", "not really npy");
+	tu_put(dir, "reference/freeze.txt", "numpy==1.24.2\ntorch==1.13.1\n");
+	assert_int_equal(tu_git(dir, "add", ".", NULL), 0);
+	assert_int_equal(tu_git(dir, "commit", "-q", "-m", "project", NULL), 0);
 	return dir;
 }
 
@@ -206,12 +158,7 @@ setup(void **state)
 	snprintf(tmp, sizeof tmp, "/tmp/kd-ref.XXXXXX");
 	if (mkdtemp(tmp) == NULL)
 		return -1;
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.org", 1);
+	tu_git_env(tmp);
 	setenv("KD_NET_TIMEOUT", "2", 1);
 	unsetenv("http_proxy");
 	unsetenv("https_proxy");
@@ -398,8 +345,8 @@ test_changed_data_fails_and_later_stale(void **state)
 	kd_ctx_save_state(&ctx, NULL);
 	kd_ctx_close(&ctx);
 
-	put(dir, "data/words.txt", "alpha\nbeta\ndelta\n");
-	put(dir, "weights/sub/dec.bin", "ABCDEF");
+	tu_put(dir, "data/words.txt", "alpha\nbeta\ndelta\n");
+	tu_put(dir, "weights/sub/dec.bin", "ABCDEF");
 	open_run(&ctx, dir, NULL);
 	assert_int_equal(ctx.state.st[0].status, KD_ST_FAILED);
 	r = row(&ctx, "data.word-list.sha256");
@@ -470,8 +417,8 @@ test_commit_rules(void **state)
 	open_run(&ctx, dir, ref);
 	assert_row(&ctx, "code.head", KD_R_PASS);
 	kd_ctx_close(&ctx);
-	put(dir, "embed.py", "print('v2')\n");
-	assert_int_equal(git(dir, "commit", "-q", "-am", "v2", NULL), 0);
+	tu_put(dir, "embed.py", "print('v2')\n");
+	assert_int_equal(tu_git(dir, "commit", "-q", "-am", "v2", NULL), 0);
 	open_run(&ctx, dir, NULL);
 	assert_row(&ctx, "code.commit", KD_R_PASS);
 	assert_row(&ctx, "code.head", KD_R_FAIL);
@@ -524,7 +471,7 @@ test_repository_edge_cases(void **state)
 	/* an empty repository */
 	snprintf(dir, sizeof dir, "%s/emptygit", tmp);
 	mkdir(dir, 0755);
-	assert_int_equal(git(dir, "init", "-q", NULL), 0);
+	assert_int_equal(tu_git(dir, "init", "-q", NULL), 0);
 	open_run(&ctx, dir, ref_tree());
 	assert_row(&ctx, "code.repository", KD_R_FAIL);
 	assert_non_null(strstr(row(&ctx, "code.repository")->first_error, "no commit yet"));
@@ -647,9 +594,9 @@ test_submodules(void **state)
 	snprintf(lib, sizeof lib, "%s", d);
 	d = make_project();
 	snprintf(app, sizeof app, "%s", d);
-	assert_int_equal(git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+	assert_int_equal(tu_git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
 			     lib, "vendor/lib", NULL), 0);
-	assert_int_equal(git(app, "commit", "-q", "-m", "add lib", NULL), 0);
+	assert_int_equal(tu_git(app, "commit", "-q", "-m", "add lib", NULL), 0);
 	open_run(&ctx, app, ref_tree());
 	assert_row(&ctx, "code.submodules", KD_R_PASS);
 	assert_non_null(strstr(row(&ctx, "code.submodules")->observed, "vendor/lib at "));
@@ -665,7 +612,7 @@ test_submodules(void **state)
 
 	/* a clone without its submodule checked out */
 	snprintf(clone, sizeof clone, "%s/clone%d", tmp, nproj);
-	assert_int_equal(git(tmp, "-c", "protocol.file.allow=always", "clone", "-q", app, clone,
+	assert_int_equal(tu_git(tmp, "-c", "protocol.file.allow=always", "clone", "-q", app, clone,
 			     NULL), 0);
 	open_run(&ctx, clone, ref_tree());
 	assert_row(&ctx, "code.submodules", KD_R_FAIL);
@@ -803,26 +750,6 @@ test_readonly_and_cancel(void **state)
 #define PYTHON "/usr/bin/python3"
 #define LFS_BODY "weights of a model stored with git LFS\n"
 
-/* Run argv (no shell) quietly; its exit status. */
-static int
-run_quiet(char *const *argv)
-{
-	int st, fd;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		fd = open("/dev/null", O_RDWR);
-		dup2(fd, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* A real venv made with /usr/bin/python3 -m venv, without ensurepip (slow
  * on a small machine): Debian's pip is linked into its site-packages, and
  * one small package is installed by hand. */
@@ -836,7 +763,7 @@ make_venv(const char *dir)
 	struct dirent *de;
 	char pyver[256] = "";
 
-	if (access(PYTHON, X_OK) != 0 || run_quiet(argv) != 0)
+	if (access(PYTHON, X_OK) != 0 || tu_run_quiet(argv) != 0)
 		return -1;
 	snprintf(p, sizeof p, "%s/lib", dir);
 	if ((d = opendir(p)) == NULL)
@@ -862,8 +789,8 @@ make_venv(const char *dir)
 	closedir(d);
 	snprintf(p, sizeof p, "%s/demo_pkg-1.0.dist-info", sp);
 	mkdir(p, 0755);
-	put(p, "METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
-	put(p, "RECORD", "");
+	tu_put(p, "METADATA", "Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n");
+	tu_put(p, "RECORD", "");
 	return 0;
 }
 
@@ -931,54 +858,6 @@ test_capture_real_venv(void **state)
 	kd_ctx_close(&ctx);
 }
 
-static pid_t server = -1;
-static int server_stdin = -1;
-
-static int
-start_httpd(void)
-{
-	char script[512], line[128];
-	int in[2], out[2], port = -1;
-	size_t len = 0;
-
-	snprintf(script, sizeof script, "%s/tests/helpers/httpd.py", KD_SRCDIR);
-	if (access(PYTHON, X_OK) != 0 || access(script, R_OK) != 0 || pipe(in) < 0 ||
-	    pipe(out) < 0)
-		return -1;
-	server = fork();
-	if (server == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execl(PYTHON, PYTHON, script, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	server_stdin = in[1];
-	while (len < sizeof line - 1 && read(out[0], line + len, 1) == 1 && line[len] != '\n')
-		len++;
-	line[len] = '\0';
-	close(out[0]);
-	if (sscanf(line, "http=%d", &port) != 1)
-		return -1;
-	return port;
-}
-
-static void
-stop_httpd(void)
-{
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-		server = -1;
-	}
-	if (server_stdin >= 0)
-		close(server_stdin);
-	server_stdin = -1;
-}
-
 static void
 test_download_action(void **state)
 {
@@ -986,14 +865,14 @@ test_download_action(void **state)
 	struct kd_err err;
 	char *dir = make_project(), url[128], hex[65], wrong[65];
 	json_t *ref = ref_tree(), *item;
-	int port = start_httpd();
+	struct tu_httpd srv;
 
 	(void)state;
-	if (port < 0) {
-		stop_httpd();
+	if (tu_httpd_start(&srv, NULL, NULL) != 0) {
+		tu_httpd_stop(&srv);
 		skip();
 	}
-	snprintf(url, sizeof url, "http://127.0.0.1:%d/lfs", port);
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/lfs", srv.http_port);
 	item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", "hub weights",
 			 "kind", "weights", "url", url, "version", "rev-1",
 			 "provenance", "the hub", "access", "public");
@@ -1034,7 +913,7 @@ test_download_action(void **state)
 							   &err), KD_EFAIL);
 	assert_string_equal(yamlio_get_str(ctx.ref, "data[2].sha256"), wrong);
 	kd_ctx_close(&ctx);
-	stop_httpd();
+	tu_httpd_stop(&srv);
 }
 
 int

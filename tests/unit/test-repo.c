@@ -22,54 +22,9 @@
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/repo.h"
+#include "testutil.h"
 
 static char tmp[256];
-
-/* Run git with the given arguments in cwd; returns its exit status. */
-static int
-git(const char *cwd, ...)
-{
-	const char *argv[32];
-	va_list ap;
-	int n = 0, st;
-	pid_t pid;
-
-	argv[n++] = "git";
-	va_start(ap, cwd);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (chdir(cwd) != 0)
-			_exit(126);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void
-put(const char *dir, const char *rel, const char *text)
-{
-	char p[512];
-	FILE *f;
-
-	snprintf(p, sizeof p, "%s/%s", dir, rel);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static char *
 path(const char *rel)
@@ -89,10 +44,10 @@ make_repo(const char *name)
 	char *d = path(name);
 
 	mkdir(d, 0755);
-	assert_int_equal(git(d, "init", "-q", "-b", "main", NULL), 0);
-	put(d, "main.py", "print('hi')\n");
-	assert_int_equal(git(d, "add", "main.py", NULL), 0);
-	assert_int_equal(git(d, "commit", "-q", "-m", "first", NULL), 0);
+	assert_int_equal(tu_git(d, "init", "-q", "-b", "main", NULL), 0);
+	tu_put(d, "main.py", "print('hi')\n");
+	assert_int_equal(tu_git(d, "add", "main.py", NULL), 0);
+	assert_int_equal(tu_git(d, "commit", "-q", "-m", "first", NULL), 0);
 	return d;
 }
 
@@ -104,12 +59,7 @@ setup(void **state)
 	if (mkdtemp(tmp) == NULL)
 		return -1;
 	/* a private HOME: no global git config (safe.directory) leaks in */
-	setenv("HOME", tmp, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "T", 1);
-	setenv("GIT_AUTHOR_EMAIL", "t@example.org", 1);
-	setenv("GIT_COMMITTER_NAME", "T", 1);
-	setenv("GIT_COMMITTER_EMAIL", "t@example.org", 1);
+	tu_git_env(tmp);
 	return 0;
 }
 
@@ -155,7 +105,7 @@ test_empty_repo(void **state)
 
 	(void)state;
 	mkdir(d, 0755);
-	assert_int_equal(git(d, "init", "-q", NULL), 0);
+	assert_int_equal(tu_git(d, "init", "-q", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), KD_EINPUT);
 	assert_int_equal(ri.problem, REPO_EMPTY);
 	assert_non_null(strstr(err.msg, "no commit yet"));
@@ -188,8 +138,8 @@ test_clean_and_dirty(void **state)
 	assert_string_equal(ri.commit, head);
 	repo_info_free(&ri);
 
-	put(d, "main.py", "print('changed')\n");
-	put(d, "notes.txt", "x\n");
+	tu_put(d, "main.py", "print('changed')\n");
+	tu_put(d, "notes.txt", "x\n");
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_int_equal(ri.ndirty, 2);
 	for (size_t i = 0; i < ri.ndirty; i++) {
@@ -212,14 +162,14 @@ test_tags_and_detached(void **state)
 	char old[41], full[41];
 
 	(void)state;
-	assert_int_equal(git(d, "tag", "old", NULL), 0);
+	assert_int_equal(tu_git(d, "tag", "old", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	memcpy(old, ri.commit, sizeof old);
 	repo_info_free(&ri);
-	put(d, "main.py", "print(2)\n");
-	assert_int_equal(git(d, "commit", "-q", "-am", "second", NULL), 0);
-	assert_int_equal(git(d, "tag", "v1", NULL), 0);
-	assert_int_equal(git(d, "tag", "-a", "v1-annotated", "-m", "release", NULL), 0);
+	tu_put(d, "main.py", "print(2)\n");
+	assert_int_equal(tu_git(d, "commit", "-q", "-am", "second", NULL), 0);
+	assert_int_equal(tu_git(d, "tag", "v1", NULL), 0);
+	assert_int_equal(tu_git(d, "tag", "-a", "v1-annotated", "-m", "release", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_int_equal(ri.ntags, 2);
 	assert_string_equal(ri.tags[0], "v1");
@@ -239,7 +189,7 @@ test_tags_and_detached(void **state)
 	assert_null(repo_classify_name(d, "nosuchthing", full));
 	assert_null(repo_classify_name(d, "0000000000000000000000000000000000000000", full));
 
-	assert_int_equal(git(d, "checkout", "-q", "--detach", "HEAD~1", NULL), 0);
+	assert_int_equal(tu_git(d, "checkout", "-q", "--detach", "HEAD~1", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_true(ri.detached);
 	assert_null(ri.branch);
@@ -258,7 +208,7 @@ test_remote_credentials(void **state)
 	char *dump;
 
 	(void)state;
-	assert_int_equal(git(d, "remote", "add", "upstream",
+	assert_int_equal(tu_git(d, "remote", "add", "upstream",
 			     "https://bob:s3cret@example.org/team/x.git", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_string_equal(ri.remote_name, "upstream");
@@ -271,7 +221,7 @@ test_remote_credentials(void **state)
 	repo_info_free(&ri);
 	json_decref(j);
 
-	assert_int_equal(git(d, "remote", "add", "origin", "https://example.org/o.git", NULL), 0);
+	assert_int_equal(tu_git(d, "remote", "add", "origin", "https://example.org/o.git", NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_string_equal(ri.remote_name, "origin");
 	assert_false(ri.remote_had_credentials);
@@ -302,10 +252,10 @@ test_excludes(void **state)
 	(void)state;
 	snprintf(p, sizeof p, "%s/kernodeck", d);
 	mkdir(p, 0755);
-	put(d, "kernodeck/state.yaml", "schema: 1\n");
+	tu_put(d, "kernodeck/state.yaml", "schema: 1\n");
 	snprintf(p, sizeof p, "%s/.venv-rebuild", d);
 	mkdir(p, 0755);
-	put(d, ".venv-rebuild/pyvenv.cfg", "home = /usr/bin\n");
+	tu_put(d, ".venv-rebuild/pyvenv.cfg", "home = /usr/bin\n");
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	assert_int_equal(ri.ndirty, 2);
 	repo_info_free(&ri);
@@ -335,7 +285,7 @@ test_excludes(void **state)
 	snprintf(p, sizeof p, "%s/.gitignore", d);
 	assert_false(fsutil_exists(p));
 	/* git itself agrees */
-	assert_int_equal(git(d, "diff", "--quiet", NULL), 0);
+	assert_int_equal(tu_git(d, "diff", "--quiet", NULL), 0);
 }
 
 static void
@@ -354,12 +304,12 @@ test_excludes_subfolder_and_missing_info(void **state)
 	assert_int_equal(fsutil_rmtree(p, NULL), 0);
 	snprintf(p, sizeof p, "%s/proj", d);
 	mkdir(p, 0755);
-	put(d, "proj/run.py", "pass\n");
-	assert_int_equal(git(d, "add", "proj", NULL), 0);
-	assert_int_equal(git(d, "commit", "-q", "-m", "proj", NULL), 0);
+	tu_put(d, "proj/run.py", "pass\n");
+	assert_int_equal(tu_git(d, "add", "proj", NULL), 0);
+	assert_int_equal(tu_git(d, "commit", "-q", "-m", "proj", NULL), 0);
 	snprintf(p, sizeof p, "%s/proj/kernodeck", d);
 	mkdir(p, 0755);
-	put(d, "proj/kernodeck/x", "y\n");
+	tu_put(d, "proj/kernodeck/x", "y\n");
 	snprintf(p, sizeof p, "%s/proj", d);
 	assert_int_equal(repo_ensure_excludes(p, folders, 1, &added, &err), 0);
 	assert_int_equal(added, 1);
@@ -407,7 +357,7 @@ test_not_owned(void **state)
 	assert_int_equal(repo_ensure_excludes(d, folders, 1, &added, &err), KD_EINPUT);
 	assert_int_equal(added, 0);
 	/* the fix the message gives works */
-	assert_int_equal(git(tmp, "config", "--global", "--add", "safe.directory", d, NULL), 0);
+	assert_int_equal(tu_git(tmp, "config", "--global", "--add", "safe.directory", d, NULL), 0);
 	assert_int_equal(repo_inspect(d, &ri, &err), 0);
 	repo_info_free(&ri);
 }
@@ -420,9 +370,9 @@ test_submodule(void **state)
 	char *lib = make_repo("lib"), *app = make_repo("app"), p[512];
 
 	(void)state;
-	assert_int_equal(git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+	assert_int_equal(tu_git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
 			     lib, "vendor/lib", NULL), 0);
-	assert_int_equal(git(app, "commit", "-q", "-m", "add lib", NULL), 0);
+	assert_int_equal(tu_git(app, "commit", "-q", "-m", "add lib", NULL), 0);
 	assert_int_equal(repo_inspect(app, &ri, &err), 0);
 	assert_int_equal(ri.nsubs, 1);
 	assert_string_equal(ri.subs[0].path, "vendor/lib");
@@ -442,9 +392,9 @@ test_submodule(void **state)
 	repo_info_free(&ri);
 
 	/* new commit inside the submodule: the superproject's tree is dirty */
-	put(p, "lib.py", "x = 1\n");
-	assert_int_equal(git(p, "add", "lib.py", NULL), 0);
-	assert_int_equal(git(p, "commit", "-q", "-m", "lib change", NULL), 0);
+	tu_put(p, "lib.py", "x = 1\n");
+	assert_int_equal(tu_git(p, "add", "lib.py", NULL), 0);
+	assert_int_equal(tu_git(p, "commit", "-q", "-m", "lib change", NULL), 0);
 	assert_int_equal(repo_inspect(app, &ri, &err), 0);
 	assert_true(ri.subs[0].dirty);
 	assert_int_equal(ri.ndirty, 1);
@@ -452,7 +402,7 @@ test_submodule(void **state)
 	repo_info_free(&ri);
 
 	/* a clone without --recurse-submodules: not checked out */
-	assert_int_equal(git(tmp, "-c", "protocol.file.allow=always", "clone", "-q", app,
+	assert_int_equal(tu_git(tmp, "-c", "protocol.file.allow=always", "clone", "-q", app,
 			     path("clone"), NULL), 0);
 	assert_int_equal(repo_inspect(path("clone"), &ri, &err), 0);
 	assert_int_equal(ri.nsubs, 1);

@@ -88,6 +88,33 @@ test_bad(void **state)
 	assert_int_equal(sha256sums_parse(H1 "  a\0b\n", 69, "S", &s, &err), KD_EINPUT);
 }
 
+/* A refusal names the manifest and the line once: "FILE:LINE: what". */
+static void
+test_message(void **state)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ H1 "  a\nX" H1 "  b\n",
+		  "d/SHA256SUMS:2: not a SHA256SUMS line (64 hex digits, two spaces or \" *\", a path)" },
+		{ H1 "  ../outside\n",
+		  "d/SHA256SUMS:1: the path points outside the dossier or is malformed" },
+		{ H1 "  a\n\n" H1 "  a\n", "d/SHA256SUMS:3: a is listed twice" },
+	};
+	struct sha256sums s;
+	struct kd_err err;
+	char buf[2200];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		kd_err_clear(&err);
+		assert_int_equal(sha256sums_parse(bad[i].text, strlen(bad[i].text), "d/SHA256SUMS",
+						  &s, &err), KD_EINPUT);
+		assert_string_equal(kd_err_format(&err, buf, sizeof buf), bad[i].msg);
+	}
+	kd_err_clear(&err);
+	assert_int_equal(sha256sums_parse(H1 "  a\0b\n", 69, "d/SHA256SUMS", &s, &err), KD_EINPUT);
+	assert_string_equal(kd_err_format(&err, buf, sizeof buf), "d/SHA256SUMS: holds a NUL byte");
+}
+
 static void
 test_path_safe(void **state)
 {
@@ -216,6 +243,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_message),
 		cmocka_unit_test(test_path_safe),
 		cmocka_unit_test(test_format_roundtrip),
 		cmocka_unit_test(test_verify),
