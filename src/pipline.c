@@ -225,7 +225,8 @@ pipline_command(const char *s, size_t n, int hash_prompt)
 		size_t mlen = 0;
 		if (s[i] == '$' || s[i] == '>' || s[i] == '%' || (hash_prompt && s[i] == '#')) {
 			mlen = 1;
-		} else {
+		} else if ((unsigned char)s[i] >= 0x80) {
+			/* the multibyte marks all start with a byte >= 0x80 */
 			for (size_t k = 0; k < sizeof marks / sizeof *marks; k++) {
 				size_t ml = strlen(marks[k]);
 				if (n - i >= ml && memcmp(s + i, marks[k], ml) == 0)
