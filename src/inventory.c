@@ -129,26 +129,115 @@ inventory_label_system(json_t *pkgs, const char *prefix)
 	return n;
 }
 
-/* canonical name -> package (borrowed), first occurrence kept. */
-static json_t *
-index_of(const json_t *pkgs)
+/* One side of a comparison: its packages in their order, by canonical
+ * name.  A C array sorted once replaces a jansson object per side (a hash
+ * table of 5,000 keys, each key copied). */
+struct inv_ent {
+	const char *cn;            /* canonical name (the package's, or owned) */
+	char *own;                 /* computed from the name when it had none */
+	const json_t *p;           /* the package (borrowed) */
+	size_t ord;                /* its place in the array */
+	int first;                 /* the first occurrence of cn on this side */
+	const struct inv_ent *match;   /* the other side's first, or NULL */
+};
+
+struct inv_side {
+	struct inv_ent *v;         /* in the array's order */
+	struct inv_ent **sorted;   /* by cn, then ord */
+	size_t n;
+};
+
+static int
+ent_cmp(const void *a, const void *b)
 {
-	json_t *idx = json_object(), *p;
-	size_t i;
+	const struct inv_ent *x = *(const struct inv_ent *const *)a;
+	const struct inv_ent *y = *(const struct inv_ent *const *)b;
+	int c = strcmp(x->cn, y->cn);
+
+	return c ? c : (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static void
+side_free(struct inv_side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].own);
+	free(s->v);
+	free(s->sorted);
+	memset(s, 0, sizeof *s);
+}
+
+/* Index pkgs by canonical name; the first occurrence wins (as on sys.path).
+ * Packages without a name are left out.  -1 when out of memory. */
+static int
+side_of(const json_t *pkgs, struct inv_side *s)
+{
+	size_t cnt = json_array_size(pkgs), i;
+	json_t *p;
 	char canon[256];
 
+	memset(s, 0, sizeof *s);
+	s->v = calloc(cnt ? cnt : 1, sizeof *s->v);
+	s->sorted = calloc(cnt ? cnt : 1, sizeof *s->sorted);
+	if (s->v == NULL || s->sorted == NULL) {
+		side_free(s);
+		return -1;
+	}
 	json_array_foreach(pkgs, i, p) {
 		const char *cn = json_string_value(json_object_get(p, "canonical_name"));
+		char *own = NULL;
 		if (cn == NULL) {
 			const char *nm = json_string_value(json_object_get(p, "name"));
 			if (nm == NULL)
 				continue;
 			cn = pep503_canonical(nm, canon, sizeof canon);
+			if (*cn && (own = strdup(cn)) == NULL) {
+				side_free(s);
+				return -1;
+			}
+			cn = own ? own : cn;
 		}
-		if (*cn && json_object_get(idx, cn) == NULL)
-			json_object_set(idx, cn, p);
+		if (*cn == '\0')
+			continue;
+		struct inv_ent *e = &s->v[s->n];
+		e->cn = cn;
+		e->own = own;
+		e->p = p;
+		e->ord = s->n;
+		s->sorted[s->n] = e;
+		s->n++;
 	}
-	return idx;
+	qsort(s->sorted, s->n, sizeof *s->sorted, ent_cmp);
+	for (i = 0; i < s->n; i++)
+		s->sorted[i]->first = i == 0 || strcmp(s->sorted[i - 1]->cn, s->sorted[i]->cn) != 0;
+	return 0;
+}
+
+/* Pair the first occurrences of each name on both sides (a merge of the
+ * two sorted lists). */
+static void
+sides_match(struct inv_side *a, struct inv_side *b)
+{
+	size_t i = 0, j = 0;
+
+	while (i < a->n && j < b->n) {
+		struct inv_ent *x = a->sorted[i], *y = b->sorted[j];
+		if (!x->first) {
+			i++;
+			continue;
+		}
+		if (!y->first) {
+			j++;
+			continue;
+		}
+		int c = strcmp(x->cn, y->cn);
+		if (c == 0) {
+			x->match = y;
+			y->match = x;
+		}
+		i += c <= 0;
+		j += c >= 0;
+	}
 }
 
 static json_t *
@@ -271,29 +360,42 @@ json_t *
 inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 {
 	const json_t *rp = inventory_packages(ref), *np = inventory_packages(new_inv);
-	json_t *ri = index_of(rp), *ni = index_of(np), *p;
 	json_t *res = json_pack("{s:[], s:[], s:[], s:[], s:[], s:i}", "missing", "extra",
 				"version_changed", "local_label_changed", "differences", "same", 0);
-	const char *cn;
+	struct inv_side ri, ni;
 	int same = 0;
 	char detail[512];
 
 	(void)flags;
-	json_object_foreach(ri, cn, p) {
-		json_t *q = json_object_get(ni, cn);
+	if (side_of(rp, &ri) != 0)
+		return res;
+	if (side_of(np, &ni) != 0) {
+		side_free(&ri);
+		return res;
+	}
+	sides_match(&ri, &ni);
+	for (size_t i = 0; i < ri.n; i++) {
+		const struct inv_ent *e = &ri.v[i];
+		if (!e->first)
+			continue;
+		const char *cn = e->cn;
+		const json_t *p = e->p;
 		const char *name = json_string_value(json_object_get(p, "name"));
-		if (q == NULL) {
+		if (e->match == NULL) {
 			snprintf(detail, sizeof detail, "missing: the reference has %s %s",
 				 name ? name : cn, identity(p) ? identity(p) : "");
 			add_diff(res, "missing", cn, name, "missing", identity(p), NULL, detail,
 				 NULL);
 			continue;
 		}
-		same += compare_one(res, cn, p, q);
+		same += compare_one(res, cn, p, e->match->p);
 	}
-	json_object_foreach(ni, cn, p) {
-		if (json_object_get(ri, cn) != NULL)
+	for (size_t i = 0; i < ni.n; i++) {
+		const struct inv_ent *e = &ni.v[i];
+		if (!e->first || e->match != NULL)
 			continue;
+		const char *cn = e->cn;
+		const json_t *p = e->p;
 		const char *name = json_string_value(json_object_get(p, "name"));
 		snprintf(detail, sizeof detail, "extra: %s %s is not in the reference",
 			 name ? name : cn, identity(p) ? identity(p) : "");
@@ -301,7 +403,7 @@ inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 	}
 	json_object_set_new(res, "same", json_integer(same));
 	sort_differences(res);
-	json_decref(ri);
-	json_decref(ni);
+	side_free(&ri);
+	side_free(&ni);
 	return res;
 }
