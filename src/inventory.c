@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +130,32 @@ inventory_label_system(json_t *pkgs, const char *prefix)
 	return n;
 }
 
+/* What identifies a package without a version: its commit, else its URL. */
+static const char *
+identity(const json_t *p)
+{
+	const char *v = json_string_value(json_object_get(p, "version"));
+
+	if (v != NULL)
+		return v;
+	if ((v = json_string_value(json_object_get(p, "commit"))) != NULL)
+		return v;
+	if ((v = json_string_value(json_object_get(p, "url"))) != NULL)
+		return v;
+	return json_string_value(json_object_get(p, "path"));
+}
+
 /* One side of a comparison: its packages in their order, by canonical
- * name.  A C array sorted once replaces a jansson object per side (a hash
- * table of 5,000 keys, each key copied). */
+ * name.  A C array sorted once by a hash of the name replaces a jansson
+ * object per side (a hash table of 5,000 keys, each key copied): the sort
+ * and the pairing read the array alone, not the names scattered in the
+ * heap, and each package's tree is read once, here. */
 struct inv_ent {
 	const char *cn;            /* canonical name (the package's, or owned) */
 	char *own;                 /* computed from the name when it had none */
 	const json_t *p;           /* the package (borrowed) */
+	const char *id;            /* identity(p) */
+	uint64_t h;                /* hash of cn */
 	size_t ord;                /* its place in the array */
 	int first;                 /* the first occurrence of cn on this side */
 	const struct inv_ent *match;   /* the other side's first, or NULL */
@@ -143,18 +163,40 @@ struct inv_ent {
 
 struct inv_side {
 	struct inv_ent *v;         /* in the array's order */
-	struct inv_ent **sorted;   /* by cn, then ord */
+	struct inv_ent **sorted;   /* by hash, name, then ord */
 	size_t n;
 };
 
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;   /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* By hash, then (equal hashes: the same name or a collision) by name, then
+ * by place. */
 static int
 ent_cmp(const void *a, const void *b)
 {
 	const struct inv_ent *x = *(const struct inv_ent *const *)a;
 	const struct inv_ent *y = *(const struct inv_ent *const *)b;
-	int c = strcmp(x->cn, y->cn);
+	int c;
 
-	return c ? c : (x->ord > y->ord) - (x->ord < y->ord);
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if ((c = strcmp(x->cn, y->cn)) != 0)
+		return c;
+	return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static int
+ent_same_name(const struct inv_ent *x, const struct inv_ent *y)
+{
+	return x->h == y->h && strcmp(x->cn, y->cn) == 0;
 }
 
 static void
@@ -203,13 +245,15 @@ side_of(const json_t *pkgs, struct inv_side *s)
 		e->cn = cn;
 		e->own = own;
 		e->p = p;
+		e->id = identity(p);
+		e->h = name_hash(cn);
 		e->ord = s->n;
 		s->sorted[s->n] = e;
 		s->n++;
 	}
 	qsort(s->sorted, s->n, sizeof *s->sorted, ent_cmp);
 	for (i = 0; i < s->n; i++)
-		s->sorted[i]->first = i == 0 || strcmp(s->sorted[i - 1]->cn, s->sorted[i]->cn) != 0;
+		s->sorted[i]->first = i == 0 || !ent_same_name(s->sorted[i - 1], s->sorted[i]);
 	return 0;
 }
 
@@ -230,7 +274,7 @@ sides_match(struct inv_side *a, struct inv_side *b)
 			j++;
 			continue;
 		}
-		int c = strcmp(x->cn, y->cn);
+		int c = x->h != y->h ? (x->h < y->h ? -1 : 1) : strcmp(x->cn, y->cn);
 		if (c == 0) {
 			x->match = y;
 			y->match = x;
@@ -244,21 +288,6 @@ static json_t *
 jstr(const char *s)
 {
 	return s ? json_string(s) : json_null();
-}
-
-/* What identifies a package without a version: its commit, else its URL. */
-static const char *
-identity(const json_t *p)
-{
-	const char *v = json_string_value(json_object_get(p, "version"));
-
-	if (v != NULL)
-		return v;
-	if ((v = json_string_value(json_object_get(p, "commit"))) != NULL)
-		return v;
-	if ((v = json_string_value(json_object_get(p, "url"))) != NULL)
-		return v;
-	return json_string_value(json_object_get(p, "path"));
 }
 
 static void
@@ -311,15 +340,15 @@ sort_differences(json_t *res)
 
 /* Compare one package present on both sides. */
 static int
-compare_one(json_t *res, const char *cn, const json_t *rp, const json_t *np)
+compare_one(json_t *res, const char *cn, const char *rv, const json_t *np, const char *nv)
 {
-	const char *rv = identity(rp), *nv = identity(np);
-	const char *name = json_string_value(json_object_get(np, "name"));
+	const char *name;
 	struct pep440_version a, b;
 	char detail[512], rl[KD_PEP440_MAX_LOCAL], nl[KD_PEP440_MAX_LOCAL];
 
 	if (rv != NULL && nv != NULL && strcmp(rv, nv) == 0)
 		return 1;
+	name = json_string_value(json_object_get(np, "name"));
 	if (rv != NULL && nv != NULL && pep440_parse(rv, &a) == 0 && pep440_parse(nv, &b) == 0) {
 		if (pep440_cmp(&a, &b) == 0)
 			return 1;   /* 1.0 and 1.0.0 */
@@ -379,27 +408,24 @@ inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 		if (!e->first)
 			continue;
 		const char *cn = e->cn;
-		const json_t *p = e->p;
-		const char *name = json_string_value(json_object_get(p, "name"));
-		if (e->match == NULL) {
-			snprintf(detail, sizeof detail, "missing: the reference has %s %s",
-				 name ? name : cn, identity(p) ? identity(p) : "");
-			add_diff(res, "missing", cn, name, "missing", identity(p), NULL, detail,
-				 NULL);
+		if (e->match != NULL) {
+			same += compare_one(res, cn, e->id, e->match->p, e->match->id);
 			continue;
 		}
-		same += compare_one(res, cn, p, e->match->p);
+		const char *name = json_string_value(json_object_get(e->p, "name"));
+		snprintf(detail, sizeof detail, "missing: the reference has %s %s",
+			 name ? name : cn, e->id ? e->id : "");
+		add_diff(res, "missing", cn, name, "missing", e->id, NULL, detail, NULL);
 	}
 	for (size_t i = 0; i < ni.n; i++) {
 		const struct inv_ent *e = &ni.v[i];
 		if (!e->first || e->match != NULL)
 			continue;
 		const char *cn = e->cn;
-		const json_t *p = e->p;
-		const char *name = json_string_value(json_object_get(p, "name"));
+		const char *name = json_string_value(json_object_get(e->p, "name"));
 		snprintf(detail, sizeof detail, "extra: %s %s is not in the reference",
-			 name ? name : cn, identity(p) ? identity(p) : "");
-		add_diff(res, "extra", cn, name, "extra", NULL, identity(p), detail, NULL);
+			 name ? name : cn, e->id ? e->id : "");
+		add_diff(res, "extra", cn, name, "extra", NULL, e->id, detail, NULL);
 	}
 	json_object_set_new(res, "same", json_integer(same));
 	sort_differences(res);
