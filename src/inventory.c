@@ -145,26 +145,24 @@ identity(const json_t *p)
 	return json_string_value(json_object_get(p, "path"));
 }
 
-/* One side of a comparison: its packages in their order, by canonical
- * name.  A C array sorted once by a hash of the name replaces a jansson
- * object per side (a hash table of 5,000 keys, each key copied): the sort
- * and the pairing read the array alone, not the names scattered in the
- * heap, and each package's tree is read once, here. */
+/* One side of a comparison: its packages in their order, and a hash
+ * table by canonical name (open addressing, the first occurrence of a name
+ * in it).  This replaces a jansson object per side (a hash table of 5,000
+ * keys, each key copied); each package's tree is read once, here. */
 struct inv_ent {
 	const char *cn;            /* canonical name (the package's, or owned) */
 	char *own;                 /* computed from the name when it had none */
 	const json_t *p;           /* the package (borrowed) */
 	const char *id;            /* identity(p) */
 	uint64_t h;                /* hash of cn */
-	size_t ord;                /* its place in the array */
 	int first;                 /* the first occurrence of cn on this side */
-	const struct inv_ent *match;   /* the other side's first, or NULL */
 };
 
 struct inv_side {
 	struct inv_ent *v;         /* in the array's order */
-	struct inv_ent **sorted;   /* by hash, name, then ord */
 	size_t n;
+	struct inv_ent **tab;      /* firsts by hash; NULL: empty slot */
+	size_t mask;               /* table size - 1 */
 };
 
 static uint64_t
@@ -174,29 +172,17 @@ name_hash(const char *s)
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return h ^ (h >> 29);
 }
 
-/* By hash, then (equal hashes: the same name or a collision) by name, then
- * by place. */
-static int
-ent_cmp(const void *a, const void *b)
+/* The first package named cn (hash h) on this side, or NULL. */
+static const struct inv_ent *
+side_find(const struct inv_side *s, const char *cn, uint64_t h)
 {
-	const struct inv_ent *x = *(const struct inv_ent *const *)a;
-	const struct inv_ent *y = *(const struct inv_ent *const *)b;
-	int c;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	if ((c = strcmp(x->cn, y->cn)) != 0)
-		return c;
-	return (x->ord > y->ord) - (x->ord < y->ord);
-}
-
-static int
-ent_same_name(const struct inv_ent *x, const struct inv_ent *y)
-{
-	return x->h == y->h && strcmp(x->cn, y->cn) == 0;
+	for (size_t i = (size_t)h & s->mask; s->tab[i] != NULL; i = (i + 1) & s->mask)
+		if (s->tab[i]->h == h && strcmp(s->tab[i]->cn, cn) == 0)
+			return s->tab[i];
+	return NULL;
 }
 
 static void
@@ -205,7 +191,7 @@ side_free(struct inv_side *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].own);
 	free(s->v);
-	free(s->sorted);
+	free(s->tab);
 	memset(s, 0, sizeof *s);
 }
 
@@ -214,14 +200,17 @@ side_free(struct inv_side *s)
 static int
 side_of(const json_t *pkgs, struct inv_side *s)
 {
-	size_t cnt = json_array_size(pkgs), i;
+	size_t cnt = json_array_size(pkgs), i, size = 16;
 	json_t *p;
 	char canon[256];
 
 	memset(s, 0, sizeof *s);
+	while (size < 2 * cnt)
+		size *= 2;
 	s->v = calloc(cnt ? cnt : 1, sizeof *s->v);
-	s->sorted = calloc(cnt ? cnt : 1, sizeof *s->sorted);
-	if (s->v == NULL || s->sorted == NULL) {
+	s->tab = calloc(size, sizeof *s->tab);
+	s->mask = size - 1;
+	if (s->v == NULL || s->tab == NULL) {
 		side_free(s);
 		return -1;
 	}
@@ -241,47 +230,21 @@ side_of(const json_t *pkgs, struct inv_side *s)
 		}
 		if (*cn == '\0')
 			continue;
-		struct inv_ent *e = &s->v[s->n];
+		struct inv_ent *e = &s->v[s->n++];
 		e->cn = cn;
 		e->own = own;
 		e->p = p;
 		e->id = identity(p);
 		e->h = name_hash(cn);
-		e->ord = s->n;
-		s->sorted[s->n] = e;
-		s->n++;
+		size_t k = (size_t)e->h & s->mask;
+		while (s->tab[k] != NULL && !(s->tab[k]->h == e->h && strcmp(s->tab[k]->cn, cn) == 0))
+			k = (k + 1) & s->mask;
+		if (s->tab[k] == NULL) {
+			s->tab[k] = e;
+			e->first = 1;
+		}
 	}
-	qsort(s->sorted, s->n, sizeof *s->sorted, ent_cmp);
-	for (i = 0; i < s->n; i++)
-		s->sorted[i]->first = i == 0 || !ent_same_name(s->sorted[i - 1], s->sorted[i]);
 	return 0;
-}
-
-/* Pair the first occurrences of each name on both sides (a merge of the
- * two sorted lists). */
-static void
-sides_match(struct inv_side *a, struct inv_side *b)
-{
-	size_t i = 0, j = 0;
-
-	while (i < a->n && j < b->n) {
-		struct inv_ent *x = a->sorted[i], *y = b->sorted[j];
-		if (!x->first) {
-			i++;
-			continue;
-		}
-		if (!y->first) {
-			j++;
-			continue;
-		}
-		int c = x->h != y->h ? (x->h < y->h ? -1 : 1) : strcmp(x->cn, y->cn);
-		if (c == 0) {
-			x->match = y;
-			y->match = x;
-		}
-		i += c <= 0;
-		j += c >= 0;
-	}
 }
 
 static json_t *
@@ -402,14 +365,14 @@ inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 		side_free(&ri);
 		return res;
 	}
-	sides_match(&ri, &ni);
 	for (size_t i = 0; i < ri.n; i++) {
 		const struct inv_ent *e = &ri.v[i];
 		if (!e->first)
 			continue;
 		const char *cn = e->cn;
-		if (e->match != NULL) {
-			same += compare_one(res, cn, e->id, e->match->p, e->match->id);
+		const struct inv_ent *m = side_find(&ni, cn, e->h);
+		if (m != NULL) {
+			same += compare_one(res, cn, e->id, m->p, m->id);
 			continue;
 		}
 		const char *name = json_string_value(json_object_get(e->p, "name"));
@@ -419,7 +382,7 @@ inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 	}
 	for (size_t i = 0; i < ni.n; i++) {
 		const struct inv_ent *e = &ni.v[i];
-		if (!e->first || e->match != NULL)
+		if (!e->first || side_find(&ri, e->cn, e->h) != NULL)
 			continue;
 		const char *cn = e->cn;
 		const char *name = json_string_value(json_object_get(e->p, "name"));
