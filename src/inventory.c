@@ -253,16 +253,36 @@ jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+/* o with k set to v; NULL when o or v is NULL (a string that is not
+ * UTF-8), o then released, as json_pack fails on such a value. */
+static json_t *
+obj_set(json_t *o, const char *k, json_t *v)
+{
+	if (o == NULL || v == NULL) {
+		json_decref(o);
+		json_decref(v);
+		return NULL;
+	}
+	json_object_set_new_nocheck(o, k, v);
+	return o;
+}
+
 static void
 add_diff(json_t *res, const char *list, const char *cn, const char *name, const char *kind,
 	 const char *rv, const char *nv, const char *detail, json_t *extra)
 {
-	json_t *d = json_pack("{s:s, s:o, s:s, s:o, s:o, s:b, s:s}", "canonical_name", cn,
-			      "name", jstr(name), "kind", kind, "ref_version", jstr(rv),
-			      "new_version", jstr(nv), "tooling", inventory_is_tooling(cn),
-			      "detail", detail);
+	/* built key by key: json_pack parses its format at every call */
+	json_t *d = json_object();
+	d = obj_set(d, "canonical_name", json_string(cn));
+	d = obj_set(d, "name", jstr(name));
+	d = obj_set(d, "kind", json_string(kind));
+	d = obj_set(d, "ref_version", jstr(rv));
+	d = obj_set(d, "new_version", jstr(nv));
+	d = obj_set(d, "tooling", json_boolean(inventory_is_tooling(cn)));
+	d = obj_set(d, "detail", json_string(detail));
 	json_t *l = json_object_get(res, list);
-	json_t *item = json_pack("{s:s, s:o}", "canonical_name", cn, "name", jstr(name));
+	json_t *item = obj_set(obj_set(json_object(), "canonical_name", json_string(cn)),
+			       "name", jstr(name));
 
 	if (strcmp(list, "missing") != 0)
 		json_object_set_new(item, "new_version", jstr(nv));

@@ -40,8 +40,18 @@ struct fz {
 static void
 add_warning(struct fz *f, int line, const char *kind, const char *msg)
 {
-	json_array_append_new(f->warnings, json_pack("{s:i, s:s, s:s}", "line", line,
-						     "kind", kind, "message", msg));
+	/* as json_pack("{s:i, s:s, s:s}") without parsing its format each
+	 * time: no warning when msg is not UTF-8 (a path cut by %.300s) */
+	json_t *w = json_object(), *m = json_string(msg);
+
+	if (m == NULL) {
+		json_decref(w);
+		return;
+	}
+	json_object_set_new_nocheck(w, "line", json_integer(line));
+	json_object_set_new_nocheck(w, "kind", json_string(kind));
+	json_object_set_new_nocheck(w, "message", m);
+	json_array_append_new(f->warnings, w);
 }
 
 /* Warn about credentials and absolute local paths in a line. */
@@ -100,6 +110,34 @@ fz_string(const char *s, size_t n)
 	return json_stringn_nocheck(s, n);
 }
 
+/* pep503_canonical(name) for an ASCII name of nl bytes: the same result
+ * (tolower for the capitals alone, as the other bytes do not change) in a
+ * loop without a call per byte; other names go to pep503_canonical. */
+static const char *
+fz_canonical(const char *name, size_t nl, char *buf, size_t len)
+{
+	size_t n = 0;
+	int in_sep = 0;
+
+	if (nl + 1 >= len)
+		return pep503_canonical(name, buf, len);
+	for (size_t i = 0; i < nl; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c >= 0x80 || c == '\0')
+			return pep503_canonical(name, buf, len);
+		if (c == '-' || c == '_' || c == '.') {
+			in_sep = 1;
+			continue;
+		}
+		if (in_sep && n > 0)
+			buf[n++] = '-';
+		in_sep = 0;
+		buf[n++] = c >= 'A' && c <= 'Z' ? (char)tolower(c) : (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* A new package.  local: its local label when the caller parsed the
  * version already, else NULL (worked out here). */
 static json_t *
@@ -111,7 +149,7 @@ new_pkg(struct fz *f, const char *name, const char *version, enum fz_kind kind,
 
 	if (name != NULL) {
 		size_t nl = strlen(name);
-		pep503_canonical(name, canon, sizeof canon);
+		fz_canonical(name, nl, canon, sizeof canon);
 		jn = fz_string(name, nl);
 		/* "torch" is its own canonical name: one string for both */
 		jc = strcmp(canon, name) == 0 ? json_incref(jn) : fz_string(canon, strlen(canon));
@@ -332,7 +370,7 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	struct pipline_iter it;
 	const char *s;
 	size_t n;
-	int on = 1, rc;
+	int on = 1, rc, first_cmd = 0, last_cmd = -1;
 
 	*out = NULL;
 	if ((rc = pipline_check_text(text, len, name, err)) != 0)
@@ -342,6 +380,11 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	while (pipline_next(&it, &s, &n)) {
 		pipline_trim(&s, &n);
 		long cmd = pipline_command(s, n, 1);
+		if (cmd >= 0) {
+			if (last_cmd < 0)
+				first_cmd = it.lineno;
+			last_cmd = it.lineno;
+		}
 		if (cmd >= 0 && is_freeze_command(s + cmd, n - (size_t)cmd))
 			on = 0;
 	}
@@ -356,7 +399,9 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 		if (n == 0 || pipline_is_fence(s, n) || strncmp(s, "...", n < 3 ? n : 3) == 0 ||
 		    (n == 3 && memcmp(s, "\xe2\x80\xa6", 3) == 0))
 			continue;
-		long cmd = pipline_command(s, n, 1);
+		/* the same line as in the first pass: a command only where one was */
+		long cmd = it.lineno >= first_cmd && it.lineno <= last_cmd ?
+			   pipline_command(s, n, 1) : -1;
 		if (cmd >= 0) {
 			on = is_freeze_command(s + cmd, n - (size_t)cmd);
 			continue;

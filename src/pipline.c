@@ -200,6 +200,20 @@ prompt_like(const char *s, size_t n)
 	return words <= 4;
 }
 
+/* Bytes that may start a prompt mark: $ > % # and the first bytes of the
+ * multibyte marks (all >= 0x80). */
+static const unsigned char prompt_start[256] = {
+	['$'] = 1, ['>'] = 1, ['%'] = 1, ['#'] = 1,
+	[0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 long
 pipline_command(const char *s, size_t n, int hash_prompt)
 {
@@ -223,6 +237,9 @@ pipline_command(const char *s, size_t n, int hash_prompt)
 	}
 	for (size_t i = lead; i < n; i++) {
 		size_t mlen = 0;
+		/* most bytes are none of the marks: skip them with one test */
+		if (!prompt_start[(unsigned char)s[i]])
+			continue;
 		if (s[i] == '$' || s[i] == '>' || s[i] == '%' || (hash_prompt && s[i] == '#')) {
 			mlen = 1;
 		} else if ((unsigned char)s[i] >= 0x80) {
