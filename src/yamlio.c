@@ -101,6 +101,10 @@ resolve_plain(const char *s, size_t len)
 static int
 needs_quotes(const char *s)
 {
+	/* each of the words below starts with one of these bytes (most keys
+	 * and values do not: one test instead of a dozen comparisons) */
+	if (*s != '\0' && strchr("~nNtTfF0123456789-+.", *s) == NULL)
+		return 0;
 	return is_null_word(s) || bool_word(s) >= 0 || is_int(s) || is_float(s) ||
 	       strcmp(s, ".inf") == 0 || strcmp(s, ".nan") == 0 ||
 	       strcmp(s, "-.inf") == 0;
@@ -375,10 +379,15 @@ emit_scalar(yaml_emitter_t *em, const char *s, size_t n, yaml_scalar_style_t sty
 	return yaml_emitter_emit(em, &ev) ? 0 : -1;
 }
 
+struct kv {
+	const char *k;
+	const json_t *v;
+};
+
 static int
 cmp_keys(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct kv *)a)->k, ((const struct kv *)b)->k);
 }
 
 static int
@@ -392,14 +401,17 @@ emit_node(yaml_emitter_t *em, const json_t *n, int flags, int depth)
 	switch (json_typeof(n)) {
 	case JSON_OBJECT: {
 		size_t cnt = json_object_size(n), i = 0;
-		const char **keys = malloc((cnt ? cnt : 1) * sizeof *keys);
+		struct kv *keys = malloc((cnt ? cnt : 1) * sizeof *keys);
 		const char *k;
 		json_t *v;
 		int rc = 0;
 		if (keys == NULL)
 			return -1;
-		json_object_foreach((json_t *)n, k, v)
-			keys[i++] = k;
+		/* each value with its key: no lookup by key afterwards */
+		json_object_foreach((json_t *)n, k, v) {
+			keys[i].k = k;
+			keys[i++].v = v;
+		}
 		if (flags & YAMLIO_SORT_KEYS)
 			qsort(keys, cnt, sizeof *keys, cmp_keys);
 		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
@@ -407,11 +419,11 @@ emit_node(yaml_emitter_t *em, const json_t *n, int flags, int depth)
 		if (!yaml_emitter_emit(em, &ev))
 			rc = -1;
 		for (i = 0; rc == 0 && i < cnt; i++) {
-			rc = emit_scalar(em, keys[i], strlen(keys[i]),
-					 needs_quotes(keys[i]) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE :
+			rc = emit_scalar(em, keys[i].k, strlen(keys[i].k),
+					 needs_quotes(keys[i].k) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE :
 					 YAML_ANY_SCALAR_STYLE);
 			if (rc == 0)
-				rc = emit_node(em, json_object_get(n, keys[i]), flags, depth + 1);
+				rc = emit_node(em, keys[i].v, flags, depth + 1);
 		}
 		free(keys);
 		if (rc != 0)
