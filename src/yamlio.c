@@ -492,71 +492,33 @@ enum { FAST_PLAIN, FAST_SINGLE, FAST_DOUBLE };
 /* The style libyaml picks for [s, s+n) in block context, or -1 when the
  * string is not for the direct writer. */
 static int
-fast_style(const char *s, size_t n, int quoted, int key)
+fast_style(const char *s, size_t n, int key)
 {
-	int block_ind = 0, leading = 0, trailing = 0;
+	int block_ind = 0;
 
+	if (n == 0)
+		return FAST_DOUBLE;   /* "" needs quotes */
 	if (n > 128 && key)
 		return -1;   /* not a simple key: "? key" */
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+	/* the first byte: an indicator, or "- ", "? ", ": " */
+	if (strchr("#,[]{}&*!|>'\"%@`", s[0]) != NULL ||
+	    ((s[0] == '?' || s[0] == ':' || s[0] == '-') && (n == 1 || s[1] == ' ')))
+		block_ind = 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7e)
 			return -1;
-	if (quoted || n == 0)
+		if (i > 0 && ((c == ':' && (i + 1 == n || s[i + 1] == ' ')) ||
+			      (c == '#' && s[i - 1] == ' ')))
+			block_ind = 1;
+	}
+	if (needs_quotes(s))
 		return FAST_DOUBLE;
 	if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
 		block_ind = 1;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		int followed_ws = i + 1 >= n || s[i + 1] == ' ';
-		int preceded_ws = i == 0 || s[i - 1] == ' ';
-		if (i == 0) {
-			if (strchr("#,[]{}&*!|>'\"%@`", c) != NULL)
-				block_ind = 1;
-			if ((c == '?' || c == ':' || c == '-') && followed_ws)
-				block_ind = 1;
-		} else {
-			if (c == ':' && followed_ws)
-				block_ind = 1;
-			if (c == '#' && preceded_ws)
-				block_ind = 1;
-		}
-	}
-	leading = s[0] == ' ';
-	trailing = s[n - 1] == ' ';
-	if (!leading && !trailing && !block_ind)
+	if (s[0] != ' ' && s[n - 1] != ' ' && !block_ind)
 		return FAST_PLAIN;
 	return FAST_SINGLE;   /* printable ASCII on one line: single quotes allowed */
-}
-
-/* Is every scalar of the tree for the direct writer? */
-static int
-fast_ok(const json_t *n, int depth)
-{
-	const char *k;
-	json_t *v;
-	size_t i;
-
-	if (depth > KD_CAP_YAML_DEPTH * 4)
-		return 0;
-	switch (json_typeof(n)) {
-	case JSON_OBJECT:
-		json_object_foreach((json_t *)n, k, v)
-			if (fast_style(k, strlen(k), needs_quotes(k), 1) < 0 || !fast_ok(v, depth + 1))
-				return 0;
-		return 1;
-	case JSON_ARRAY:
-		json_array_foreach(n, i, v)
-			if (!fast_ok(v, depth + 1))
-				return 0;
-		return 1;
-	case JSON_STRING: {
-		const char *s = json_string_value(n);
-		size_t len = json_string_length(n);
-		return strlen(s) == len && fast_style(s, len, needs_quotes(s), 0) >= 0;
-	}
-	default:
-		return 1;
-	}
 }
 
 static void
@@ -577,20 +539,20 @@ fast_spaces(struct obuf *o, int n)
 	}
 }
 
-static void
+static int
 fast_string(struct obuf *o, const char *s, size_t n, int key)
 {
-	switch (fast_style(s, n, needs_quotes(s), key)) {
+	switch (fast_style(s, n, key)) {
 	case FAST_PLAIN:
 		fast_put(o, s, n);
-		break;
+		return 0;
 	case FAST_SINGLE:
 		fast_put(o, "'", 1);
 		for (size_t i = 0; i < n; i++)
 			fast_put(o, s[i] == '\'' ? "''" : s + i, s[i] == '\'' ? 2 : 1);
 		fast_put(o, "'", 1);
-		break;
-	default:
+		return 0;
+	case FAST_DOUBLE:
 		fast_put(o, "\"", 1);
 		for (size_t i = 0; i < n; i++) {
 			if (s[i] == '"' || s[i] == '\\')
@@ -598,12 +560,15 @@ fast_string(struct obuf *o, const char *s, size_t n, int key)
 			fast_put(o, s + i, 1);
 		}
 		fast_put(o, "\"", 1);
-		break;
+		return 0;
+	default:
+		return -1;
 	}
 }
 
-/* A scalar, or an empty container in flow style. */
-static void
+/* A scalar, or an empty container in flow style; -1 when it is not for
+ * the direct writer. */
+static int
 fast_scalar(struct obuf *o, const json_t *n)
 {
 	char num[64];
@@ -615,9 +580,13 @@ fast_scalar(struct obuf *o, const json_t *n)
 	case JSON_ARRAY:
 		fast_put(o, "[]", 2);
 		break;
-	case JSON_STRING:
-		fast_string(o, json_string_value(n), json_string_length(n), 0);
+	case JSON_STRING: {
+		const char *s = json_string_value(n);
+		size_t len = json_string_length(n);
+		if (strlen(s) != len || fast_string(o, s, len, 0) != 0)
+			return -1;   /* a NUL inside, or not for the direct writer */
 		break;
+	}
 	case JSON_INTEGER:
 		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(n));
 		fast_put(o, num, strlen(num));
@@ -638,6 +607,7 @@ fast_scalar(struct obuf *o, const json_t *n)
 		fast_put(o, "null", 4);
 		break;
 	}
+	return 0;
 }
 
 static int
@@ -647,17 +617,19 @@ fast_block(const json_t *n)
 	       (json_is_array(n) && json_array_size(n) > 0);
 }
 
-static int fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line);
+static int fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line,
+		     int depth);
 
 /* A non-empty mapping at indent; its first key goes on the current line
  * when first_in_line (after "- "). */
 static int
-fast_map(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line)
+fast_map(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
 {
 	size_t cnt = json_object_size(n), i = 0;
 	struct kv *keys = malloc(cnt * sizeof *keys);
 	const char *k;
 	json_t *v;
+	int rc = 0;
 
 	if (keys == NULL)
 		return -1;
@@ -667,32 +639,32 @@ fast_map(struct obuf *o, const json_t *n, int flags, int indent, int first_in_li
 	}
 	if (flags & YAMLIO_SORT_KEYS)
 		qsort(keys, cnt, sizeof *keys, cmp_keys);
-	for (i = 0; i < cnt; i++) {
+	for (i = 0; rc == 0 && i < cnt; i++) {
 		if (i > 0 || !first_in_line)
 			fast_spaces(o, indent);
-		fast_string(o, keys[i].k, strlen(keys[i].k), 1);
+		if (fast_string(o, keys[i].k, strlen(keys[i].k), 1) != 0) {
+			rc = -1;
+			break;
+		}
 		fast_put(o, ":", 1);
 		if (!fast_block(keys[i].v)) {
 			fast_put(o, " ", 1);
-			fast_scalar(o, keys[i].v);
+			rc = fast_scalar(o, keys[i].v);
 			fast_put(o, "\n", 1);
 			continue;
 		}
 		fast_put(o, "\n", 1);
 		/* a sequence under a key is not indented; a mapping is */
-		if (fast_node(o, keys[i].v, flags, json_is_array(keys[i].v) ? indent : indent + 2,
-			      0) != 0) {
-			free(keys);
-			return -1;
-		}
+		rc = fast_node(o, keys[i].v, flags, json_is_array(keys[i].v) ? indent : indent + 2,
+			       0, depth + 1);
 	}
 	free(keys);
-	return 0;
+	return rc;
 }
 
 /* A non-empty sequence at indent. */
 static int
-fast_seq(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line)
+fast_seq(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
 {
 	size_t i;
 	json_t *v;
@@ -702,20 +674,25 @@ fast_seq(struct obuf *o, const json_t *n, int flags, int indent, int first_in_li
 			fast_spaces(o, indent);
 		fast_put(o, "- ", 2);
 		if (!fast_block(v)) {
-			fast_scalar(o, v);
+			if (fast_scalar(o, v) != 0)
+				return -1;
 			fast_put(o, "\n", 1);
-		} else if (fast_node(o, v, flags, indent + 2, 1) != 0) {
+		} else if (fast_node(o, v, flags, indent + 2, 1, depth + 1) != 0) {
 			return -1;
 		}
 	}
 	return 0;
 }
 
+/* -1 when a string is not for the direct writer, or near the depth where
+ * libyaml's writer gives up (it decides then). */
 static int
-fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line)
+fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
 {
-	return json_is_object(n) ? fast_map(o, n, flags, indent, first_in_line) :
-	       fast_seq(o, n, flags, indent, first_in_line);
+	if (depth >= KD_CAP_YAML_DEPTH * 4)
+		return -1;
+	return json_is_object(n) ? fast_map(o, n, flags, indent, first_in_line, depth) :
+	       fast_seq(o, n, flags, indent, first_in_line, depth);
 }
 
 /* The text libyaml would write for root, or NULL when the tree is not for
@@ -725,9 +702,9 @@ fast_dump(const json_t *root, int flags, size_t *lenp)
 {
 	struct obuf o = { 0 };
 
-	if (root == NULL || !fast_block(root) || !fast_ok(root, 0))
+	if (root == NULL || !fast_block(root))
 		return NULL;
-	if (fast_node(&o, root, flags, 0, 0) != 0 || o.p == NULL) {
+	if (fast_node(&o, root, flags, 0, 0, 0) != 0 || o.p == NULL) {
 		free(o.p);
 		return NULL;
 	}
