@@ -169,11 +169,12 @@ packages_of(const json_t *root)
 	const json_t *p = json_object_get(json_object_get(root, "inventory"), "packages");
 	const json_t *obs = json_object_get(stage_of(root, "contract"), "observations");
 
+	/* only read: shared, not copied */
 	if (json_is_array(p))
-		return json_deep_copy(p);
+		return json_incref((json_t *)p);
 	p = yamlio_get(obs, "inventory.rebuilt.packages");
 	if (json_is_array(p))
-		return json_deep_copy(p);
+		return json_incref((json_t *)p);
 	return NULL;
 }
 

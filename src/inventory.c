@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,34 +130,6 @@ inventory_label_system(json_t *pkgs, const char *prefix)
 	return n;
 }
 
-/* canonical name -> package (borrowed), first occurrence kept. */
-static json_t *
-index_of(const json_t *pkgs)
-{
-	json_t *idx = json_object(), *p;
-	size_t i;
-	char canon[256];
-
-	json_array_foreach(pkgs, i, p) {
-		const char *cn = json_string_value(json_object_get(p, "canonical_name"));
-		if (cn == NULL) {
-			const char *nm = json_string_value(json_object_get(p, "name"));
-			if (nm == NULL)
-				continue;
-			cn = pep503_canonical(nm, canon, sizeof canon);
-		}
-		if (*cn && json_object_get(idx, cn) == NULL)
-			json_object_set(idx, cn, p);
-	}
-	return idx;
-}
-
-static json_t *
-jstr(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* What identifies a package without a version: its commit, else its URL. */
 static const char *
 identity(const json_t *p)
@@ -172,16 +145,144 @@ identity(const json_t *p)
 	return json_string_value(json_object_get(p, "path"));
 }
 
+/* One side of a comparison: its packages in their order, and a hash
+ * table by canonical name (open addressing, the first occurrence of a name
+ * in it).  This replaces a jansson object per side (a hash table of 5,000
+ * keys, each key copied); each package's tree is read once, here. */
+struct inv_ent {
+	const char *cn;            /* canonical name (the package's, or owned) */
+	char *own;                 /* computed from the name when it had none */
+	const json_t *p;           /* the package (borrowed) */
+	const char *id;            /* identity(p) */
+	uint64_t h;                /* hash of cn */
+	int first;                 /* the first occurrence of cn on this side */
+};
+
+struct inv_side {
+	struct inv_ent *v;         /* in the array's order */
+	size_t n;
+	struct inv_ent **tab;      /* firsts by hash; NULL: empty slot */
+	size_t mask;               /* table size - 1 */
+};
+
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;   /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* The first package named cn (hash h) on this side, or NULL. */
+static const struct inv_ent *
+side_find(const struct inv_side *s, const char *cn, uint64_t h)
+{
+	for (size_t i = (size_t)h & s->mask; s->tab[i] != NULL; i = (i + 1) & s->mask)
+		if (s->tab[i]->h == h && strcmp(s->tab[i]->cn, cn) == 0)
+			return s->tab[i];
+	return NULL;
+}
+
+static void
+side_free(struct inv_side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].own);
+	free(s->v);
+	free(s->tab);
+	memset(s, 0, sizeof *s);
+}
+
+/* Index pkgs by canonical name; the first occurrence wins (as on sys.path).
+ * Packages without a name are left out.  -1 when out of memory. */
+static int
+side_of(const json_t *pkgs, struct inv_side *s)
+{
+	size_t cnt = json_array_size(pkgs), i, size = 16;
+	json_t *p;
+	char canon[256];
+
+	memset(s, 0, sizeof *s);
+	while (size < 2 * cnt)
+		size *= 2;
+	s->v = calloc(cnt ? cnt : 1, sizeof *s->v);
+	s->tab = calloc(size, sizeof *s->tab);
+	s->mask = size - 1;
+	if (s->v == NULL || s->tab == NULL) {
+		side_free(s);
+		return -1;
+	}
+	json_array_foreach(pkgs, i, p) {
+		const char *cn = json_string_value(json_object_get(p, "canonical_name"));
+		char *own = NULL;
+		if (cn == NULL) {
+			const char *nm = json_string_value(json_object_get(p, "name"));
+			if (nm == NULL)
+				continue;
+			cn = pep503_canonical(nm, canon, sizeof canon);
+			if (*cn && (own = strdup(cn)) == NULL) {
+				side_free(s);
+				return -1;
+			}
+			cn = own ? own : cn;
+		}
+		if (*cn == '\0')
+			continue;
+		struct inv_ent *e = &s->v[s->n++];
+		e->cn = cn;
+		e->own = own;
+		e->p = p;
+		e->id = identity(p);
+		e->h = name_hash(cn);
+		size_t k = (size_t)e->h & s->mask;
+		while (s->tab[k] != NULL && !(s->tab[k]->h == e->h && strcmp(s->tab[k]->cn, cn) == 0))
+			k = (k + 1) & s->mask;
+		if (s->tab[k] == NULL) {
+			s->tab[k] = e;
+			e->first = 1;
+		}
+	}
+	return 0;
+}
+
+static json_t *
+jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* o with k set to v; NULL when o or v is NULL (a string that is not
+ * UTF-8), o then released, as json_pack fails on such a value. */
+static json_t *
+obj_set(json_t *o, const char *k, json_t *v)
+{
+	if (o == NULL || v == NULL) {
+		json_decref(o);
+		json_decref(v);
+		return NULL;
+	}
+	json_object_set_new_nocheck(o, k, v);
+	return o;
+}
+
 static void
 add_diff(json_t *res, const char *list, const char *cn, const char *name, const char *kind,
 	 const char *rv, const char *nv, const char *detail, json_t *extra)
 {
-	json_t *d = json_pack("{s:s, s:o, s:s, s:o, s:o, s:b, s:s}", "canonical_name", cn,
-			      "name", jstr(name), "kind", kind, "ref_version", jstr(rv),
-			      "new_version", jstr(nv), "tooling", inventory_is_tooling(cn),
-			      "detail", detail);
+	/* built key by key: json_pack parses its format at every call */
+	json_t *d = json_object();
+	d = obj_set(d, "canonical_name", json_string(cn));
+	d = obj_set(d, "name", jstr(name));
+	d = obj_set(d, "kind", json_string(kind));
+	d = obj_set(d, "ref_version", jstr(rv));
+	d = obj_set(d, "new_version", jstr(nv));
+	d = obj_set(d, "tooling", json_boolean(inventory_is_tooling(cn)));
+	d = obj_set(d, "detail", json_string(detail));
 	json_t *l = json_object_get(res, list);
-	json_t *item = json_pack("{s:s, s:o}", "canonical_name", cn, "name", jstr(name));
+	json_t *item = obj_set(obj_set(json_object(), "canonical_name", json_string(cn)),
+			       "name", jstr(name));
 
 	if (strcmp(list, "missing") != 0)
 		json_object_set_new(item, "new_version", jstr(nv));
@@ -222,15 +323,15 @@ sort_differences(json_t *res)
 
 /* Compare one package present on both sides. */
 static int
-compare_one(json_t *res, const char *cn, const json_t *rp, const json_t *np)
+compare_one(json_t *res, const char *cn, const char *rv, const json_t *np, const char *nv)
 {
-	const char *rv = identity(rp), *nv = identity(np);
-	const char *name = json_string_value(json_object_get(np, "name"));
+	const char *name;
 	struct pep440_version a, b;
 	char detail[512], rl[KD_PEP440_MAX_LOCAL], nl[KD_PEP440_MAX_LOCAL];
 
 	if (rv != NULL && nv != NULL && strcmp(rv, nv) == 0)
 		return 1;
+	name = json_string_value(json_object_get(np, "name"));
 	if (rv != NULL && nv != NULL && pep440_parse(rv, &a) == 0 && pep440_parse(nv, &b) == 0) {
 		if (pep440_cmp(&a, &b) == 0)
 			return 1;   /* 1.0 and 1.0.0 */
@@ -271,37 +372,47 @@ json_t *
 inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 {
 	const json_t *rp = inventory_packages(ref), *np = inventory_packages(new_inv);
-	json_t *ri = index_of(rp), *ni = index_of(np), *p;
 	json_t *res = json_pack("{s:[], s:[], s:[], s:[], s:[], s:i}", "missing", "extra",
 				"version_changed", "local_label_changed", "differences", "same", 0);
-	const char *cn;
+	struct inv_side ri, ni;
 	int same = 0;
 	char detail[512];
 
 	(void)flags;
-	json_object_foreach(ri, cn, p) {
-		json_t *q = json_object_get(ni, cn);
-		const char *name = json_string_value(json_object_get(p, "name"));
-		if (q == NULL) {
-			snprintf(detail, sizeof detail, "missing: the reference has %s %s",
-				 name ? name : cn, identity(p) ? identity(p) : "");
-			add_diff(res, "missing", cn, name, "missing", identity(p), NULL, detail,
-				 NULL);
+	if (side_of(rp, &ri) != 0)
+		return res;
+	if (side_of(np, &ni) != 0) {
+		side_free(&ri);
+		return res;
+	}
+	for (size_t i = 0; i < ri.n; i++) {
+		const struct inv_ent *e = &ri.v[i];
+		if (!e->first)
+			continue;
+		const char *cn = e->cn;
+		const struct inv_ent *m = side_find(&ni, cn, e->h);
+		if (m != NULL) {
+			same += compare_one(res, cn, e->id, m->p, m->id);
 			continue;
 		}
-		same += compare_one(res, cn, p, q);
+		const char *name = json_string_value(json_object_get(e->p, "name"));
+		snprintf(detail, sizeof detail, "missing: the reference has %s %s",
+			 name ? name : cn, e->id ? e->id : "");
+		add_diff(res, "missing", cn, name, "missing", e->id, NULL, detail, NULL);
 	}
-	json_object_foreach(ni, cn, p) {
-		if (json_object_get(ri, cn) != NULL)
+	for (size_t i = 0; i < ni.n; i++) {
+		const struct inv_ent *e = &ni.v[i];
+		if (!e->first || side_find(&ri, e->cn, e->h) != NULL)
 			continue;
-		const char *name = json_string_value(json_object_get(p, "name"));
+		const char *cn = e->cn;
+		const char *name = json_string_value(json_object_get(e->p, "name"));
 		snprintf(detail, sizeof detail, "extra: %s %s is not in the reference",
-			 name ? name : cn, identity(p) ? identity(p) : "");
-		add_diff(res, "extra", cn, name, "extra", NULL, identity(p), detail, NULL);
+			 name ? name : cn, e->id ? e->id : "");
+		add_diff(res, "extra", cn, name, "extra", NULL, e->id, detail, NULL);
 	}
 	json_object_set_new(res, "same", json_integer(same));
 	sort_differences(res);
-	json_decref(ri);
-	json_decref(ni);
+	side_free(&ri);
+	side_free(&ni);
 	return res;
 }

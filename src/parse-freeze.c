@@ -21,8 +21,18 @@
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
 
+/* The package kinds, each one string shared by every package of that kind
+ * (strings are never changed in place: sharing them saves two allocations
+ * per package and as many frees). */
+enum fz_kind { FZ_PINNED, FZ_ARBITRARY, FZ_DIRECT_URL, FZ_VCS, FZ_EDITABLE_VCS,
+	       FZ_EDITABLE_LOCAL, FZ_NKINDS };
+static const char *const fz_kind_names[FZ_NKINDS] = {
+	"pinned", "arbitrary", "direct_url", "vcs", "editable_vcs", "editable_local",
+};
+
 struct fz {
 	json_t *pkgs, *warnings, *unrec;
+	json_t *kinds[FZ_NKINDS];
 	char *ed_name, *ed_version;   /* from the last "# Editable" comment */
 	int ed_line;
 };
@@ -30,8 +40,18 @@ struct fz {
 static void
 add_warning(struct fz *f, int line, const char *kind, const char *msg)
 {
-	json_array_append_new(f->warnings, json_pack("{s:i, s:s, s:s}", "line", line,
-						     "kind", kind, "message", msg));
+	/* as json_pack("{s:i, s:s, s:s}") without parsing its format each
+	 * time: no warning when msg is not UTF-8 (a path cut by %.300s) */
+	json_t *w = json_object(), *m = json_string(msg);
+
+	if (m == NULL) {
+		json_decref(w);
+		return;
+	}
+	json_object_set_new_nocheck(w, "line", json_integer(line));
+	json_object_set_new_nocheck(w, "kind", json_string(kind));
+	json_object_set_new_nocheck(w, "message", m);
+	json_array_append_new(f->warnings, w);
 }
 
 /* Warn about credentials and absolute local paths in a line. */
@@ -78,21 +98,72 @@ editable_comment(struct fz *f, int line, const char *s, size_t n)
 	f->ed_line = line;
 }
 
+/* A JSON string of [s, s+n): the text was checked as UTF-8 as a whole
+ * (pipline_check_text) and the parsers cut it at ASCII bytes only, but a
+ * string that is all ASCII skips jansson's second check outright. */
 static json_t *
-new_pkg(const char *name, const char *version, const char *kind, int line)
+fz_string(const char *s, size_t n)
 {
-	char canon[256], local[KD_PEP440_MAX_LOCAL];
-	json_t *p = json_object();
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
+			return json_stringn(s, n);
+	return json_stringn_nocheck(s, n);
+}
 
-	json_object_set_new(p, "name", name ? json_string(name) : json_null());
-	json_object_set_new(p, "canonical_name",
-			    name ? json_string(pep503_canonical(name, canon, sizeof canon)) :
-			    json_null());
-	json_object_set_new(p, "version", version ? json_string(version) : json_null());
-	json_object_set_new(p, "kind", json_string(kind));
-	if (version != NULL && pep440_local_of(version, local, sizeof local)[0])
-		json_object_set_new(p, "local_label", json_string(local));
-	json_object_set_new(p, "line", json_integer(line));
+/* pep503_canonical(name) for an ASCII name of nl bytes: the same result
+ * (tolower for the capitals alone, as the other bytes do not change) in a
+ * loop without a call per byte; other names go to pep503_canonical. */
+static const char *
+fz_canonical(const char *name, size_t nl, char *buf, size_t len)
+{
+	size_t n = 0;
+	int in_sep = 0;
+
+	if (nl + 1 >= len)
+		return pep503_canonical(name, buf, len);
+	for (size_t i = 0; i < nl; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c >= 0x80 || c == '\0')
+			return pep503_canonical(name, buf, len);
+		if (c == '-' || c == '_' || c == '.') {
+			in_sep = 1;
+			continue;
+		}
+		if (in_sep && n > 0)
+			buf[n++] = '-';
+		in_sep = 0;
+		buf[n++] = c >= 'A' && c <= 'Z' ? (char)tolower(c) : (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A new package.  local: its local label when the caller parsed the
+ * version already, else NULL (worked out here). */
+static json_t *
+new_pkg(struct fz *f, const char *name, const char *version, enum fz_kind kind,
+	const char *local, int line)
+{
+	char canon[256], lbuf[KD_PEP440_MAX_LOCAL];
+	json_t *p = json_object(), *jn = NULL, *jc = NULL;
+
+	if (name != NULL) {
+		size_t nl = strlen(name);
+		fz_canonical(name, nl, canon, sizeof canon);
+		jn = fz_string(name, nl);
+		/* "torch" is its own canonical name: one string for both */
+		jc = strcmp(canon, name) == 0 ? json_incref(jn) : fz_string(canon, strlen(canon));
+	}
+	json_object_set_new_nocheck(p, "name", jn ? jn : json_null());
+	json_object_set_new_nocheck(p, "canonical_name", jc ? jc : json_null());
+	json_object_set_new_nocheck(p, "version", version ?
+				    fz_string(version, strlen(version)) : json_null());
+	json_object_set_nocheck(p, "kind", f->kinds[kind]);
+	if (version != NULL && local == NULL)
+		local = pep440_local_of(version, lbuf, sizeof lbuf);
+	if (version != NULL && local[0])
+		json_object_set_new_nocheck(p, "local_label", json_string(local));
+	json_object_set_new_nocheck(p, "line", json_integer(line));
 	return p;
 }
 
@@ -128,21 +199,42 @@ editable(struct fz *f, int line, char *val)
 	}
 	if (pipline_is_vcs(val)) {
 		pipline_url_split(val, &u);
-		p = new_pkg(name ? name : u.egg, ver, "editable_vcs", line);
+		p = new_pkg(f, name ? name : u.egg, ver, FZ_EDITABLE_VCS, NULL, line);
 		set_url(p, val);
 		vcs_fields(p, &u);
 		pipline_url_parts_free(&u);
 		scan_line(f, line, val, strlen(val), NULL);
 	} else if (strncasecmp(val, "file:", 5) == 0 || strstr(val, "://") != NULL) {
-		p = new_pkg(name, ver, "editable_local", line);
+		p = new_pkg(f, name, ver, FZ_EDITABLE_LOCAL, NULL, line);
 		set_url(p, val);
 		scan_line(f, line, val, strlen(val), val);
 	} else {
-		p = new_pkg(name, ver, "editable_local", line);
+		p = new_pkg(f, name, ver, FZ_EDITABLE_LOCAL, NULL, line);
 		json_object_set_new(p, "path", json_string(val));
 		scan_line(f, line, val, strlen(val), val);
 	}
 	json_array_append_new(f->pkgs, p);
+}
+
+/* Digits and single dots, a digit at both ends ("2.3.0"), at most 16
+ * parts of at most 18 digits, under 256 bytes: a PEP 440 release with
+ * nothing else, which pep440_parse accepts (anything else goes to it). */
+static int
+plain_release(const char *s)
+{
+	size_t digits = 0, parts = 1, len = 0;
+
+	for (; *s; s++, len++) {
+		if (*s >= '0' && *s <= '9') {
+			if (++digits > 18)
+				return 0;
+		} else if (*s == '.' && digits > 0 && ++parts <= KD_PEP440_MAX_RELEASE) {
+			digits = 0;
+		} else {
+			return 0;
+		}
+	}
+	return digits > 0 && len < KD_PEP440_MAX_TEXT;
 }
 
 /* A package line; returns 0 when it was one. */
@@ -171,13 +263,13 @@ package(struct fz *f, int line, const char *s, size_t n)
 		if (pipline_is_vcs(rest)) {
 			struct pipline_url_parts u;
 			pipline_url_split(rest, &u);
-			p = new_pkg(name, NULL, "vcs", line);
+			p = new_pkg(f, name, NULL, FZ_VCS, NULL, line);
 			set_url(p, rest);
 			vcs_fields(p, &u);
 			pipline_url_parts_free(&u);
 			scan_line(f, line, rest, strlen(rest), NULL);
 		} else {
-			p = new_pkg(name, NULL, "direct_url", line);
+			p = new_pkg(f, name, NULL, FZ_DIRECT_URL, NULL, line);
 			set_url(p, rest);
 			if (strncasecmp(rest, "file:", 5) == 0) {
 				const char *path = rest + 5;
@@ -204,12 +296,16 @@ package(struct fz *f, int line, const char *s, size_t n)
 	rest[strcspn(rest, " \t;")] = '\0';
 	if (!pep503_valid_name(name, nl) || *rest == '\0')
 		return -1;
-	if (!arbitrary) {
-		struct pep440_version v;
+	const char *local = NULL;
+	struct pep440_version v;
+	if (!arbitrary && plain_release(rest)) {
+		local = "";   /* "1.26.4": PEP 440, no local label */
+	} else if (!arbitrary) {
 		if (pep440_parse(rest, &v) != 0)
 			return -1;
+		local = v.local;
 	}
-	p = new_pkg(name, rest, arbitrary ? "arbitrary" : "pinned", line);
+	p = new_pkg(f, name, rest, arbitrary ? FZ_ARBITRARY : FZ_PINNED, local, line);
 	json_array_append_new(f->pkgs, p);
 	return 0;
 }
@@ -274,7 +370,7 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	struct pipline_iter it;
 	const char *s;
 	size_t n;
-	int on = 1, rc;
+	int on = 1, rc, first_cmd = 0, last_cmd = -1;
 
 	*out = NULL;
 	if ((rc = pipline_check_text(text, len, name, err)) != 0)
@@ -284,9 +380,16 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	while (pipline_next(&it, &s, &n)) {
 		pipline_trim(&s, &n);
 		long cmd = pipline_command(s, n, 1);
+		if (cmd >= 0) {
+			if (last_cmd < 0)
+				first_cmd = it.lineno;
+			last_cmd = it.lineno;
+		}
 		if (cmd >= 0 && is_freeze_command(s + cmd, n - (size_t)cmd))
 			on = 0;
 	}
+	for (int k = 0; k < FZ_NKINDS; k++)
+		f.kinds[k] = json_string_nocheck(fz_kind_names[k]);
 	f.pkgs = json_array();
 	f.warnings = json_array();
 	f.unrec = json_array();
@@ -296,7 +399,9 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 		if (n == 0 || pipline_is_fence(s, n) || strncmp(s, "...", n < 3 ? n : 3) == 0 ||
 		    (n == 3 && memcmp(s, "\xe2\x80\xa6", 3) == 0))
 			continue;
-		long cmd = pipline_command(s, n, 1);
+		/* the same line as in the first pass: a command only where one was */
+		long cmd = it.lineno >= first_cmd && it.lineno <= last_cmd ?
+			   pipline_command(s, n, 1) : -1;
 		if (cmd >= 0) {
 			on = is_freeze_command(s + cmd, n - (size_t)cmd);
 			continue;
@@ -306,6 +411,8 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	}
 	free(f.ed_name);
 	free(f.ed_version);
+	for (int k = 0; k < FZ_NKINDS; k++)
+		json_decref(f.kinds[k]);
 	*out = json_pack("{s:o, s:o, s:o}", "packages", f.pkgs, "warnings", f.warnings,
 			 "unrecognised", f.unrec);
 	return 0;

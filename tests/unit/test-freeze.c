@@ -12,6 +12,7 @@
 
 #include "kernodeck/freeze.h"
 #include "kernodeck/inspect.h"
+#include "kernodeck/pipline.h"
 
 #define FIX KD_SRCDIR "/tests/fixtures/pip/pip_freeze/"
 
@@ -190,6 +191,46 @@ test_memory_and_errors(void **state)
 	json_decref(t);
 }
 
+/* pipline_command: the prompt marks, ASCII and multibyte, with and
+ * without "#" as a prompt; bytes >= 0x80 that are no mark. */
+static void
+test_prompt_marks(void **state)
+{
+	static const struct { const char *line; long plain, hash; } cases[] = {
+		{ "$ pip freeze", 2, 2 },
+		{ "\xe2\x9d\xaf pip freeze", 4, 4 },            /* U+276F */
+		{ "\xce\xbb python -m pip list", 3, 3 },         /* lambda */
+		{ "\xe2\x9e\x9c  proj git:(main) pip freeze", -1, -1 },
+		{ "caf\xc3\xa9 $ pip check", 8, 8 },
+		{ "caf\xc3\xa9 \xe2\x9d\xaf pip check", 10, 10 },
+		{ "x\xe2\x9d\xafpip", -1, -1 },
+		{ "# pip freeze", -1, 2 },
+		{ "# hello", -1, -1 },
+		{ "root@h:/# pip freeze", -1, 10 },
+		{ "+ pip check", 2, 2 },
+		{ "++ echo $?", 3, 3 },
+		{ "torch==2.3.0", -1, -1 },
+		{ "python_version > '3'", -1, -1 },
+		{ "(env) C:\\x> python -m pip freeze", 12, 12 },
+		{ "% conda list", 2, 2 },
+		{ "\xe2\x9d\xaf", -1, -1 },
+		{ "  $  sudo pip3 freeze", 5, 5 },
+		{ "\xce\xbb\xce\xbb pip", 5, 5 },
+		{ "a b c d e $ pip", -1, -1 },
+		{ "\xe2\x9d pip", -1, -1 },                      /* a mark cut short */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *l = cases[i].line;
+		if (pipline_command(l, strlen(l), 0) != cases[i].plain ||
+		    pipline_command(l, strlen(l), 1) != cases[i].hash)
+			fail_msg("case %zu \"%s\": %ld %ld, expected %ld %ld", i, l,
+				 pipline_command(l, strlen(l), 0), pipline_command(l, strlen(l), 1),
+				 cases[i].plain, cases[i].hash);
+	}
+}
+
 int
 main(void)
 {
@@ -201,6 +242,7 @@ main(void)
 		cmocka_unit_test(test_real_10_direct_vcs),
 		cmocka_unit_test(test_noise_and_credentials),
 		cmocka_unit_test(test_memory_and_errors),
+		cmocka_unit_test(test_prompt_marks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,78 @@ test_pip_inspect(void **state)
 	assert_int_equal(pipinspect_parse("{\"version\": \"1\"}", 16, "x", &t, &err), KD_EINPUT);
 }
 
+/* The first occurrence of a name wins on each side; a package without a
+ * canonical_name is indexed by its name; the lists keep each side's order
+ * and "differences" is sorted; many packages (the index grows). */
+static void
+test_duplicates_and_order(void **state)
+{
+	json_t *a = inv("zeta==1\nFoo==1.0\nfoo==2.0\nalpha==1\nmid==1\n");
+	json_t *b = inv("FOO==9\nmid==1.0\nfoo==1.0\nnew-b==1\nnew-a==1\nmid==7\n");
+	json_t *c = inventory_compare(a, b, 0);
+	const json_t *l;
+
+	(void)state;
+	/* foo: ref 1.0 (first); on the new side "FOO" comes first: 9 */
+	l = json_object_get(c, "version_changed");
+	assert_int_equal(json_array_size(l), 1);
+	assert_string_equal(s(json_array_get(l, 0), "canonical_name"), "foo");
+	assert_string_equal(s(json_array_get(l, 0), "ref_version"), "1.0");
+	assert_string_equal(s(json_array_get(l, 0), "new_version"), "9");
+	assert_string_equal(s(json_array_get(l, 0), "name"), "FOO");
+	/* missing in the reference's order, extra in the new side's */
+	l = json_object_get(c, "missing");
+	assert_int_equal(json_array_size(l), 2);
+	assert_string_equal(s(json_array_get(l, 0), "canonical_name"), "zeta");
+	assert_string_equal(s(json_array_get(l, 1), "canonical_name"), "alpha");
+	l = json_object_get(c, "extra");
+	assert_int_equal(json_array_size(l), 2);
+	assert_string_equal(s(json_array_get(l, 0), "canonical_name"), "new-b");
+	assert_string_equal(s(json_array_get(l, 1), "canonical_name"), "new-a");
+	assert_int_equal(json_integer_value(json_object_get(c, "same")), 1);   /* mid */
+	l = json_object_get(c, "differences");
+	assert_int_equal(json_array_size(l), 5);
+	assert_string_equal(s(json_array_get(l, 0), "canonical_name"), "alpha");
+	assert_string_equal(s(json_array_get(l, 4), "canonical_name"), "zeta");
+	json_decref(c);
+	json_decref(a);
+	json_decref(b);
+
+	/* no canonical_name: the name, made canonical; no name at all: left out */
+	a = json_pack("[{s:s, s:s}, {s:s}]", "name", "My_Pkg", "version", "1", "version", "2");
+	b = json_pack("[{s:s, s:s, s:s}]", "name", "x", "canonical_name", "my-pkg", "version", "2");
+	c = inventory_compare(a, b, 0);
+	l = json_object_get(c, "version_changed");
+	assert_int_equal(json_array_size(l), 1);
+	assert_string_equal(s(json_array_get(l, 0), "canonical_name"), "my-pkg");
+	assert_int_equal(json_array_size(json_object_get(c, "differences")), 1);
+	json_decref(c);
+	json_decref(a);
+	json_decref(b);
+
+	/* 3,000 packages a side, every tenth changed, the last one missing */
+	a = json_array();
+	b = json_array();
+	for (int i = 0; i < 3000; i++) {
+		char nm[32], v[32];
+		snprintf(nm, sizeof nm, "pkg-%d", i);
+		snprintf(v, sizeof v, "1.%d", i);
+		json_array_append_new(a, json_pack("{s:s, s:s}", "canonical_name", nm, "version", v));
+		if (i == 2999)
+			continue;
+		snprintf(v, sizeof v, "1.%d", i % 10 ? i : i + 1);
+		json_array_append_new(b, json_pack("{s:s, s:s}", "canonical_name", nm, "version", v));
+	}
+	c = inventory_compare(a, b, 0);
+	assert_int_equal(json_array_size(json_object_get(c, "version_changed")), 300);
+	assert_int_equal(json_array_size(json_object_get(c, "missing")), 1);
+	assert_int_equal(json_array_size(json_object_get(c, "extra")), 0);
+	assert_int_equal(json_integer_value(json_object_get(c, "same")), 2699);
+	json_decref(c);
+	json_decref(a);
+	json_decref(b);
+}
+
 static void
 test_label_system(void **state)
 {
@@ -178,6 +251,7 @@ main(void)
 		cmocka_unit_test(test_all_kinds),
 		cmocka_unit_test(test_pip_inspect),
 		cmocka_unit_test(test_label_system),
+		cmocka_unit_test(test_duplicates_and_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
