@@ -151,66 +151,6 @@ test_lines_and_paths(void **state)
 	yamlio_doc_free(&doc);
 }
 
-/* The text written for strings that need quotes or not, in sequences and
- * mappings: the expected text is what libyaml 0.2.5 writes for this tree
- * (the direct writer for printable ASCII must match it byte for byte);
- * the same tree with one non-ASCII string (written by libyaml) loads back
- * equal. */
-static void
-test_dump_text(void **state)
-{
-	static const char expected[] =
-		"list:\n"
-		"- plain: file:///x/y\n"
-		"  colon: 'a: b'\n"
-		"  hash: 'a #b'\n"
-		"  quote: it's\n"
-		"  lead: ' x'\n"
-		"- - '-'\n"
-		"  - []\n"
-		"  - {}\n"
-		"- '- x'\n"
-		"- '---'\n"
-		"- '\"q\\\"'\n"
-		"- '#c'\n"
-		"map:\n"
-		"  in:\n"
-		"    n: -5\n"
-		"    r: 2.5\n"
-		"    z: null\n"
-		"    t: true\n"
-		"  e: []\n"
-		"\"1.0\": yes\n"
-		"\"true\": x\n"
-		"'? k': :k\n";
-	json_t *t = json_pack("{s:[{s:s, s:s, s:s, s:s, s:s}, [s, [], {}], s, s, s, s], "
-			      "s:{s:{s:i, s:f, s:n, s:b}, s:[]}, s:s, s:s, s:s}",
-			      "list", "plain", "file:///x/y", "colon", "a: b", "hash", "a #b",
-			      "quote", "it's", "lead", " x", "-", "- x", "---", "\"q\\\"", "#c",
-			      "map", "in", "n", -5, "r", 2.5, "z", "t", 1, "e",
-			      "1.0", "yes", "true", "x", "? k", ":k");
-	struct yamlio_doc doc;
-	struct kd_err err = { 0 };
-	size_t len = 0;
-	char *out;
-
-	(void)state;
-	assert_non_null(t);
-	out = yamlio_dump(t, 0, &len);
-	assert_non_null(out);
-	assert_string_equal(out, expected);
-	assert_int_equal(len, strlen(expected));
-	free(out);
-	json_object_set_new(t, "caf\xc3\xa9", json_string("\xce\xbb: x"));
-	out = yamlio_dump(t, 0, &len);
-	assert_non_null(out);
-	assert_int_equal(yamlio_load_mem(out, len, "<dump>", &doc, &err), 0);
-	assert_true(json_equal(doc.root, t));
-	yamlio_doc_free(&doc);
-	free(out);
-	json_decref(t);
-}
-
 int
 main(void)
 {
@@ -221,7 +161,6 @@ main(void)
 		cmocka_unit_test(test_refusals_name_line),
 		cmocka_unit_test(test_binary_and_depth),
 		cmocka_unit_test(test_lines_and_paths),
-		cmocka_unit_test(test_dump_text),
 	};
 	return cmocka_run_group_tests_name("yamlio", tests, NULL, NULL);
 }
