@@ -40,7 +40,7 @@ export HOME="$W/home"
 mkdir -p "$HOME"
 
 # The empty program.
-LIBS="ncursesw yaml-0.1 jansson libgit2 libcrypto libcurl"
+LIBS="ncursesw yaml-0.1 jansson libgit2 libcrypto"   # not libcurl: kernodeck opens it when a URL is checked
 # shellcheck disable=SC2046
 cc -O2 -o "$W/empty" "$BENCH_DIR/empty.c" $(pkg-config --cflags --libs $LIBS) -pthread -lm || {
 	echo "walkthrough.sh: cannot build empty.c (the -dev packages of: $LIBS)" >&2

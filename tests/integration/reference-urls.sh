@@ -110,3 +110,13 @@ check "urls: ... and the hint offers the download" has "$(jq -r '.stages[0].rows
 # the same server, trusted through KD_CA_FILE
 KD_CA_FILE="$KD_TMP/cert.pem" run_check
 check "urls: a certificate trusted through KD_CA_FILE passes" [ "$(st data.tls.url)" = pass ]
+
+# libcurl is opened when a URL is first looked at, not linked: a start
+# pays nothing for it, and a missing libcurl is said, not a crash
+check "urls: kernodeck is not linked with libcurl" sh -c "! readelf -d '$KD_BIN' | grep -q 'libcurl'"
+KD_LIBCURL="$KD_TMP/no-such-libcurl.so.4" run_check
+rc=$?
+check "urls: without libcurl the check still ends (exit 1 or 3, not a crash)" [ "$rc" -eq 1 -o "$rc" -eq 3 ]
+check "urls: ... the URL row says libcurl cannot be loaded" has "$(err data.ok.url)" "libcurl cannot be loaded"
+check "urls: ... naming the file it looked for" has "$(err data.ok.url)" "no-such-libcurl.so.4"
+check "urls: ... while local checks still run" [ "$(st goal)" = pass ]
