@@ -11,9 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
+/* The identity uses OpenSSL's SHA256_Init/Update/Final, deprecated in
+ * OpenSSL 3 in favour of EVP: they call the same SHA-256 code without
+ * starting OpenSSL's providers, which EVP does at its first digest, for
+ * 2 MB of memory: more than the rest of a walkthrough start.  The identity
+ * is a digest of a few KiB in memory; files are hashed with EVP (hash.c). */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include <openssl/sha.h>
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
@@ -25,11 +32,13 @@ kd_ref_identity(const json_t *ref, char out[65])
 {
 	size_t len = 0;
 	char *s = yamlio_dump(ref, YAMLIO_SORT_KEYS, &len);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256_CTX c;
 
-	EVP_Digest(s ? s : "", s ? len : 0, md, &mdlen, EVP_sha256(), NULL);
-	for (unsigned i = 0; i < mdlen && i < 32; i++)
+	SHA256_Init(&c);
+	SHA256_Update(&c, s ? s : "", s ? len : 0);
+	SHA256_Final(md, &c);
+	for (unsigned i = 0; i < SHA256_DIGEST_LENGTH; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	out[64] = '\0';
 	free(s);
@@ -145,9 +154,9 @@ ref_check_schema(const char *path, const struct yamlio_doc *doc, struct kd_err *
 
 /* ---- the reference identity's cache ----
  *
- * The identity is a canonical dump and a SHA-256 of the reference, and the
- * first digest starts OpenSSL (2 MB of memory, more than the rest of a
- * start).  A start whose reference.yaml is unchanged reads it from
+ * The identity is a canonical dump (libyaml) and a SHA-256 of the
+ * reference, a third of the instructions of a start.  A start whose
+ * reference.yaml is unchanged reads it from
  * cache/reference-identity instead: one line keyed by the kernodeck version
  * and the file's (device, inode, size, mtime, ctime), like the digest cache
  * (src/hash.c).  Any change to the file changes its ctime, so the identity
