@@ -110,34 +110,6 @@ fz_string(const char *s, size_t n)
 	return json_stringn_nocheck(s, n);
 }
 
-/* pep503_canonical(name) for an ASCII name of nl bytes: the same result
- * (tolower for the capitals alone, as the other bytes do not change) in a
- * loop without a call per byte; other names go to pep503_canonical. */
-static const char *
-fz_canonical(const char *name, size_t nl, char *buf, size_t len)
-{
-	size_t n = 0;
-	int in_sep = 0;
-
-	if (nl + 1 >= len)
-		return pep503_canonical(name, buf, len);
-	for (size_t i = 0; i < nl; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (c >= 0x80 || c == '\0')
-			return pep503_canonical(name, buf, len);
-		if (c == '-' || c == '_' || c == '.') {
-			in_sep = 1;
-			continue;
-		}
-		if (in_sep && n > 0)
-			buf[n++] = '-';
-		in_sep = 0;
-		buf[n++] = c >= 'A' && c <= 'Z' ? (char)tolower(c) : (char)c;
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* A new package.  local: its local label when the caller parsed the
  * version already, else NULL (worked out here). */
 static json_t *
@@ -149,7 +121,7 @@ new_pkg(struct fz *f, const char *name, const char *version, enum fz_kind kind,
 
 	if (name != NULL) {
 		size_t nl = strlen(name);
-		fz_canonical(name, nl, canon, sizeof canon);
+		pep503_canonical_n(name, nl, canon, sizeof canon);
 		jn = fz_string(name, nl);
 		/* "torch" is its own canonical name: one string for both */
 		jc = strcmp(canon, name) == 0 ? json_incref(jn) : fz_string(canon, strlen(canon));

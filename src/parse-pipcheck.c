@@ -70,31 +70,13 @@ set_str(json_t *o, const char *key, const char *s, size_t n)
 static void
 set_canon(json_t *o, const char *key, const char *s, size_t n)
 {
-	char name[256], canon[256];
+	char canon[256];
+	size_t k = pep503_canonical_n(s, n, canon, sizeof canon);
 
-	if (n < sizeof name - 1 && ascii(s, n)) {
-		/* pep503_canonical's result without the copy and a call a byte */
-		size_t k = 0;
-		int in_sep = 0;
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)s[i];
-			if (c == '-' || c == '_' || c == '.') {
-				in_sep = 1;
-				continue;
-			}
-			if (in_sep && k > 0)
-				canon[k++] = '-';
-			in_sep = 0;
-			canon[k++] = c >= 'A' && c <= 'Z' ? (char)tolower(c) : (char)c;
-		}
+	if (ascii(canon, k))
 		json_object_set_new_nocheck(o, key, json_stringn_nocheck(canon, k));
-		return;
-	}
-	if (n >= sizeof name)
-		n = sizeof name - 1;
-	memcpy(name, s, n);
-	name[n] = '\0';
-	json_object_set_new(o, key, json_string(pep503_canonical(name, canon, sizeof canon)));
+	else
+		json_object_set_new(o, key, json_string(canon));
 }
 
 /* The project name at the start of a requirement ("foo[bar]>=1; ..."). */

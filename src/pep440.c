@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -649,26 +650,35 @@ pep440_spec_is_pin(const char *spec)
 
 /* ---- names ---- */
 
-const char *
-pep503_canonical(const char *name, char *buf, size_t len)
+size_t
+pep503_canonical_n(const char *name, size_t nl, char *buf, size_t len)
 {
 	size_t n = 0;
 	int in_sep = 0;
 
 	if (len == 0)
-		return buf;
-	for (const char *p = name ? name : ""; *p && n + 1 < len; p++) {
-		if (is_sep(*p)) {
+		return 0;
+	for (size_t i = 0; i < nl && name[i] != '\0' && n + 1 < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (is_sep((char)c)) {
 			in_sep = 1;
 			continue;
 		}
 		if (in_sep && n > 0 && n + 1 < len)
 			buf[n++] = '-';
 		in_sep = 0;
+		/* no call a byte for ASCII: inventories hold thousands of names */
 		if (n + 1 < len)
-			buf[n++] = (char)tolower((unsigned char)*p);
+			buf[n++] = (char)(c >= 0x80 ? tolower(c) : c >= 'A' && c <= 'Z' ? c + 32 : c);
 	}
 	buf[n] = '\0';
+	return n;
+}
+
+const char *
+pep503_canonical(const char *name, char *buf, size_t len)
+{
+	pep503_canonical_n(name ? name : "", SIZE_MAX, buf, len);
 	return buf;
 }
 

@@ -66,3 +66,25 @@ venv_reference() {
 		printf '  install:\n    system_site_packages: true\n    without_pip: true\n'
 	} >"$_d/kernodeck/reference.yaml"
 }
+# hold_lock LOCKFILE: another process (pid in $holder) takes LOCKFILE as a
+# kernodeck of "alice on elsewhere" would, until release_lock.
+hold_lock() {
+	/usr/bin/python3 - "$1" <<'PYEOF' &
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.write(fd, b"user: alice\nhost: elsewhere\npid: %d\nsince: 2026-01-01T00:00:00Z\n" % os.getpid())
+open(sys.argv[1] + ".ready", "w").close()
+time.sleep(30)
+PYEOF
+	holder=$!
+	_i=0
+	while [ ! -f "$1.ready" ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+}
+# release_lock LOCKFILE: stop hold_lock's process.
+release_lock() {
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	rm -f "$1.ready"
+}

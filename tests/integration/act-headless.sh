@@ -69,21 +69,10 @@ check "refused: nothing was marked" sh -c "! grep -q 'marks:' '$P/kernodeck/stat
 check "refused: the stage is still failed" grep -q "status: failed" "$P/kernodeck/state.yaml"
 
 # another process holds the lock: exit 3, nothing marked
-$PY - "$P/kernodeck/lock" <<'PYEOF' &
-import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
-fcntl.flock(fd, fcntl.LOCK_EX)
-os.ftruncate(fd, 0)
-os.write(fd, b"user: alice\nhost: elsewhere\npid: %d\nsince: 2026-01-01T00:00:00Z\n" % os.getpid())
-open(sys.argv[1] + ".ready", "w").close()
-time.sleep(30)
-PYEOF
-holder=$!
-i=0; while [ ! -f "$P/kernodeck/lock.ready" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+hold_lock "$P/kernodeck/lock"
 "$KD_BIN" act "$P" --stage contract intentional tensorlib >/dev/null 2>"$KD_TMP/lock.err"
 rc=$?
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
-rm -f "$P/kernodeck/lock.ready"
+release_lock "$P/kernodeck/lock"
 check "lock: a held lock stops act (exit 3)" [ "$rc" -eq 3 ]
 check "lock: says who holds it" grep -q "alice on elsewhere" "$KD_TMP/lock.err"
 check "lock: nothing was marked" sh -c "! grep -q 'tensorlib: intentional' '$P/kernodeck/state.yaml'"

@@ -64,20 +64,10 @@ check "check: the bad state is left as it was" cmp -s "$P/kernodeck/state.yaml" 
 cp "$KD_TMP/good.yaml" "$P/kernodeck/state.yaml"
 
 # another process holds the lock: check stops with exit 3 and names the holder
-$PY - "$P/kernodeck/lock" <<'PYEOF' &
-import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
-fcntl.flock(fd, fcntl.LOCK_EX)
-os.ftruncate(fd, 0)
-os.write(fd, b"user: alice\nhost: elsewhere\npid: %d\nsince: 2026-01-01T00:00:00Z\n" % os.getpid())
-open(sys.argv[1] + ".ready", "w").close()
-time.sleep(30)
-PYEOF
-holder=$!
-i=0; while [ ! -f "$P/kernodeck/lock.ready" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+hold_lock "$P/kernodeck/lock"
 "$KD_BIN" check "$P" --quiet >/dev/null 2>"$KD_TMP/lock.err"
 rc=$?
-kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+release_lock "$P/kernodeck/lock"
 check "check: a held lock stops check (exit 3)" [ "$rc" -eq 3 ]
 check "check: says who holds the lock" grep -q "alice on elsewhere, process $holder" "$KD_TMP/lock.err"
 "$KD_BIN" check "$P" --quiet --stage reference >/dev/null 2>&1

@@ -180,6 +180,13 @@ test_names(void **state)
 	assert_string_equal(pep503_canonical("backports.shutil_get_terminal_size", buf, sizeof buf),
 			    "backports-shutil-get-terminal-size");
 	assert_string_equal(pep503_canonical("PyYAML", buf, 3), "py");
+	/* the first nl bytes only, as the parsers pass a name inside a line */
+	assert_int_equal(pep503_canonical_n("Torch_Vision==0.15", 12, buf, sizeof buf), 12);
+	assert_string_equal(buf, "torch-vision");
+	assert_int_equal(pep503_canonical_n("A..b", 4, buf, 3), 2);
+	assert_string_equal(buf, "a-");
+	/* a byte >= 0x80 goes through tolower(), as before, and is kept */
+	assert_string_equal(pep503_canonical("Caf\xc3\xa9_X", buf, sizeof buf), "caf\xc3\xa9-x");
 	assert_true(pep503_valid_name("typing_extensions", 17));
 	assert_false(pep503_valid_name("-x", 2));
 	assert_false(pep503_valid_name("a b", 3));
