@@ -86,25 +86,35 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 	struct pipline_iter it;
 	const char *l;
 	size_t n;
+	int named = name != NULL && *name != '\0';
 
 	if (memchr(text, '\0', len) != NULL) {
 		const char *z = memchr(text, '\0', len);
 		int line = 1;
 		for (const char *q = text; q < z; q++)
 			line += *q == '\n';
-		return kd_err_set(err, KD_EINPUT, name, line,
+		/* with a name, kd_err_format says "NAME:LINE: " in front */
+		return kd_err_set(err, KD_EINPUT, name, line, named ?
+				  "a NUL byte: this is not a text file" :
 				  "a NUL byte on line %d: this is not a text file", line);
 	}
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &l, &n)) {
 		size_t bad;
 		if (n > KD_CAP_LINE)
-			return kd_err_set(err, KD_EINPUT, name, it.lineno,
-					  "line %d is longer than %u bytes", it.lineno, KD_CAP_LINE);
+			return named ?
+				kd_err_set(err, KD_EINPUT, name, it.lineno,
+					   "the line is longer than %u bytes", KD_CAP_LINE) :
+				kd_err_set(err, KD_EINPUT, name, it.lineno,
+					   "line %d is longer than %u bytes", it.lineno, KD_CAP_LINE);
 		if ((bad = utf8_invalid_at(l, n)) != (size_t)-1)
-			return kd_err_set(err, KD_EINPUT, name, it.lineno,
-					  "line %d is not valid UTF-8 (byte 0x%02x at column %zu)",
-					  it.lineno, (unsigned char)l[bad], bad + 1);
+			return named ?
+				kd_err_set(err, KD_EINPUT, name, it.lineno,
+					   "not valid UTF-8 (byte 0x%02x at column %zu)",
+					   (unsigned char)l[bad], bad + 1) :
+				kd_err_set(err, KD_EINPUT, name, it.lineno,
+					   "line %d is not valid UTF-8 (byte 0x%02x at column %zu)",
+					   it.lineno, (unsigned char)l[bad], bad + 1);
 	}
 	return 0;
 }
