@@ -22,6 +22,7 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/stop.h"
 
 static void
 act_on_line(void *u, const char *line, size_t len)
@@ -157,13 +158,14 @@ cmd_act(int argc, char **argv)
 	const char *name = NULL, *word = NULL;
 	const struct kd_stage_ops *st;
 	const struct kd_action *a;
-	struct kd_sink sink = { act_on_step, act_on_line, NULL, NULL };
+	struct kd_sink sink = { act_on_step, act_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	enum kd_status before[KD_NSTAGES];
 	char buf[2200], *arg = NULL, ref_before[65];
 	int c, i = -1, yes = 0, rc, src;
 
+	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
 		switch (c) {

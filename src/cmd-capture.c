@@ -14,6 +14,7 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/reference.h"
+#include "kernodeck/stop.h"
 #include "kernodeck/yamlio.h"
 
 static void
@@ -77,13 +78,14 @@ cmd_capture(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *python = NULL, *state_dir = NULL, *dir = ".";
-	struct kd_sink sink = { capture_on_step, NULL, NULL, NULL };
+	struct kd_sink sink = { capture_on_step, NULL, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	json_t *summary = NULL;
 	char buf[2200];
 	int c, rc;
 
+	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

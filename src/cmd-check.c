@@ -13,6 +13,7 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/report.h"
+#include "kernodeck/stop.h"
 
 static void
 check_on_line(void *u, const char *line, size_t len)
@@ -64,12 +65,13 @@ cmd_check(int argc, char **argv)
 	};
 	const char *stage = NULL, *python = NULL, *junit = NULL, *state_dir = NULL, *dir = ".";
 	enum kd_format fmt = KD_FMT_TEXT;
-	struct kd_sink sink = { check_on_step, check_on_line, NULL, NULL };
+	struct kd_sink sink = { check_on_step, check_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = 0;
 	char why[2048];
 
+	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

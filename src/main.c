@@ -11,6 +11,7 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/stop.h"
 
 struct command {
 	const char *name;
@@ -66,7 +67,12 @@ main(int argc, char **argv)
 	}
 	if (argc >= 2)
 		for (const struct command *c = commands; c->name; c++)
-			if (strcmp(argv[1], c->name) == 0)
-				return c->run(argc - 1, argv + 1);
+			if (strcmp(argv[1], c->name) == 0) {
+				int rc = c->run(argc - 1, argv + 1);
+				/* a command that caught Ctrl-C (stop.h) stopped its
+				 * program and saved: now end by the same signal */
+				kd_stop_finish();
+				return rc;
+			}
 	return cmd_walkthrough(argc, argv);
 }

@@ -75,6 +75,40 @@ check "hang in sync: the stage fails" [ $? -eq 1 ]
 check "hang in sync: the sync row says it timed out there" \
 	rowis "$KD_TMP/hang.json" compute.sync 'timed out after 1 s'
 
+# Ctrl-C (SIGINT) on a headless check: the probe's group is ended, the
+# stage saved as cancelled, and kernodeck ends by the same signal; without
+# the handler the probe was left hanging with nobody to time it out
+KD_PROBE_FAULT=sync:hang $PY - "$KD_BIN" check "$P" --stage compute --quiet >"$KD_TMP/int.out" 2>&1 <<'PYEOF'
+import os, signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(0.2)
+deadline = time.time() + 60
+# wait until this project's probe is running
+venv = sys.argv[3].encode() + b"/.venv-rebuild/bin/python"
+while time.time() < deadline and not any(
+        venv in open("/proc/%s/cmdline" % d, "rb").read()
+        for d in os.listdir("/proc") if d.isdigit() and os.path.exists("/proc/%s/cmdline" % d)):
+    time.sleep(0.1)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+t = time.time()
+rc = p.wait(timeout=30)
+print("rc %d took %.1f" % (rc, time.time() - t))
+left = 0
+for d in os.listdir("/proc"):
+    try:
+        if d.isdigit() and venv in open("/proc/%s/cmdline" % d, "rb").read():
+            left += 1
+    except OSError:
+        pass
+print("left %d" % left)
+PYEOF
+check "Ctrl-C: kernodeck ends by SIGINT" grep -q "^rc -2 " "$KD_TMP/int.out"
+check "Ctrl-C: ... within a few seconds" sh -c "awk '/^rc/ { exit !(\$4 < 10) }' '$KD_TMP/int.out'"
+check "Ctrl-C: no probe is left running" grep -q "^left 0$" "$KD_TMP/int.out"
+check "Ctrl-C: the stage is saved as cancelled" grep -q "^cancelled: true" "$P/kernodeck/compute.yaml"
+
 # every reason a GPU is unreachable, from the evidence; never computed on the CPU
 reason() { # name scenario backend needle [VAR=value]
 	n=$1; sc=$2; be=$3; needle=$4; shift 4
