@@ -32,16 +32,6 @@ act_on_line(void *u, const char *line, size_t len)
 	fflush(stdout);
 }
 
-static void
-act_on_step(void *u, const char *step, double fraction)
-{
-	(void)u;
-	if (fraction >= 0)
-		fprintf(stderr, "  - %s (%.0f%%)\n", step, fraction * 100);
-	else
-		fprintf(stderr, "  - %s\n", step);
-}
-
 static int
 act_usage(FILE *fp, int rc)
 {
@@ -158,7 +148,7 @@ cmd_act(int argc, char **argv)
 	const char *name = NULL, *word = NULL;
 	const struct kd_stage_ops *st;
 	const struct kd_action *a;
-	struct kd_sink sink = { act_on_step, act_on_line, kd_stop_requested, NULL };
+	struct kd_sink sink = { kd_sink_print_step, act_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	enum kd_status before[KD_NSTAGES];

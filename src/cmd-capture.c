@@ -17,14 +17,6 @@
 #include "kernodeck/stop.h"
 #include "kernodeck/yamlio.h"
 
-static void
-capture_on_step(void *u, const char *step, double fraction)
-{
-	(void)u;
-	(void)fraction;
-	fprintf(stderr, "  - %s\n", step);
-}
-
 static int
 capture_usage(FILE *fp, int rc)
 {
@@ -78,7 +70,7 @@ cmd_capture(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *python = NULL, *state_dir = NULL, *dir = ".";
-	struct kd_sink sink = { capture_on_step, NULL, kd_stop_requested, NULL };
+	struct kd_sink sink = { kd_sink_print_step, NULL, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	json_t *summary = NULL;

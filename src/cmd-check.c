@@ -23,16 +23,6 @@ check_on_line(void *u, const char *line, size_t len)
 }
 
 static void
-check_on_step(void *u, const char *step, double fraction)
-{
-	(void)u;
-	if (fraction >= 0)
-		fprintf(stderr, "  - %s (%.0f%%)\n", step, fraction * 100);
-	else
-		fprintf(stderr, "  - %s\n", step);
-}
-
-static void
 print_err(const struct kd_err *err)
 {
 	char buf[2200];
@@ -65,7 +55,7 @@ cmd_check(int argc, char **argv)
 	};
 	const char *stage = NULL, *python = NULL, *junit = NULL, *state_dir = NULL, *dir = ".";
 	enum kd_format fmt = KD_FMT_TEXT;
-	struct kd_sink sink = { check_on_step, check_on_line, kd_stop_requested, NULL };
+	struct kd_sink sink = { kd_sink_print_step, check_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = 0;

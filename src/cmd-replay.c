@@ -386,14 +386,6 @@ seed_settings(struct kd_ctx *ctx, const char *dossier)
 }
 
 static void
-stderr_step(void *u, const char *step, double f)
-{
-	(void)u;
-	(void)f;
-	fprintf(stderr, "  - %s\n", step);
-}
-
-static void
 stderr_line(void *u, const char *line, size_t len)
 {
 	(void)u;
@@ -405,7 +397,7 @@ static int
 run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int *newdiff,
 	   struct kd_err *err)
 {
-	struct kd_sink dflt = { stderr_step, stderr_line, NULL, NULL };
+	struct kd_sink dflt = { kd_sink_print_step, stderr_line, NULL, NULL };
 	const struct kd_sink *sink = o->sink ? o->sink : &dflt;
 	int stop = 0;
 

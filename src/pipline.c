@@ -137,21 +137,31 @@ pipline_is_fence(const char *s, size_t n)
 	return n >= 3 && (strncmp(s, "```", 3) == 0 || strncmp(s, "~~~", 3) == 0);
 }
 
+/* The first word of *s (n bytes, up to a space); for a path, its last part
+ * (".venv/bin/python", "C:\x\python.exe"): *s moves there.  Returns the
+ * word's length. */
+static size_t
+command_name(const char **s, size_t n)
+{
+	size_t w = 0;
+
+	while (w < n && !isspace((unsigned char)(*s)[w]))
+		w++;
+	for (size_t i = w; i > 0; i--)
+		if ((*s)[i - 1] == '/' || (*s)[i - 1] == '\\') {
+			*s += i;
+			return w - i;
+		}
+	return w;
+}
+
 /* Is the word at s (up to a space) a command someone types around pip? */
 /* pip, pip3, python, python3.11, a path to one of them. */
 static int
 is_pip_or_python(const char *s, size_t n)
 {
-	size_t w = 0;
+	size_t w = command_name(&s, n);
 
-	while (w < n && !isspace((unsigned char)s[w]))
-		w++;
-	for (size_t i = w; i > 0; i--)
-		if (s[i - 1] == '/' || s[i - 1] == '\\') {
-			s += i;
-			w -= i;
-			break;
-		}
 	return (w >= 6 && strncmp(s, "python", 6) == 0) ||
 	       (w >= 3 && strncmp(s, "pip", 3) == 0 && (w == 3 || s[3] == '3'));
 }
@@ -165,17 +175,8 @@ is_command_word(const char *s, size_t n)
 		"cd", "ls", "source", "docker", "poetry", "pipenv", "pdm", "time", "git",
 		"grep", "sort", "tee", "pip-compile", "pipdeptree",
 	};
-	size_t w = 0;
+	size_t w = command_name(&s, n);
 
-	while (w < n && !isspace((unsigned char)s[w]))
-		w++;
-	/* a path: look at its last part (".venv/bin/python", "C:\x\python.exe") */
-	for (size_t i = w; i > 0; i--)
-		if (s[i - 1] == '/' || s[i - 1] == '\\') {
-			s += i;
-			w -= i;
-			break;
-		}
 	if (w >= 4 && strncasecmp(s + w - 4, ".exe", 4) == 0)
 		w -= 4;
 	if (w >= 6 && strncmp(s, "python", 6) == 0)

@@ -224,6 +224,16 @@ kd_sink_line(const struct kd_sink *s, const char *line)
 		s->on_line(s->u, line, strlen(line));
 }
 
+void
+kd_sink_print_step(void *u, const char *step, double fraction)
+{
+	(void)u;
+	if (fraction >= 0)
+		fprintf(stderr, "  - %s (%.0f%%)\n", step, fraction * 100);
+	else
+		fprintf(stderr, "  - %s\n", step);
+}
+
 int
 kd_sink_cancelled(const struct kd_sink *s)
 {

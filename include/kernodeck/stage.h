@@ -119,6 +119,8 @@ struct kd_sink {
 void kd_sink_step(const struct kd_sink *s, const char *step, double fraction);
 void kd_sink_line(const struct kd_sink *s, const char *line);
 int kd_sink_cancelled(const struct kd_sink *s);
+/* An on_step for the headless commands: "  - STEP (N%)" on stderr. */
+void kd_sink_print_step(void *u, const char *step, double fraction);
 
 /* An editable field of a stage, addressed by a path in reference.yaml
  * ("code.entry_point") or, with the prefix "settings.", in the state. */
