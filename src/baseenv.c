@@ -344,6 +344,18 @@ baseenv_freeze_text(const struct baseenv_query *q, size_t *len)
 	return t;
 }
 
+static int
+in_list(const json_t *a, const char *s)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (json_string_value(v) && strcmp(json_string_value(v), s) == 0)
+			return 1;
+	return 0;
+}
+
 /* Is dir one of the base's folders? */
 static int
 in_dirs(const json_t *dirs, const char *dir)
@@ -370,22 +382,12 @@ baseenv_origins(const struct baseenv_query *venv, const struct baseenv_query *ba
 			strcmp(loc, venv->purelib) == 0 ? "rebuilt" :
 			base != NULL && in_dirs(base->site_dirs, loc) ? "base" : "system";
 		char nv[600];
-		if (package_line(p, nv, sizeof nv) != NULL)
+		/* a folder may hold a .dist-info and an .egg-info of one package */
+		if (package_line(p, nv, sizeof nv) != NULL &&
+		    !in_list(json_object_get(o, which), nv))
 			json_array_append_new(json_object_get(o, which), json_string(nv));
 	}
 	return o;
-}
-
-static int
-in_list(const json_t *a, const char *s)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(a, i, v)
-		if (json_string_value(v) && strcmp(json_string_value(v), s) == 0)
-			return 1;
-	return 0;
 }
 
 json_t *
