@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
@@ -35,6 +36,7 @@
 #include "kernodeck/redact.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -360,6 +362,25 @@ observed_inventory(const struct kd_ctx *ctx)
 	return o;
 }
 
+/* The base environment the rebuild was layered on (rebuild-base.h), with
+ * where each package came from; null without one. */
+static json_t *
+dossier_base(const struct kd_ctx *ctx)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_index("rebuild"));
+	const json_t *b = json_object_get(obs, "base");
+	json_t *o;
+
+	if (b == NULL)
+		return json_null();
+	o = json_deep_copy(b);
+	json_object_set_new(o, "mechanism", json_string(
+		"the base's interpreter makes the venv; the base's package folders are named in "
+		"the venv's site-packages/" BASEENV_PTH ", after the venv's own"));
+	json_object_set_new(o, "origin", json_deep_copy(yamlio_get(obs, "inventory.origin")));
+	return o;
+}
+
 static json_t *
 build_tree(struct kd_ctx *ctx, const char *created)
 {
@@ -385,6 +406,7 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));
 	json_object_set_new(t, "inventory", observed_inventory(ctx));
+	json_object_set_new(t, "base", dossier_base(ctx));
 	json_object_set_new(t, "deviations", dossier_deviations(ctx));
 	json_object_set(t, "stages", json_object_get(rep, "stages"));
 	json_object_set_new(t, "reference", json_deep_copy(ctx->ref));

@@ -37,7 +37,7 @@
  * prints BASEENV_MARK and one JSON object {executable, version, prefix,
  * purelib, site_dirs[], packages[{name, version, location}]}; dirs prints
  * the package folders one a line (procedure.sh's .pth); freeze prints
- * name==version lines, sorted. */
+ * name==version lines (PEP 503 names), sorted as baseenv_freeze_text does. */
 extern const char baseenv_query_py[];
 
 struct baseenv {

@@ -136,11 +136,12 @@ sed -i "s|^    system_site_packages: true\$|    system_site_packages: false\n   
 	"$D/kernodeck/reference.yaml"
 check "torch base: the reference names the base, no system site packages" \
 	sh -c "grep -q 'base: $T' '$D/kernodeck/reference.yaml' && grep -q 'system_site_packages: false' '$D/kernodeck/reference.yaml'"
+"$KD_BIN" check "$D" >"$KD_TMP/t.out" 2>"$KD_TMP/t.err"
+rc=$?
+check "torch base: kernodeck check DIR passes all seven stages (exit 0)" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || grep -E '^[0-9] |^  fail' "$KD_TMP/t.out" | head -20 | sed 's/^/# /'
 for s in rebuild compute sample; do
-	"$KD_BIN" check "$D" --stage $s --format yaml >"$KD_TMP/t-$s.out" 2>"$KD_TMP/t-$s.err"
-	rc=$?
-	check "torch base: stage $s passes (exit 0)" [ "$rc" -eq 0 ]
-	[ "$rc" -eq 0 ] || grep -B3 -A6 'status: fail' "$KD_TMP/t-$s.out" | head -20 | sed 's/^/# /'
+	check "torch base: stage $s passed" grep -Eq "^[0-9] $s +passed" "$KD_TMP/t.out"
 done
 check "torch base: torch is imported from Debian's dist-packages, through the base" \
 	"$D/.venv-rebuild/bin/python" -c "import torch; assert torch.__file__.startswith('/usr/lib/python3/dist-packages/')"
@@ -150,3 +151,21 @@ check "torch base: torch is the base's, the tokenizer rebuilt" sh -c "
 	grep -q '^torch==' '$D/kernodeck/base-inventory.txt' &&
 	! grep -q 'kd-demo-tokenizer' '$D/kernodeck/base-inventory.txt' &&
 	sed -n '/^  origin:/,/^  [a-z]/p' '$D/kernodeck/rebuild.yaml' | sed -n '/rebuilt:/,/system:/p' | grep -q 'kd-demo-tokenizer==1.0.0'"
+check "torch base: the dossier records the base and how the venv is layered on it" sh -c "
+	grep -q '^base:' '$D/kernodeck/dossier/dossier.yaml' &&
+	grep -q 'mechanism: .*zz-kernodeck-base.pth' '$D/kernodeck/dossier/dossier.yaml' &&
+	grep -q 'Base environment: the venv was layered on' '$D/kernodeck/dossier/README.md'"
+bash "$D/kernodeck/dossier/procedure.sh" "$KD_TMP/byhand" >"$KD_TMP/proc.out" 2>&1
+rc=$?
+check "torch base: procedure.sh by hand passes (exit 0)" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || tail -n 15 "$KD_TMP/proc.out" | sed 's/^/# /'
+grep -v '^#' "$D/.venv-rebuild/lib/python3.11/site-packages/zz-kernodeck-base.pth" >"$KD_TMP/pth1"
+grep -v '^#' "$KD_TMP/byhand/.venv-rebuild/lib/python3.11/site-packages/zz-kernodeck-base.pth" >"$KD_TMP/pth2"
+check "torch base: procedure.sh layers its venv on the base the same way" \
+	sh -c "cmp -s '$KD_TMP/pth1' '$KD_TMP/pth2' && grep -qx /usr/lib/python3/dist-packages '$KD_TMP/pth2'"
+check "torch base: procedure.sh found the base as the dossier recorded it" \
+	sh -c "! grep -q 'the base environment differs' '$KD_TMP/proc.out' && grep -q 'reread: the output agrees' '$KD_TMP/proc.out'"
+BASE="$KD_TMP/nowhere" bash "$D/kernodeck/dossier/procedure.sh" "$KD_TMP/byhand2" >"$KD_TMP/proc2.out" 2>&1
+rc=$?
+check "torch base: procedure.sh with a missing base stops, naming it" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'the base environment $KD_TMP/nowhere is missing' '$KD_TMP/proc2.out'"
