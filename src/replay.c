@@ -1,5 +1,5 @@
 /*
- * cmd-replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
+ * replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
  * [--python PATH] [--yes]`: rebuild and re-check from a dossier in a clean
  * folder.
  *
