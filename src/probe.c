@@ -565,6 +565,7 @@ probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r
 	memset(&ro, 0, sizeof ro);
 	ro.argv = argv;
 	ro.cwd = o->cwd;
+	ro.env_base = o->env_base;
 	ro.env_set = env;
 	ro.timeout_s = o->timeout_s;
 	ro.log_path = o->log_path;

@@ -598,6 +598,7 @@ run_python(struct kd_ctx *ctx, const char *python, const char *const *args, cons
 	memset(&r, 0, sizeof r);
 	o.argv = argv;
 	o.cwd = ctx->project_dir;
+	o.env_base = ctx->child_env;
 	o.env_set = env_set;
 	o.timeout_s = timeout_s;
 	o.log_path = log;

@@ -1,7 +1,7 @@
 /*
- * replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
- * [--python PATH] [--yes]`: rebuild and re-check from a dossier in a clean
- * folder.
+ * replay.c - the replay engine: rebuild and re-check a project from a
+ * dossier in a clean folder (`kernodeck replay`, src/cmd-replay.c, and the
+ * dossier stage's replay action call replay_run).
  *
  * A dossier from someone else is untrusted.  Before anything runs:
  * SHA256SUMS is parsed (an entry that points outside the dossier is
@@ -34,12 +34,12 @@
 
 #include <git2.h>
 
-#include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
@@ -471,16 +471,20 @@ print_verdict(const json_t *verdict, int newdiff)
 	       "recorded deviations)");
 }
 
-/* Keep every cache, temporary file and home-folder file of the children
- * inside the work folder, and Python's bytecode unwritten.  The user's
- * configuration (pip's index settings, git's identity) is still read from
- * where it is. */
+/* The environment of every program the replay's stages run: each cache,
+ * temporary file and home-folder file inside the work folder, Python's
+ * bytecode unwritten.  The user's configuration (pip's index settings,
+ * git's identity) is still read from where it is.  Given to the runner
+ * through the context (ctx.child_env): kernodeck's own environment is not
+ * changed.  env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended. */
+#define REPLAY_NENV 7
 static void
-contain_writes(const char *workdir)
+contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
 {
 	char *cache = fsutil_join(workdir, ".cache"), *tmp = fsutil_join(workdir, ".tmp");
 	char *pip = fsutil_join(cache, "pip"), *home = fsutil_join(workdir, ".home");
 	const char *old = getenv("HOME");
+	size_t n = 0;
 
 	fsutil_mkdirs(pip, NULL);
 	fsutil_mkdirs(tmp, NULL);
@@ -488,50 +492,30 @@ contain_writes(const char *workdir)
 	if (old != NULL && *old != '\0') {
 		char *cfg = fsutil_join(old, ".config"), *git = fsutil_join(old, ".gitconfig");
 		if (getenv("XDG_CONFIG_HOME") == NULL)
-			setenv("XDG_CONFIG_HOME", cfg, 1);
+			env[n++] = sysinfo_fmt("XDG_CONFIG_HOME=%s", cfg);
 		if (getenv("GIT_CONFIG_GLOBAL") == NULL && fsutil_exists(git))
-			setenv("GIT_CONFIG_GLOBAL", git, 1);
+			env[n++] = sysinfo_fmt("GIT_CONFIG_GLOBAL=%s", git);
 		free(cfg);
 		free(git);
 	}
-	setenv("HOME", home, 1);
+	env[n++] = sysinfo_fmt("HOME=%s", home);
+	env[n++] = sysinfo_fmt("PIP_CACHE_DIR=%s", pip);
+	env[n++] = sysinfo_fmt("XDG_CACHE_HOME=%s", cache);
+	env[n++] = sysinfo_fmt("TMPDIR=%s", tmp);
+	env[n++] = strdup("PYTHONDONTWRITEBYTECODE=1");
+	env[n] = NULL;
 	free(home);
-	setenv("PIP_CACHE_DIR", pip, 1);
-	setenv("XDG_CACHE_HOME", cache, 1);
-	setenv("TMPDIR", tmp, 1);
-	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
 	free(pip);
 	free(cache);
 	free(tmp);
 }
 
-/* The environment variables contain_writes() changes, saved so that a
- * replay started from the walkthrough leaves its process as it was. */
-static const char *const contained_vars[] = {
-	"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "PIP_CACHE_DIR", "XDG_CACHE_HOME",
-	"TMPDIR", "PYTHONDONTWRITEBYTECODE",
-};
-#define NCONTAINED (sizeof contained_vars / sizeof contained_vars[0])
-
 static void
-env_save(char *saved[NCONTAINED])
+env_free(char *env[REPLAY_NENV + 1])
 {
-	for (size_t i = 0; i < NCONTAINED; i++) {
-		const char *v = getenv(contained_vars[i]);
-		saved[i] = v ? strdup(v) : NULL;
-	}
-}
-
-static void
-env_restore(char *saved[NCONTAINED])
-{
-	for (size_t i = 0; i < NCONTAINED; i++) {
-		if (saved[i] != NULL)
-			setenv(contained_vars[i], saved[i], 1);
-		else
-			unsetenv(contained_vars[i]);
-		free(saved[i]);
-		saved[i] = NULL;
+	for (size_t i = 0; i < REPLAY_NENV + 1; i++) {
+		free(env[i]);
+		env[i] = NULL;
 	}
 }
 
@@ -546,6 +530,7 @@ empty_or_missing(const char *dir)
 	return S_ISDIR(st.st_mode) && rmdir(dir) == 0;
 }
 
+/* See replay.h. */
 int
 replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 {
@@ -554,11 +539,10 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	const char *url, *commit, *local;
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	json_t *bad = json_array();
-	char *saved[NCONTAINED];
+	char *env[REPLAY_NENV + 1] = { NULL };
 	int rc, newdiff = 0, opened = 0;
 
 	*verdict = NULL;
-	env_save(saved);
 	if ((rc = verify_dossier(o, err)) != 0)
 		goto out;
 	if ((rc = load_yaml(o->dossier, "dossier.yaml", &dy, err)) != 0 ||
@@ -587,7 +571,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	if ((rc = clone_at(url, commit, o->workdir, err)) != 0)
 		goto out;
 	say(o, "code: %s at %s", url, commit);
-	contain_writes(o->workdir);
+	contain_env(o->workdir, env);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */
 	kdir = fsutil_join(o->workdir, "kernodeck");
@@ -613,6 +597,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	opened = 1;
 	ctx.python_override = o->python;
+	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);
 	*verdict = json_array();
@@ -655,7 +640,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 out:
 	if (opened)
 		kd_ctx_close(&ctx);
-	env_restore(saved);
+	env_free(env);
 	json_decref(bad);
 	yamlio_doc_free(&dy);
 	yamlio_doc_free(&rdoc);
@@ -663,68 +648,5 @@ out:
 	free(refp);
 	free(py);
 	free(why);
-	return rc;
-}
-
-int
-cmd_replay(int argc, char **argv)
-{
-	struct replay_opts o = { 0 };
-	char *dossier = NULL, *work = NULL, *data = NULL, buf[2048];
-	json_t *verdict = NULL;
-	struct kd_err err;
-	int rc;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-			     "[--yes]\n\nVerify the dossier's SHA256SUMS, show every command and ask "
-			     "once (--yes: do not ask),\nclone the code at the recorded commit into "
-			     "DIR (default ./kernodeck-replay), check\nthe data digests (where the "
-			     "reference says, or under --data), rebuild and run\nstages 2 to 6.  Exit 0 "
-			     "when every stage passed or shows exactly the recorded\ndeviations, 1 on new "
-			     "differences or a declined confirmation.");
-			free(work);
-			free(data);
-			free(dossier);
-			return 0;
-		} else if (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "-y") == 0)
-			o.yes = 1;
-		else if (strcmp(argv[i], "--workdir") == 0 && i + 1 < argc)
-			work = kd_abspath(argv[++i]);
-		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
-			data = kd_abspath(argv[++i]);
-		else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
-			o.python = argv[++i];
-		else if (argv[i][0] == '-' || dossier != NULL) {
-			fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] "
-			      "[--python PATH] [--yes]\n", stderr);
-			free(work);
-			free(data);
-			free(dossier);
-			return KD_EINPUT;
-		} else
-			dossier = kd_abspath(argv[i]);
-	}
-	if (dossier == NULL) {
-		fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-		      "[--yes]\n", stderr);
-		free(work);
-		free(data);
-		return KD_EINPUT;
-	}
-	if (work == NULL)
-		work = kd_abspath("kernodeck-replay");
-	o.dossier = dossier;
-	o.workdir = work;
-	o.data = data;
-	kd_err_clear(&err);
-	rc = replay_run(&o, &verdict, &err);
-	if (rc != 0 && !(rc == KD_EFAIL && verdict != NULL))
-		fprintf(stderr, "kernodeck replay: %s\n", kd_err_format(&err, buf, sizeof buf));
-	json_decref(verdict);
-	free(dossier);
-	free(work);
-	free(data);
 	return rc;
 }

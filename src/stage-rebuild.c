@@ -130,7 +130,8 @@ rebuild_step(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
 {
 	char *log = kd_ctx_log_path(ctx, what);
 	struct run_opts o = {
-		.argv = argv, .cwd = ctx->project_dir, .env_set = rb_env_set,
+		.argv = argv, .cwd = ctx->project_dir, .env_base = ctx->child_env,
+		.env_set = rb_env_set,
 		.env_unset = rb_env_unset, .timeout_s = timeout, .log_path = log,
 		.on_line = rr_on_line, .cancelled = rr_cancelled, .u = rr,
 	};

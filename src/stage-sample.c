@@ -442,6 +442,7 @@ run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, jso
 	f.sink = sink;
 	ro.argv = (const char *const *)argv;
 	ro.cwd = ctx->project_dir;
+	ro.env_base = ctx->child_env;
 	ro.env_set = env;
 	ro.timeout_s = kd_env_seconds("KD_TIMEOUT_SAMPLE", ctx->timeout_sample);
 	ro.log_path = log;

@@ -39,6 +39,8 @@ struct kd_ctx {
 				  * read them with kd_ctx_obs() */
 	char *python;            /* interpreter chosen for the rebuild, or NULL */
 	const char *python_override; /* --python */
+	const char *const *child_env;/* "NAME=VALUE" for every program the stages
+				  * run (a replay's work folder), or NULL */
 	int strict;              /* --strict, or strict: true in the reference */
 	int readonly;            /* another kernodeck holds the lock */
 	struct kd_lock *lock;
