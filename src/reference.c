@@ -37,6 +37,7 @@
 #include "kernodeck/reference.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/run.h"
+#include "kernodeck/step.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/yamlio.h"
 
@@ -526,50 +527,6 @@ reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *
 
 /* ------------------------------------------------------------ capture */
 
-struct collect {
-	char *buf;
-	size_t len, cap, limit;
-	int over;
-	const struct kd_sink *sink;
-	int echo;
-};
-
-static void
-collect_line(void *u, const char *line, size_t len)
-{
-	struct collect *c = u;
-
-	if (c->echo && c->sink != NULL && c->sink->on_line != NULL)
-		c->sink->on_line(c->sink->u, line, len);
-	if (c->len + len + 2 > c->limit) {
-		c->over = 1;
-		return;
-	}
-	if (c->len + len + 2 > c->cap) {
-		size_t nc = (c->len + len + 2) * 2;
-		char *nb = realloc(c->buf, nc);
-
-		if (nb == NULL) {
-			c->over = 1;
-			return;
-		}
-		c->buf = nb;
-		c->cap = nc;
-	}
-	memcpy(c->buf + c->len, line, len);
-	c->len += len;
-	c->buf[c->len++] = '\n';
-	c->buf[c->len] = '\0';
-}
-
-static int
-collect_cancelled(void *u)
-{
-	const struct collect *c = u;
-
-	return kd_sink_cancelled(c->sink);
-}
-
 /* Run the interpreter with args; its output (stdout and stderr, redacted)
  * lands in *out.  Logged as logs/...-capture-WHAT.log. */
 static int
@@ -581,11 +538,8 @@ run_python(struct kd_ctx *ctx, const char *python, const char *const *args, cons
 		"PYTHONIOENCODING=utf-8", NULL,
 	};
 	const char *argv[16];
-	struct run_opts o;
-	struct run_result r;
-	struct collect c = { .limit = KD_CAP_PIP_OUTPUT, .sink = sink };
+	struct kd_step s = { .keep = 1, .env_set = env_set, .timeout_s = timeout_s };
 	char name[64], desc[128];
-	char *log;
 	int n = 0, rc;
 
 	argv[n++] = python;
@@ -593,43 +547,31 @@ run_python(struct kd_ctx *ctx, const char *python, const char *const *args, cons
 		argv[n++] = *args;
 	argv[n] = NULL;
 	snprintf(name, sizeof name, "capture-%s", what);
-	log = kd_ctx_log_path(ctx, name);
-	memset(&o, 0, sizeof o);
-	memset(&r, 0, sizeof r);
-	o.argv = argv;
-	o.cwd = ctx->project_dir;
-	o.env_base = ctx->child_env;
-	o.env_set = env_set;
-	o.timeout_s = timeout_s;
-	o.log_path = log;
-	o.on_line = collect_line;
-	o.cancelled = collect_cancelled;
-	o.u = &c;
-	rc = run_program(&o, &r, err);
+	s.what = name;
+	s.argv = argv;
+	rc = step_run(ctx, sink, &s, err);
 	if (rc != 0)
 		goto out;
-	if (!r.exited || r.exit_code != 0) {
-		const char *tail = r.tail != NULL ? r.tail : "";
+	if (!s.r.exited || s.r.exit_code != 0) {
+		const char *tail = s.r.tail != NULL ? s.r.tail : "";
 
 		/* the end of the output says why */
 		if (strlen(tail) > 300)
 			tail += strlen(tail) - 300;
-		rc = kd_err_set(err, KD_EENV, log, 0, "%s %s failed (%s): %s", python, what,
-				run_describe(&r, desc, sizeof desc), tail);
+		rc = kd_err_set(err, KD_EENV, s.log, 0, "%s %s failed (%s): %s", python, what,
+				run_describe(&s.r, desc, sizeof desc), tail);
 		goto out;
 	}
-	if (c.over) {
-		rc = kd_err_set(err, KD_EENV, log, 0,
+	if (s.overflow) {
+		rc = kd_err_set(err, KD_EENV, s.log, 0,
 				"%s %s wrote more than %u bytes (KD_CAP_PIP_OUTPUT)", python, what,
 				(unsigned)KD_CAP_PIP_OUTPUT);
 		goto out;
 	}
-	*out = c.buf != NULL ? c.buf : strdup("");
-	c.buf = NULL;
+	*out = s.buf != NULL ? s.buf : strdup("");
+	s.buf = NULL;
 out:
-	run_result_free(&r);
-	free(c.buf);
-	free(log);
+	step_free(&s);
 	return rc;
 }
 
