@@ -14,10 +14,10 @@ int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */
 int cmd_diff(int argc, char **argv);         /* src/cmd-diff.c */
-int cmd_demo(int argc, char **argv);         /* src/cmd-demo.c */
+/* src/cmd-demo.c: creates the demo; *walk_dir (malloc'd, or NULL with
+ * --create-only, --help or an error) is the project the caller opens the
+ * walkthrough on. */
+int cmd_demo(int argc, char **argv, char **walk_dir);
 int cmd_dossier(int argc, char **argv);      /* src/cmd-dossier.c */
-
-/* Open the walkthrough on a project folder (screens/frame.c). */
-int tui_main(const char *project_dir, const char *state_dir, const char *python);
 
 #endif
