@@ -36,7 +36,7 @@
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/repo.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
