@@ -12,7 +12,6 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/frame.h"
-#include "kernodeck/hash.h"
 #include "kernodeck/stop.h"
 
 /* `kernodeck demo`: create the demo (src/cmd-demo.c), then open the
@@ -41,7 +40,7 @@ static const struct command commands[] = {
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
-	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
+	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json]" },

@@ -11,6 +11,10 @@ int cmd_check(int argc, char **argv);        /* src/cmd-check.c */
 int cmd_deviate(int argc, char **argv);      /* src/cmd-check.c */
 int cmd_act(int argc, char **argv);          /* src/cmd-act.c */
 int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
+/* `kernodeck hash`: "SHA256  PATH" per file (sha256sum's format; a
+ * folder's line has its manifest digest); 1 cancelled, 2 an input could
+ * not be hashed. */
+int cmd_hash(int argc, char **argv);         /* src/cmd-hash.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */
 int cmd_diff(int argc, char **argv);         /* src/cmd-diff.c */
