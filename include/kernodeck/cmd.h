@@ -8,7 +8,7 @@
 
 int cmd_walkthrough(int argc, char **argv);  /* screens/frame.c */
 int cmd_check(int argc, char **argv);        /* src/cmd-check.c */
-int cmd_deviate(int argc, char **argv);      /* src/cmd-check.c */
+int cmd_deviate(int argc, char **argv);      /* src/cmd-deviate.c */
 int cmd_act(int argc, char **argv);          /* src/cmd-act.c */
 int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
 /* `kernodeck hash`: "SHA256  PATH" per file (sha256sum's format; a
