@@ -14,6 +14,8 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/rebuild.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
 #define RBB_TIMEOUT_QUERY 300.0
@@ -36,23 +38,23 @@ ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *w
     const char *label, const char *python, struct baseenv_query *q, char *msg, size_t len)
 {
 	const char *const argv[] = { python, "-s", "-c", baseenv_query_py, "json", NULL };
-	struct rebuild_run rr = { .keep = 1 };
+	struct kd_step st = { .keep = 1 };
 	struct kd_err e = { 0 };
 	int rc = -1;
 
-	if (rebuild_step(ctx, sink, what, label, argv, RBB_TIMEOUT_QUERY, &rr, steps, &e) != 0) {
+	if (step_pip(ctx, sink, what, label, argv, RBB_TIMEOUT_QUERY, &st, steps, &e) != 0) {
 		snprintf(msg, len, "%s", e.msg);
-	} else if (!rebuild_step_ok(&rr)) {
+	} else if (!step_ok(&st)) {
 		char how[128];
-		snprintf(msg, len, "%s %s: %s", python, run_describe(&rr.r, how, sizeof how),
-			 rr.first_lower ? rr.first_lower : "see its log");
-	} else if (rr.overflow || baseenv_parse(rr.buf ? rr.buf : "", rr.len, q, &e) != 0) {
-		snprintf(msg, len, "%s: %s", python, rr.overflow ?
+		snprintf(msg, len, "%s %s: %s", python, run_describe(&st.r, how, sizeof how),
+			 st.first_lower ? st.first_lower : "see its log");
+	} else if (st.overflow || baseenv_parse(st.buf ? st.buf : "", st.len, q, &e) != 0) {
+		snprintf(msg, len, "%s: %s", python, st.overflow ?
 			 "its report is larger than kernodeck keeps" : e.msg);
 	} else {
 		rc = 0;
 	}
-	rebuild_run_free(&rr);
+	step_free(&st);
 	return rc;
 }
 
