@@ -407,3 +407,21 @@ baseenv_diff(const json_t *was, const json_t *now)
 					      json_incref((json_t *)v));
 	return d;
 }
+
+size_t
+baseenv_label(json_t *pkgs, const json_t *site_dirs)
+{
+	char real[PATH_MAX];
+	json_t *p;
+	size_t i, n = 0;
+
+	json_array_foreach(pkgs, i, p) {
+		const char *loc = json_string_value(json_object_get(p, "location"));
+		int in = loc != NULL && realpath(loc, real) != NULL && in_dirs(site_dirs, real);
+		if (in) {
+			json_object_set_new(p, "base", json_true());
+			n++;
+		}
+	}
+	return n;
+}

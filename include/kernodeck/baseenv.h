@@ -86,6 +86,10 @@ json_t *baseenv_package_list(const struct baseenv_query *q);
  * `rebuilt` for the venv's own purelib, `base` for a folder of the base. */
 json_t *baseenv_origins(const struct baseenv_query *venv, const struct baseenv_query *base);
 
+/* Mark with "base": true the packages (objects with a "location", as pip
+ * inspect's) that live in one of the base's folders; returns how many. */
+size_t baseenv_label(json_t *pkgs, const json_t *site_dirs);
+
 /* What changed between two package lists (arrays of name==version):
  * {added: [...], removed: [...]}. */
 json_t *baseenv_diff(const json_t *was, const json_t *now);

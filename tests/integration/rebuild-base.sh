@@ -82,6 +82,10 @@ check "the digest of the base's inventory is stored with the build" \
 "$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/c.out" 2>/dev/null
 check "pip check: the base's broken requirement is reported" \
 	grep -q "needy 1.0 requires absentdep" "$P/kernodeck/pip-check.txt"
+check "pip check: the problem is labelled as the base environment's" \
+	grep -q "label: '.base environment, outside the venv. missing needy 1.0'" "$KD_TMP/c.out"
+check "contract: the base's packages are counted apart from the system's" \
+	sh -c "grep -A4 '      rebuilt:' '$KD_TMP/c.out' | tr -d '\n' | grep -q 'system: 0 *base: 2'"
 
 # a base changed after the rebuild: a wheel added
 "$B/bin/python" -m pip install -q --no-index --find-links "$W" extra==1.0 >/dev/null 2>&1
