@@ -34,7 +34,9 @@
 # check --stage system).  Exit 0 when every step run passed, 1 otherwise.
 #
 # Environment: KD_BIN (default build/kernodeck), OUT (default
-# ./device-out), KD_DEVICE_PYTHON (default: python3 on PATH).
+# ./device-out), KD_DEVICE_PYTHON (default: python3 on PATH),
+# KD_DEVICE_BUDGET_S (default 450: no step runs past it; with the packing
+# and the copies the run stays under 8 minutes).
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
@@ -50,6 +52,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 START=$(date +%s)
+# the whole run stays under 8 minutes: no step runs past this
+DEADLINE=$((START + ${KD_DEVICE_BUDGET_S:-450}))
 mkdir -p "$OUT" || exit 3
 SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
@@ -57,11 +61,19 @@ FAILED=0
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 
 # step NAME SECONDS WANT CMD...: run CMD under a timeout (its output in
-# $OUT/steps/NAME.log); WANT is the exit status wanted ("0", "1", "0|1").
+# $OUT/steps/NAME.log), cut to what is left of the budget; WANT is the
+# exit status wanted ("0", "1", "0|1").
 step() {
-	local name=$1 secs=$2 want=$3 t0 rc dt
+	local name=$1 secs=$2 want=$3 t0 rc dt left
 	shift 3
 	mkdir -p "$OUT/steps"
+	left=$((DEADLINE - $(date +%s)))
+	if [ "$left" -lt 5 ]; then
+		FAILED=1
+		say "FAIL $name (not run: the run's time budget is spent)"
+		return 0
+	fi
+	[ "$secs" -gt "$left" ] && secs=$left
 	t0=$(date +%s.%N)
 	timeout -k 5 "$secs" "$@" >"$OUT/steps/$name.log" 2>&1
 	rc=$?
@@ -196,7 +208,7 @@ if [ "$DRY" -eq 1 ]; then
 	WHY="--dry-run"
 elif ! command -v nvidia-smi >/dev/null 2>&1; then
 	WHY="no nvidia-smi on PATH"
-elif ! timeout 60 nvidia-smi -L >"$OUT/nvidia-smi-L.txt" 2>&1 || ! grep -q '^GPU ' "$OUT/nvidia-smi-L.txt"; then
+elif ! timeout 30 nvidia-smi -L >"$OUT/nvidia-smi-L.txt" 2>&1 || ! grep -q '^GPU ' "$OUT/nvidia-smi-L.txt"; then
 	WHY="nvidia-smi lists no GPU: $(head -n 1 "$OUT/nvidia-smi-L.txt")"
 else
 	GPU=1
@@ -210,9 +222,9 @@ fi
 # ---- what the system stage reads, collected ----
 collect() {
 	local d f
-	timeout 60 nvidia-smi -q >"$OUT/nvidia-smi-q.txt" 2>&1
-	timeout 60 nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
-	timeout 60 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,compute_cap,memory.total \
+	timeout 30 nvidia-smi -q >"$OUT/nvidia-smi-q.txt" 2>&1
+	timeout 30 nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+	timeout 30 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,compute_cap,memory.total \
 		--format=csv,noheader,nounits >"$OUT/nvidia-smi-query.csv" 2>&1
 	mkdir -p "$OUT/sysroot"
 	for f in /proc/driver/nvidia/version /sys/module/nvidia/version /proc/version \
@@ -228,7 +240,7 @@ collect() {
 		done
 		[ -L "$d/driver" ] && readlink "$d/driver" >"$OUT/sysroot$d/driver.link"
 	done
-	ls -l /dev/nvidia* /dev/dri 2>&1 >"$OUT/dev-nodes.txt"
+	ls -l /dev/nvidia* /dev/dri >"$OUT/dev-nodes.txt" 2>&1
 }
 collect
 say "collected: nvidia-smi -q, the CSV query, /proc/driver/nvidia/version, sysfs (sysroot/)"
@@ -237,7 +249,7 @@ say "collected: nvidia-smi -q, the CSV query, /proc/driver/nvidia/version, sysfs
 PY=${KD_DEVICE_PYTHON:-$(command -v python3)}
 BASE=$PY
 [ -f "$(dirname "$(dirname "$PY")")/pyvenv.cfg" ] && BASE=$(dirname "$(dirname "$PY")")
-timeout 120 "$PY" -c 'import torch, sys; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "-")' \
+timeout 90 "$PY" -c 'import torch, sys; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "-")' \
 	>"$OUT/torch.txt" 2>&1
 say "python: $PY, base $BASE; torch: $(tail -n 1 "$OUT/torch.txt")"
 D="$W/demo"
@@ -255,13 +267,19 @@ step compute 180 0 "$KD" check "$D" --stage compute --format yaml
 for f in system rebuild contract compute; do cp "$D/kernodeck/$f.yaml" "$OUT/$f.yaml" 2>/dev/null; done
 step sample 180 0 "$KD" check "$D" --stage sample --format yaml
 cp "$D/kernodeck/sample.yaml" "$OUT/sample.yaml" 2>/dev/null
-mkdir -p "$OUT/logs" && cp "$D"/kernodeck/logs/*probe* "$D"/kernodeck/logs/*sample* "$OUT/logs/" 2>/dev/null
+newest() { ls -t "$D"/kernodeck/logs/*-"$1".log 2>/dev/null | head -n 1; }
+step sample-ran-on-cuda 5 0 grep -q 'on cuda' "$(newest sample)"
+mkdir -p "$OUT/logs" && cp "$(newest probe)" "$(newest sample)" "$OUT/logs/" 2>/dev/null
+cp -r "$D/kernodeck/reference" "$OUT/reference-capture" 2>/dev/null
 # no GPU visible: both must fail, and nothing runs on the CPU in its place
 step compute-no-gpu 180 1 env CUDA_VISIBLE_DEVICES= "$KD" check "$D" --stage compute --format yaml
 cp "$D/kernodeck/compute.yaml" "$OUT/compute-no-gpu.yaml" 2>/dev/null
+# exit 1 wanted: no computation step ran (nothing on the CPU in the GPU's place)
+step no-cpu-fallback 5 1 grep -q '^- step: compute$' "$OUT/compute-no-gpu.yaml"
+mkdir -p "$OUT/logs-no-gpu" && cp "$(newest probe)" "$OUT/logs-no-gpu/" 2>/dev/null
 step sample-no-gpu 180 1 env CUDA_VISIBLE_DEVICES= "$KD" check "$D" --stage sample --format yaml
 cp "$D/kernodeck/sample.yaml" "$OUT/sample-no-gpu.yaml" 2>/dev/null
-mkdir -p "$OUT/logs-no-gpu" && cp "$D"/kernodeck/logs/*probe* "$OUT/logs-no-gpu/" 2>/dev/null
+cp "$(newest sample)" "$OUT/logs-no-gpu/" 2>/dev/null
 say "total: $(( $(date +%s) - START )) s"
 say "$([ "$FAILED" -eq 0 ] && echo "device run: PASS" || echo "device run: FAIL")"
 exit "$FAILED"
