@@ -13,6 +13,10 @@
  *   .venv-rebuild/bin/python -m pip freeze --all   -> kernodeck/installed-after.txt
  *   .venv-rebuild/bin/python -m pip inspect        -> kernodeck/pip-inspect.json
  *
+ * With python.install.base (rebuild-base.h), the base's interpreter is
+ * asked for its package folders first, is the PY above, and those folders
+ * are written into the new venv's zz-kernodeck-base.pth before pip runs.
+ *
  * An existing venv is never deleted.  One that kernodeck built here with
  * the same interpreter, options and rebuild file (state settings
  * rebuild.built) is reused; one kernodeck built that is out of date is
