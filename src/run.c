@@ -32,6 +32,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/procs.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
 
@@ -52,7 +53,12 @@ struct capbuf {
 	size_t len, alloc, cap;
 };
 
+#define RUN_SEEN_CAP 256   /* descendants remembered, to be reaped */
+
 struct runner {
+	const char *mark;    /* KERNODECK_RUN=PID.N: every descendant carries it */
+	pid_t seen[RUN_SEEN_CAP];
+	size_t nseen;
 	const struct run_opts *o;
 	struct run_result *r;
 	struct capbuf *cap;
@@ -195,8 +201,9 @@ env_listed(const char *entry, const char *const *list)
 /* The child's environment: ours, less env_unset and what env_set replaces,
  * plus env_set.  The strings are shared, only the array is allocated. */
 static char **
-build_env(const struct run_opts *o, const char **pathvar)
+build_env(const struct run_opts *o, const char *mark, const char **pathvar)
 {
+	const char *const marks[] = { mark, NULL };
 	size_t n = 0, k = 0, s = 0;
 	char **env;
 
@@ -204,13 +211,15 @@ build_env(const struct run_opts *o, const char **pathvar)
 		n++;
 	while (o->env_set != NULL && o->env_set[s] != NULL)
 		s++;
-	env = calloc(n + s + 1, sizeof *env);
+	env = calloc(n + s + 2, sizeof *env);
 	if (env == NULL)
 		return NULL;
 	*pathvar = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_set))
+		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_set) &&
+		    !env_listed(environ[i], marks))
 			env[k++] = environ[i];
+	env[k++] = (char *)mark;
 	for (size_t i = 0; i < s; i++)
 		if (strchr(o->env_set[i], '=') != NULL)
 			env[k++] = (char *)o->env_set[i];
@@ -236,7 +245,8 @@ fd_high(int fd)
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void
 child_exec(const char *path, char *const argv[], char *const envp[],
-	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd)
+	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd,
+	   pid_t parent)
 {
 	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD,
 				     SIGTTIN, SIGTTOU, SIGTSTP };
@@ -244,6 +254,10 @@ child_exec(const char *path, char *const argv[], char *const envp[],
 	struct child_fail f = { 1, 0 };
 	sigset_t none;
 
+	/* a kernodeck killed by SIGKILL takes its child along; one that died
+	 * before the prctl is seen by getppid() afterwards */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127);
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -428,6 +442,50 @@ end_group(pid_t pgid, double grace)
 	}
 }
 
+/* Signal (sig 0: count) every process that carries the run's mark. */
+static int
+marked(struct runner *rn, int sig)
+{
+	return procs_signal(rn->mark, 1, sig, rn->seen, RUN_SEEN_CAP, &rn->nseen);
+}
+
+/* Reap those of the marked processes that became our children (we are a
+ * subreaper); one still exiting is waited for a moment. */
+static void
+reap_seen(struct runner *rn, int patient)
+{
+	for (size_t i = 0; i < rn->nseen; i++) {
+		for (int k = 0; k < (patient ? 200 : 1); k++) {
+			pid_t w = waitpid(rn->seen[i], NULL, WNOHANG);
+			if (w != 0 || kill(rn->seen[i], 0) != 0)
+				break;
+			sleep_ms(1);
+		}
+	}
+}
+
+/* End every process that carries the run's mark, wherever it went
+ * (another group, another session, a double fork): SIGTERM, SIGKILL
+ * after the grace. */
+static void
+end_marked(struct runner *rn, double grace)
+{
+	double t0 = mono_now();
+
+	if (marked(rn, SIGTERM) > 0) {
+		while (marked(rn, 0) > 0 && mono_now() - t0 < grace) {
+			reap_seen(rn, 0);
+			sleep_ms(10);
+		}
+		if (marked(rn, SIGKILL) > 0)
+			while (marked(rn, 0) > 0 && mono_now() - t0 < grace + 1.0) {
+				reap_seen(rn, 0);
+				sleep_ms(10);
+			}
+	}
+	reap_seen(rn, 1);
+}
+
 /* The loop: read output, watch the clock and the cancellation, reap.  A
  * leader gone while a process of its group still holds the pipe means the
  * group lives on: it gets SIGTERM, then SIGKILL after the grace.  A pipe
@@ -452,16 +510,22 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 			}
 		}
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+			int grp = group_alive(pid), daemons = marked(rn, 0);
 			reaped = 1;
 			reaped_at = t;
-			leftover = fd >= 0 && group_alive(pid);
+			/* what outlived a leader that ended by itself: said in its row */
+			if (term_at < 0)
+				rn->r->left_behind = daemons > 0 ? daemons : grp;
+			leftover = fd >= 0 && (grp || daemons > 0);
 		}
 		if (term_at < 0 && (rn->r->timed_out || rn->r->cancelled || leftover)) {
 			kill(-pid, SIGTERM);
+			marked(rn, SIGTERM);
 			term_at = t;
 		}
 		if (term_at >= 0 && !killed && t - term_at >= grace) {
 			kill(-pid, SIGKILL);
+			marked(rn, SIGKILL);
 			killed = 1;
 		}
 		if (reaped && fd >= 0 && t - reaped_at >= grace + 1.0) {
@@ -490,6 +554,7 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 		emit_line(rn, rn->line, rn->line_len, 0);
 	rn->line_len = 0;
 	end_group(pid, grace);
+	end_marked(rn, grace);
 	rn->r->elapsed_s = mono_now() - t0;
 	if (WIFEXITED(status)) {
 		rn->r->exited = 1;
@@ -556,16 +621,26 @@ static int
 run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	 struct kd_err *err)
 {
-	struct runner rn = { .o = o, .r = r, .cap = cap, .logfd = -1 };
+	static struct runner zero;
+	struct runner rn = zero;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, nullfd = -1, rc = KD_EENV;
 	const char *pathvar, *why;
-	char **envp = NULL, *path = NULL, *buf = NULL, line[128], how[64];
+	char **envp = NULL, *path = NULL, *buf = NULL, line[160], how[96];
+	char mark[PROCS_MARK_CAP];
 	struct child_fail f;
 	ssize_t n;
 	long maxfd = sysconf(_SC_OPEN_MAX);
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
+	rn.o = o;
+	rn.r = r;
+	rn.cap = cap;
+	rn.logfd = -1;
 	memset(r, 0, sizeof *r);
+	procs_mark_new(mark, sizeof mark);
+	rn.mark = mark;
+	/* the guard ends this run's processes if kernodeck is killed */
+	procs_guard_start();
 	/* orphaned grandchildren come to us, to be ended and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
@@ -578,7 +653,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	rn.line = malloc(KD_CAP_LINE);
 	rn.logbuf = malloc(RUN_LOG_BUF);
 	buf = malloc(RUN_READ_SIZE);
-	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, &pathvar))) {
+	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, mark, &pathvar))) {
 		kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", o->argv[0]);
 		goto out;
 	}
@@ -610,7 +685,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	}
 	if (pid == 0)
 		child_exec(path, (char *const *)o->argv, envp, o, nullfd, outp[1],
-			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536);
+			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536, parent);
 	setpgid(pid, pid);   /* both sides, whoever runs first */
 	close(outp[1]);
 	close(errp[1]);
@@ -709,6 +784,11 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		snprintf(buf, len, "killed by %s", signal_name(r->term_signal, sig, sizeof sig));
 	else
 		snprintf(buf, len, "exit %d", r->exit_code);
+	if (r->left_behind > 0) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "; left %d process%s behind, ended", r->left_behind,
+			 r->left_behind == 1 ? "" : "es");
+	}
 	return buf;
 }
 

@@ -50,6 +50,8 @@ struct run_result {
 	size_t lines;
 	double timeout_s;  /* the timeout it ran under (for run_describe) */
 	int log_errnum;    /* errno of the first failed write to the log, or 0 */
+	int left_behind;   /* processes still alive when a leader that was not
+			    * stopped ended (daemons, setsid): ended, and said */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit
@@ -62,7 +64,8 @@ struct run_result {
 int run_program(const struct run_opts *o, struct run_result *r, struct kd_err *err);
 void run_result_free(struct run_result *r);
 /* One line describing how it ended: "exit 0", "killed by SIGKILL",
- * "timed out after 30 s", "cancelled". */
+ * "timed out after 30 s", "cancelled", with "; left 2 processes behind,
+ * ended" after it when the program left daemons. */
 const char *run_describe(const struct run_result *r, char *buf, size_t len);
 /* Find a program on PATH; returns malloc'd path or NULL. */
 char *run_which(const char *name);
