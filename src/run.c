@@ -67,6 +67,11 @@ struct runner {
 	size_t line_len;
 	char *logbuf;        /* redacted output not yet written to the log */
 	size_t log_len;
+	size_t log_head;     /* output bytes the log keeps from the start */
+	size_t log_kept;     /* output bytes written to the log so far (<= log_head) */
+	size_t log_cut;      /* output bytes past the head: the last ones go to ltail */
+	char *ltail;         /* the log's tail: ltail_len bytes from ltail_head */
+	size_t ltail_cap, ltail_head, ltail_len;
 	char *ring;          /* the tail: ring_len bytes from ring_head */
 	size_t ring_cap, ring_head, ring_len;
 };
@@ -309,26 +314,96 @@ log_put(struct runner *rn, const char *p, size_t n)
 	rn->log_len += n;
 }
 
-/* Append to the tail ring, dropping the oldest bytes. */
+/* Append to a ring of cap bytes, dropping the oldest bytes. */
+static void
+ring_add(char *ring, size_t cap, size_t *head, size_t *len, const char *p, size_t n)
+{
+	size_t w, first;
+
+	if (n >= cap) {
+		memcpy(ring, p + n - cap, cap);
+		*head = 0;
+		*len = cap;
+		return;
+	}
+	w = (*head + *len) % cap;
+	first = n < cap - w ? n : cap - w;
+	memcpy(ring + w, p, first);
+	memcpy(ring, p + first, n - first);
+	*len += n;
+	if (*len > cap) {
+		*head = (*head + *len - cap) % cap;
+		*len = cap;
+	}
+}
+
 static void
 ring_put(struct runner *rn, const char *p, size_t n)
 {
-	size_t cap = rn->ring_cap, w, first;
+	ring_add(rn->ring, rn->ring_cap, &rn->ring_head, &rn->ring_len, p, n);
+}
 
-	if (n >= cap) {
-		memcpy(rn->ring, p + n - cap, cap);
-		rn->ring_head = 0;
-		rn->ring_len = cap;
-		return;
+/* The cap of one run's output in its log: KD_LOG_CAP (a test aid) or
+ * KD_CAP_LOG. */
+static size_t
+log_cap(void)
+{
+	const char *e = getenv("KD_LOG_CAP");
+	char *end;
+	unsigned long long v;
+
+	if (e != NULL && *e != '\0') {
+		v = strtoull(e, &end, 10);
+		if (*end == '\0' && v >= 2 && v <= KD_CAP_LOG)
+			return (size_t)v;
 	}
-	w = (rn->ring_head + rn->ring_len) % cap;
-	first = n < cap - w ? n : cap - w;
-	memcpy(rn->ring + w, p, first);
-	memcpy(rn->ring, p + first, n - first);
-	rn->ring_len += n;
-	if (rn->ring_len > cap) {
-		rn->ring_head = (rn->ring_head + rn->ring_len - cap) % cap;
-		rn->ring_len = cap;
+	return KD_CAP_LOG;
+}
+
+/* Output into the log: the first log_head bytes as they come, then only
+ * the last ones are kept (in ltail), written at the end after a marker. */
+static void
+log_out(struct runner *rn, const char *p, size_t n)
+{
+	if (rn->logfd < 0)
+		return;
+	if (rn->log_kept < rn->log_head) {
+		size_t take = n < rn->log_head - rn->log_kept ? n : rn->log_head - rn->log_kept;
+		log_put(rn, p, take);
+		rn->log_kept += take;
+		p += take;
+		n -= take;
+	}
+	if (n == 0)
+		return;
+	if (rn->ltail == NULL && (rn->ltail = malloc(rn->ltail_cap)) == NULL)
+		rn->ltail_cap = 0;
+	rn->log_cut += n;
+	if (rn->ltail_cap > 0)
+		ring_add(rn->ltail, rn->ltail_cap, &rn->ltail_head, &rn->ltail_len, p, n);
+}
+
+/* At the end: the marker saying how much was cut, then the tail. */
+static void
+log_out_end(struct runner *rn)
+{
+	char mark[256];
+	size_t cut = rn->log_cut - rn->ltail_len;
+
+	if (rn->logfd < 0 || rn->log_cut == 0)
+		return;
+	if (cut > 0) {
+		snprintf(mark, sizeof mark, "\n# kernodeck: %zu bytes of output cut here "
+			 "(the log keeps the first %zu and the last %zu bytes)\n",
+			 cut, rn->log_kept, rn->ltail_len);
+		log_put(rn, mark, strlen(mark));
+	}
+	for (size_t done = 0; done < rn->ltail_len;) {
+		size_t at = (rn->ltail_head + done) % rn->ltail_cap;
+		size_t n = rn->ltail_len - done < rn->ltail_cap - at ?
+			rn->ltail_len - done : rn->ltail_cap - at;
+		log_put(rn, rn->ltail + at, n);
+		done += n;
 	}
 }
 
@@ -359,7 +434,7 @@ cap_put(struct capbuf *c, const char *p, size_t n)
 static void
 out_put(struct runner *rn, const char *p, size_t n)
 {
-	log_put(rn, p, n);
+	log_out(rn, p, n);
 	ring_put(rn, p, n);
 	cap_put(rn->cap, p, n);
 }
@@ -645,6 +720,8 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
 	rn.ring_cap = o->tail_cap ? o->tail_cap : KD_CAP_RUN_TAIL;
+	rn.ltail_cap = log_cap() / 2;
+	rn.log_head = log_cap() - rn.ltail_cap;
 	if (o->argv == NULL || o->argv[0] == NULL) {
 		rc = kd_err_set(err, KD_EINPUT, NULL, 0, "no program to run");
 		goto out;
@@ -707,6 +784,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	r->started = 1;
 	supervise(&rn, pid, outp[0], buf);
 	outp[0] = -1;   /* closed by supervise */
+	log_out_end(&rn);
 	if (rn.logfd >= 0) {
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
@@ -736,6 +814,7 @@ out:
 	free(rn.ring);
 	free(rn.line);
 	free(rn.logbuf);
+	free(rn.ltail);
 	free(envp);
 	free(path);
 	return rc;

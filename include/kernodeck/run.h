@@ -59,6 +59,9 @@ struct run_result {
  * not executable, fork failed, the log file cannot be opened).  The log
  * (appended to, its folder created) opens with a "# kernodeck: run ..."
  * line and ends with a "# kernodeck: ..." line saying how the run ended.
+ * The log keeps at most KD_CAP_LOG bytes of one run's output (KD_LOG_CAP,
+ * a test aid, sets a smaller cap): the first half and the last half, with
+ * a "# kernodeck: N bytes of output cut here" line between them.
  * Lines longer than KD_CAP_LINE reach on_line in pieces.  When the
  * program ends, any process still left in its group is ended too. */
 int run_program(const struct run_opts *o, struct run_result *r, struct kd_err *err);

@@ -106,6 +106,21 @@ grandchild_pid(const struct run_result *r)
 	return p ? atol(p + 11) : -1;
 }
 
+/* 1 when a file (up to 64 MiB) holds needle, 0 when not, -1 unreadable. */
+static int
+file_has_big(const char *path, const char *needle)
+{
+	char *buf;
+	size_t len;
+	int has;
+
+	if (fsutil_read_file(path, 64u << 20, &buf, &len, NULL) != 0)
+		return -1;
+	has = memmem(buf, len, needle, strlen(needle)) != NULL;
+	free(buf);
+	return has;
+}
+
 /* Run child-tool with the given arguments (NULL-terminated). */
 static int
 tool(struct run_opts *o, struct run_result *r, struct kd_err *err, ...)
@@ -297,6 +312,7 @@ test_flood(void **state)
 	struct run_result r;
 	struct kd_err err;
 	struct stat st;
+	char want[256];
 	long before = max_rss_kb();
 
 	snprintf(log, sizeof log, "%s/logs/flood.log", tmpdir);
@@ -311,13 +327,49 @@ test_flood(void **state)
 	assert_int_equal(strlen(r.tail), r.tail_len);
 	assert_int_equal(r.tail[r.tail_len - 1], '\n');
 	assert_int_equal(r.tail[r.tail_len - 2], 'x');
+	/* the log is capped: its first and last KD_CAP_LOG / 2 bytes kept */
 	assert_int_equal(stat(log, &st), 0);
-	assert_true(st.st_size > 100000000 && st.st_size < 100000000 + 4096);
+	assert_true(st.st_size > KD_CAP_LOG && st.st_size < KD_CAP_LOG + 4096);
+	snprintf(want, sizeof want, "# kernodeck: %u bytes of output cut here (the log keeps "
+		 "the first %u and the last %u bytes)", 100000000u - KD_CAP_LOG,
+		 KD_CAP_LOG / 2, KD_CAP_LOG / 2);
+	assert_int_equal(file_has_big(log, want), 1);
 	assert_int_equal(r.log_errnum, 0);
 	assert_true(max_rss_kb() - before < 64 * 1024);
 	unlink(log);
 	run_result_free(&r);
 	assert_true(no_children());
+}
+
+/* A smaller cap (KD_LOG_CAP): the log holds exactly the first and the last
+ * half of the output, and the marker between says how much was cut. */
+static void
+test_log_cap(void **state)
+{
+	char log[512], *buf;
+	struct run_opts o = { .log_path = log };
+	struct run_result r;
+	struct kd_err err;
+	size_t len;
+	const char *want = "# kernodeck: run " KD_CHILD_TOOL " echo 0123456789 abcdefghij "
+		"ABCDEFGHIJ KLMNOPQRST\n0123456789"
+		"\n# kernodeck: 24 bytes of output cut here (the log keeps the first 10 "
+		"and the last 10 bytes)\nLMNOPQRST\n# kernodeck: exit 0 (";
+
+	(void)state;
+	snprintf(log, sizeof log, "%s/logs/cap.log", tmpdir);
+	unlink(log);
+	setenv("KD_LOG_CAP", "20", 1);
+	assert_int_equal(tool(&o, &r, &err, "echo", "0123456789", "abcdefghij", "ABCDEFGHIJ",
+			      "KLMNOPQRST", NULL), KD_OK);
+	unsetenv("KD_LOG_CAP");
+	assert_int_equal(r.total_bytes, 44);
+	assert_int_equal(fsutil_read_file(log, 1 << 20, &buf, &len, NULL), 0);
+	assert_true(len > strlen(want));
+	assert_memory_equal(buf, want, strlen(want));
+	free(buf);
+	run_result_free(&r);
+	unlink(log);
 }
 
 /* Lines longer than KD_CAP_LINE arrive in pieces; one of exactly the cap
@@ -891,6 +943,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_log_cap),
 		cmocka_unit_test(test_daemon_setsid),
 		cmocka_unit_test(test_daemon_double_fork),
 		cmocka_unit_test(test_daemon_stubborn),
