@@ -138,6 +138,149 @@ test_planted(void **state)
 	free(tsv);
 }
 
+/* Undo the corpus's escapes: \n, \t and \\. */
+static char *
+unescape(const char *s)
+{
+	char *o = malloc(strlen(s) + 1), *q = o;
+
+	assert_non_null(o);
+	for (; *s; s++) {
+		if (*s == '\\' && s[1] != '\0') {
+			s++;
+			*q++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+		} else {
+			*q++ = *s;
+		}
+	}
+	*q = '\0';
+	return o;
+}
+
+struct row {
+	char *verdict, *kind, *value, *text, *var;
+};
+
+/* Split one corpus row in place; 0 for a comment or a short row. */
+static int
+split_row(char *line, struct row *r)
+{
+	char *f[5] = { 0 };
+	int n = 0;
+
+	if (line[0] == '#' || line[0] == '\0')
+		return 0;
+	f[n++] = line;
+	for (char *p = line; *p && n < 5; p++)
+		if (*p == '\t') {
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	if (n < 4)
+		return 0;
+	r->verdict = f[0];
+	r->kind = f[1];
+	r->value = f[2];
+	r->text = f[3];
+	r->var = f[4];
+	return 1;
+}
+
+/* One planted row: a finding of its kind covers the value, the redaction
+ * removes it, leaves nothing to find and is idempotent.  Returns 1 when
+ * it holds. */
+static int
+planted_row(const struct row *r, const char *text)
+{
+	struct redact_finding f[MAXF];
+	size_t len = strlen(text), n, m;
+	char *value = unescape(r->value), *out, *again;
+	int found = 0, ok;
+
+	n = redact_scan(text, len, f, MAXF);
+	for (size_t i = 0; i < n && i < MAXF; i++)
+		if (strcmp(f[i].kind, r->kind) == 0 && f[i].len >= strlen(value) &&
+		    memmem(text + f[i].off, f[i].len, value, strlen(value)) != NULL)
+			found = 1;
+	out = redact_text(text, len, &m);
+	assert_non_null(out);
+	again = redact_text(out, m, NULL);
+	ok = found && strstr(out, value) == NULL && redact_scan(out, m, f, MAXF) == 0 &&
+	     strcmp(again, out) == 0;
+	if (!ok) {
+		print_message("  missed %s: %s\n", r->kind, r->text);
+		print_message("    -> %s\n", out);
+		n = redact_scan(text, len, f, MAXF);
+		for (size_t i = 0; i < n && i < MAXF; i++)
+			print_message("    found %s at %zu+%zu\n", f[i].kind, f[i].off, f[i].len);
+	}
+	free(again);
+	free(out);
+	free(value);
+	return ok;
+}
+
+/* The corpus (corpus.tsv): every planted value is found with its kind and
+ * redacted, at most one look-alike is touched, and on every row the scan
+ * and the redaction agree (a finding if and only if the text changes). */
+static void
+test_corpus(void **state)
+{
+	size_t tlen, planted = 0, clean = 0, missed = 0, touched = 0, disagree = 0;
+	char *tsv = slurp(CORPUS "/corpus.tsv", &tlen);
+	char *save = NULL, *line;
+	struct row r;
+	(void)state;
+
+	redact_value_clear();
+	/* the values a run collects at start (environment, pip.conf, ...) */
+	for (char *p = tsv; p && *p;) {
+		char *e = strchr(p, '\n'), buf[8192];
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+		if (split_row(buf, &r) && strcmp(r.kind, "known-value") == 0 && r.var != NULL)
+			assert_int_equal(redact_value_add(r.var, r.value), 1);
+		p = e ? e + 1 : NULL;
+	}
+	for (line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct redact_finding f[MAXF];
+		char *text, *out;
+		size_t n, m;
+
+		if (!split_row(line, &r))
+			continue;
+		text = unescape(r.text);
+		n = redact_scan(text, strlen(text), f, MAXF);
+		out = redact_text(text, strlen(text), &m);
+		assert_non_null(out);
+		if ((n > 0) != (strcmp(out, text) != 0)) {
+			print_message("  scan and redaction disagree: %s\n", r.text);
+			disagree++;
+		}
+		if (strcmp(r.verdict, "secret") == 0) {
+			planted++;
+			missed += !planted_row(&r, text);
+		} else {
+			clean++;
+			if (n > 0 || strcmp(out, text) != 0) {
+				print_message("  touched look-alike: %s -> %s\n", r.text, out);
+				touched++;
+			}
+		}
+		free(out);
+		free(text);
+	}
+	print_message("  corpus: %zu planted (%zu missed), %zu look-alikes (%zu touched)\n",
+		      planted, missed, clean, touched);
+	assert_true(planted >= 150);
+	assert_true(clean >= 150);
+	assert_int_equal(missed, 0);
+	assert_true(touched <= 1);
+	assert_int_equal(disagree, 0);
+	redact_value_clear();
+	free(tsv);
+}
+
 /* Look-alikes: nothing found, nothing changed. */
 static void
 test_lookalikes(void **state)
@@ -294,6 +437,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_lookalikes),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_names),
