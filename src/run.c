@@ -63,6 +63,7 @@ struct runner {
 	size_t log_len;
 	char *ring;          /* the tail: ring_len bytes from ring_head */
 	size_t ring_cap, ring_head, ring_len;
+	struct redact_stream rs;   /* a private key block across lines */
 };
 
 static double
@@ -356,7 +357,7 @@ static void
 emit_line(struct runner *rn, const char *s, size_t n, int newline)
 {
 	size_t rlen;
-	char *red = redact_text(s, n, &rlen);
+	char *red = redact_stream_line(&rn->rs, s, n, &rlen);
 
 	if (red == NULL)
 		return;
@@ -540,16 +541,24 @@ log_header(struct runner *rn)
 {
 	const char *const *a = rn->o->argv;
 
+	size_t n = 0, rl;
+	char *line, *red;
+
+	/* one line, so that "--password VALUE" is seen as one */
+	for (size_t i = 0; a[i] != NULL; i++)
+		n += strlen(a[i]) + 1;
+	if ((line = malloc(n + 1)) == NULL)
+		return;
+	n = 0;
+	for (size_t i = 0; a[i] != NULL; i++)
+		n += (size_t)sprintf(line + n, " %s", a[i]);
+	red = redact_text(line, n, &rl);
 	log_put(rn, "# kernodeck: run", 16);
-	for (size_t i = 0; a[i] != NULL; i++) {
-		size_t rl;
-		char *red = redact_text(a[i], strlen(a[i]), &rl);
-		log_put(rn, " ", 1);
-		if (red != NULL)
-			log_put(rn, red, rl);
-		free(red);
-	}
+	if (red != NULL)
+		log_put(rn, red, rl);
 	log_put(rn, "\n", 1);
+	free(red);
+	free(line);
 }
 
 static int
