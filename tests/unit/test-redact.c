@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/secrets.h"
 
 #define CORPUS KD_SRCDIR "/tests/fixtures/secrets"
 #define MAXF 256
@@ -281,6 +283,122 @@ test_corpus(void **state)
 	free(tsv);
 }
 
+/* A private key block that arrives line by line (a log) is hidden up to
+ * its END line; the line after is untouched. */
+static void
+test_stream(void **state)
+{
+	const char *lines[] = {
+		"Cloning...", "-----BEGIN OPENSSH PRIVATE KEY-----",
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+		"QyNTUxOQAAACBhbm90aGVyIHN5bnRoZXRpYyBrZXkgYm9keSBmb3IgdGVzdHM=",
+		"-----END OPENSSH PRIVATE KEY-----", "Done QyNTUxOQ", NULL,
+	};
+	struct redact_stream st = { 0 };
+	size_t n;
+	(void)state;
+
+	for (int i = 0; lines[i]; i++) {
+		char *o = redact_stream_line(&st, lines[i], strlen(lines[i]), &n);
+		assert_non_null(o);
+		if (i == 2 || i == 3)
+			assert_string_equal(o, "${PRIVATE_KEY}");
+		else
+			assert_string_equal(o, lines[i]);
+		free(o);
+	}
+	assert_int_equal(st.redacted, 2);
+	assert_int_equal(st.in_key, 0);
+}
+
+/* Secret-like environment names, and values registered by value. */
+static void
+test_values(void **state)
+{
+	char *u;
+	(void)state;
+
+	assert_true(secrets_env_name("HF_TOKEN"));
+	assert_true(secrets_env_name("WANDB_API_KEY"));
+	assert_true(secrets_env_name("MYSQL_ROOT_PASSWORD"));
+	assert_true(secrets_env_name("PASSWORD"));
+	assert_true(secrets_env_name("CLIENT_SECRET_V2"));
+	assert_false(secrets_env_name("KEY_SIZE"));
+	assert_false(secrets_env_name("TOKENIZERS_PARALLELISM"));
+	assert_false(secrets_env_name("DB_PASSWORD_FILE"));
+	assert_false(secrets_env_name("AWS_ACCESS_KEY_ID"));
+	assert_false(secrets_env_name("HOME"));
+
+	redact_value_clear();
+	assert_int_equal(redact_value_add("LAB_PW", "short"), 0);   /* < REDACT_VALUE_MIN */
+	assert_int_equal(redact_value_add("LAB_PW", "${LAB_PW}"), 0);
+	assert_int_equal(redact_value_add("LAB_PW", "c0rrect-h0rse!"), 1);
+	assert_int_equal(redact_value_add("OTHER", "c0rrect-h0rse!"), 0);   /* known */
+	u = red("login with c0rrect-h0rse! failed; c0rrect-h0rse! again");
+	assert_string_equal(u, "login with ${LAB_PW} failed; ${LAB_PW} again");
+	free(u);
+	redact_value_clear();
+	u = red("login with c0rrect-h0rse! failed");
+	assert_string_equal(u, "login with c0rrect-h0rse! failed");
+	free(u);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* secrets_collect: the environment, pip.conf (PIP_CONFIG_FILE), ~/.netrc,
+ * ~/.gitconfig and ~/.git-credentials give values that are then hidden
+ * wherever they appear; ordinary values are not collected. */
+static void
+test_collect(void **state)
+{
+	char home[] = "/tmp/kd-test-redact-XXXXXX", p[800], pipconf[600], env0[700];
+	char *env[8], *u;
+	(void)state;
+
+	assert_non_null(mkdtemp(home));
+	snprintf(pipconf, sizeof pipconf, "%s/pip.conf", home);
+	write_file(pipconf, "[global]\nindex-url = https://ci:Pq7%40Zw9xRt2@pypi.example.com/simple\n");
+	snprintf(p, sizeof p, "%s/.netrc", home);
+	write_file(p, "machine files.example.com\n  login bob\n  password hunter2hunter2x\n");
+	snprintf(p, sizeof p, "%s/.gitconfig", home);
+	write_file(p, "[remote \"origin\"]\n\turl = https://oauth2:gitpw8812Zq@git.example.com/x.git\n");
+	snprintf(p, sizeof p, "%s/.git-credentials", home);
+	write_file(p, "https://bob:credpw4471Xy@git.example.com\n");
+	snprintf(env0, sizeof env0, "HOME=%s", home);
+	env[0] = env0;
+	env[1] = "LAB_DB_PASSWORD=Tr0ub4dor&3xyz";
+	env[2] = "KEY_SIZE=4096";
+	env[3] = "DEPLOY_SECRET=production";
+	snprintf(p, sizeof p, "PIP_CONFIG_FILE=%s", pipconf);
+	env[4] = p;
+	env[5] = "DATABASE_URL=postgres://app:pgpw5521Kq@db.example.com/x";
+	env[6] = "XDG_CONFIG_HOME=/nonexistent";
+	env[7] = NULL;
+	redact_value_clear();
+	assert_true(secrets_collect(env) >= 7);
+	u = red("a Tr0ub4dor&3xyz b Pq7@Zw9xRt2 c hunter2hunter2x d gitpw8812Zq e credpw4471Xy "
+		"f pgpw5521Kq g 4096 production");
+	assert_string_equal(u, "a ${LAB_DB_PASSWORD} b ${CREDENTIALS} c ${NETRC_PASSWORD} "
+			    "d ${CREDENTIALS} e ${CREDENTIALS} f ${CREDENTIALS} g 4096 production");
+	free(u);
+	redact_value_clear();
+	for (int i = 0; i < 4; i++) {
+		static const char *const rel[] = { "pip.conf", ".netrc", ".gitconfig",
+						   ".git-credentials" };
+		snprintf(p, sizeof p, "%s/%s", home, rel[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(rmdir(home), 0);
+}
+
 /* Look-alikes: nothing found, nothing changed. */
 static void
 test_lookalikes(void **state)
@@ -438,6 +556,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planted),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_lookalikes),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_names),
