@@ -951,6 +951,30 @@ scan_netrc(struct scan *s, size_t ls, size_t le, int prev)
 
 /* --- private keys ----------------------------------------------------------- */
 
+/* A key body that is already redacted: only ${NAME} references and
+ * blanks. */
+static int
+only_refs(const char *t, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (isspace((unsigned char)t[i])) {
+			i++;
+			continue;
+		}
+		if (i + 2 >= n || t[i] != '$' || t[i + 1] != '{')
+			return 0;
+		i += 2;
+		while (i < n && is_word(t[i]))
+			i++;
+		if (i >= n || t[i] != '}')
+			return 0;
+		i++;
+	}
+	return 1;
+}
+
 /* Called on each line; *inkey holds the offset where an open block's body
  * starts (+1), or 0. */
 static void
@@ -966,7 +990,7 @@ scan_keys(struct scan *s, size_t ls, size_t le, size_t *inkey)
 		while (end > body && (t[end - 1] == '\n' || t[end - 1] == '\r'))
 			end--;
 		/* the body is already a reference */
-		if (!(end - body >= 3 && t[body] == '$' && t[body + 1] == '{'))
+		if (!only_refs(t + body, end - body))
 			add(s, body, end - body, "private-key", "PRIVATE_KEY", P_KEY);
 		*inkey = 0;
 		return;
@@ -989,7 +1013,7 @@ scan_keys(struct scan *s, size_t ls, size_t le, size_t *inkey)
 			vb += 2;
 		while (ve - 2 >= vb && ve[-2] == '\\' && ve[-1] == 'n')
 			ve -= 2;
-		if (ve > vb && !(ve - vb >= 3 && vb[0] == '$' && vb[1] == '{'))
+		if (ve > vb && !only_refs(vb, (size_t)(ve - vb)))
 			add(s, (size_t)(vb - t), (size_t)(ve - vb), "private-key", "PRIVATE_KEY", P_KEY);
 		return;
 	}
@@ -1128,7 +1152,8 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 		/* a block cut before its END line (or continued on the next
 		 * line of a stream): hide the rest */
 		size_t body = inkey - 1;
-		add(s, body, len - body, "private-key", "PRIVATE_KEY", P_KEY);
+		if (!only_refs(text + body, len - body))
+			add(s, body, len - body, "private-key", "PRIVATE_KEY", P_KEY);
 	}
 	if (st != NULL) {
 		st->in_key = inkey != 0;
