@@ -36,6 +36,8 @@
 /* Priorities: lower is more specific. */
 enum { P_SHAPE = 0, P_KEY = 1, P_AUTH = 2, P_URL = 3, P_ASSIGN = 4, P_VALUE = 5 };
 
+#define REDACT_PASSES 4   /* passes of the rules over their own output */
+
 struct cand {
 	size_t off, len;
 	const char *kind;
@@ -1175,7 +1177,8 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 					k->kind = c->kind;
 					k->prio = c->prio;
 				}
-				if (c->prio == P_ASSIGN && k->prio != P_ASSIGN)
+				/* the name of an assignment of that very value */
+				if (c->prio == P_ASSIGN && k->prio != P_ASSIGN && c->off == k->off)
 					memcpy(k->name, c->name, sizeof k->name);
 				if (c->off + c->len > kend)
 					k->len = c->off + c->len - k->off;
@@ -1241,8 +1244,10 @@ redact_apply(const char *text, size_t len, const struct redact_finding *f, size_
 	return o;
 }
 
+/* One pass of the rules over a text: its findings replaced. */
 static char *
-redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
+redact_once(const char *text, size_t len, size_t *lenp, struct redact_stream *st,
+	    size_t *nfound)
 {
 	struct scan s;
 	struct redact_finding *f;
@@ -1264,10 +1269,45 @@ redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
 		snprintf(f[i].name, sizeof f[i].name, "%s", s.v[i].name);
 	}
 	o = redact_apply(text, len, f, s.n, lenp);
-	if (st != NULL && o != NULL)
-		st->redacted += s.n;
+	*nfound = s.n;
 	free(f);
 	free(s.v);
+	return o;
+}
+
+/* The rules, again on their own output while it changes (at most
+ * REDACT_PASSES passes): a replacement can join what was apart (a key
+ * block's END line swallowed by a value around it), and the result must
+ * hold nothing the scan would find. */
+static char *
+redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
+{
+	struct redact_stream s0 = { 0 }, sp;
+	size_t n = 0, olen = 0;
+	char *o;
+
+	if (st != NULL)
+		s0 = *st;
+	o = redact_once(text, len, &olen, st, &n);
+	if (st != NULL && o != NULL)
+		st->redacted += n;
+	/* each pass starts from the state before the line; the last one's
+	 * state is the one carried on */
+	for (int pass = 1; o != NULL && n > 0 && pass < REDACT_PASSES; pass++) {
+		size_t nlen = 0;
+		char *again;
+		sp = s0;
+		again = redact_once(o, olen, &nlen, st != NULL ? &sp : NULL, &n);
+		free(o);
+		o = again;
+		olen = nlen;
+		if (st != NULL) {
+			st->in_key = sp.in_key;
+			st->netrc = sp.netrc;
+		}
+	}
+	if (lenp != NULL)
+		*lenp = olen;
 	return o;
 }
 
