@@ -540,18 +540,16 @@ static void
 log_header(struct runner *rn)
 {
 	const char *const *a = rn->o->argv;
-
-	size_t n = 0, rl;
+	size_t n = 0, rl, cap = 1;
 	char *line, *red;
 
 	/* one line, so that "--password VALUE" is seen as one */
 	for (size_t i = 0; a[i] != NULL; i++)
-		n += strlen(a[i]) + 1;
-	if ((line = malloc(n + 1)) == NULL)
+		cap += strlen(a[i]) + 1;
+	if ((line = malloc(cap)) == NULL)
 		return;
-	n = 0;
 	for (size_t i = 0; a[i] != NULL; i++)
-		n += (size_t)sprintf(line + n, " %s", a[i]);
+		n += (size_t)snprintf(line + n, cap - n, " %s", a[i]);
 	red = redact_text(line, n, &rl);
 	log_put(rn, "# kernodeck: run", 16);
 	if (red != NULL)
