@@ -639,6 +639,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	r->started = 1;
 	supervise(&rn, pid, outp[0], buf);
 	outp[0] = -1;   /* closed by supervise */
+	r->redacted = rn.rs.redacted;
 	if (rn.logfd >= 0) {
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
@@ -716,6 +717,11 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		snprintf(buf, len, "killed by %s", signal_name(r->term_signal, sig, sizeof sig));
 	else
 		snprintf(buf, len, "exit %d", r->exit_code);
+	if (r->started && r->redacted > 0) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, len - l, ", %zu credential%s redacted from its output",
+			 r->redacted, r->redacted == 1 ? "" : "s");
+	}
 	return buf;
 }
 

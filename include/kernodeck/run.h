@@ -50,6 +50,7 @@ struct run_result {
 	size_t lines;
 	double timeout_s;  /* the timeout it ran under (for run_describe) */
 	int log_errnum;    /* errno of the first failed write to the log, or 0 */
+	size_t redacted;   /* credentials redacted from the output (redact.h) */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit

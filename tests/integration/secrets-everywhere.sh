@@ -124,6 +124,10 @@ echo "# second check: exit $?"
 for s in reference system rebuild contract compute sample; do
 	check "stage $s ran (passed or deviation)" grep -Eq "^[0-9] $s +(passed|deviation)" "$KD_TMP/check2.txt"
 done
+check "the entry point's row says its output had credentials redacted" \
+	grep -Eq "sample.entry-point +exit 0, [0-9]+ credentials redacted from its output" "$KD_TMP/check2.txt"
+check "so does the end of its log" grep -Eq "^# kernodeck: exit 0, [0-9]+ credentials redacted" \
+	"$(ls "$D"/kernodeck/logs/*-sample.log | tail -1)"
 check "the note is kept, its credential replaced by the variable's name" \
 	grep -q 'the mirror token is ${NPM_TOKEN}' "$D/kernodeck/state.yaml"
 "$KD_BIN" dossier "$D" --redact >"$KD_TMP/dossier.out" 2>"$KD_TMP/dossier.err"
