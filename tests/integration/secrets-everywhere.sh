@@ -124,6 +124,7 @@ echo "# second check: exit $?"
 for s in reference system rebuild contract compute sample; do
 	check "stage $s ran (passed or deviation)" grep -Eq "^[0-9] $s +(passed|deviation)" "$KD_TMP/check2.txt"
 done
+grep "sample.entry-point" "$KD_TMP/check2.txt" | sed 's/^ */# /'
 check "the entry point's row says its output had credentials redacted" \
 	grep -Eq "sample.entry-point +exit 0, [0-9]+ credentials redacted from its output" "$KD_TMP/check2.txt"
 check "so does the end of its log" grep -Eq "^# kernodeck: exit 0, [0-9]+ credentials redacted" \
