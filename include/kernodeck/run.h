@@ -54,6 +54,7 @@ struct run_result {
 	int log_errnum;    /* errno of the first failed write to the log, or 0 */
 	int left_behind;   /* processes still alive when a leader that was not
 			    * stopped ended (daemons, setsid): ended, and said */
+	size_t redacted;   /* credentials redacted from the output (redact.h) */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit
