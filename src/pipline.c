@@ -137,6 +137,27 @@ pipline_is_fence(const char *s, size_t n)
 	return n >= 3 && (strncmp(s, "```", 3) == 0 || strncmp(s, "~~~", 3) == 0);
 }
 
+void
+pipline_unpaste(const char **s, size_t *n)
+{
+	pipline_trim(s, n);
+	while (*n > 0 && **s == '>') {
+		(*s)++;
+		(*n)--;
+		pipline_trim(s, n);
+	}
+	if (pipline_is_fence(*s, *n))
+		return;
+	/* "...which is not installed.```": the fence is not part of the line */
+	size_t k = *n;
+	while (k > 0 && ((*s)[k - 1] == '`' || (*s)[k - 1] == '~'))
+		k--;
+	if (*n - k >= 3) {
+		*n = k;
+		pipline_trim(s, n);
+	}
+}
+
 /* The first word of *s (n bytes, up to a space); for a path, its last part
  * (".venv/bin/python", "C:\x\python.exe"): *s moves there.  Returns the
  * word's length. */
