@@ -101,6 +101,12 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &l, &n)) {
 		size_t bad;
+		/* one tree node per line costs about a hundred times the line:
+		 * refused before any is built, so memory stays the input's */
+		if ((unsigned)it.lineno > KD_CAP_INPUT_LINES)
+			return kd_err_set(err, KD_EINPUT, name, it.lineno,
+					  "more than %u lines (KD_CAP_INPUT_LINES): not the "
+					  "packages of one environment", KD_CAP_INPUT_LINES);
 		if (n > KD_CAP_LINE)
 			return named ?
 				kd_err_set(err, KD_EINPUT, name, it.lineno,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/freeze.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pipline.h"
@@ -189,6 +190,21 @@ test_memory_and_errors(void **state)
 	assert_int_equal(freeze_parse("", 0, "<empty>", &t, &err), 0);
 	assert_int_equal(count_kind(t, "packages", NULL), 0);
 	json_decref(t);
+	/* over KD_CAP_INPUT_LINES lines: refused at the first line too many,
+	 * before a tree of a hundred times the input is built */
+	size_t big = (size_t)(KD_CAP_INPUT_LINES + 1) * 6;
+	char *many = malloc(big);
+	assert_non_null(many);
+	for (size_t i = 0; i < big; i += 6)
+		memcpy(many + i, "a==1\n\n", 6);
+	assert_int_equal(freeze_parse(many, (size_t)KD_CAP_INPUT_LINES / 2 * 6, "<m>", &t, &err), 0);
+	json_decref(t);
+	t = NULL;
+	assert_int_equal(freeze_parse(many, big, "<m>", &t, &err), KD_EINPUT);
+	assert_null(t);
+	assert_int_equal(err.line, KD_CAP_INPUT_LINES + 1);
+	assert_non_null(strstr(err.msg, "KD_CAP_INPUT_LINES"));
+	free(many);
 }
 
 /* "numpy==1 .0" is refused (pip refuses it), never read as "1"; a marker
