@@ -110,7 +110,9 @@ kd_ctx_obs(const struct kd_ctx *ctx, int i)
 			/* a missing or malformed file: no observations (the
 			 * stage shows as not observed and runs again) */
 			if (fsutil_exists(p) && yamlio_load_file(p, &doc, NULL) == 0) {
-				c->tree[i] = json_incref(doc.root);
+				/* cut short (no end mark): not observed either */
+				if (yamlio_require_end(&doc, NULL) == 0)
+					c->tree[i] = json_incref(doc.root);
 				yamlio_doc_free(&doc);
 			}
 			free(p);
@@ -449,7 +451,7 @@ kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err)
 	if (f == NULL || ctx->readonly)
 		return 0;
 	p = kd_ctx_path(ctx, f);
-	rc = yamlio_save_file(p, obs, 0, err);
+	rc = yamlio_save_file(p, obs, YAMLIO_END_MARK, err);
 	free(p);
 	return rc;
 }
