@@ -28,7 +28,7 @@ static const struct command commands[] = {
 	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
-	{ "diff", cmd_diff, "diff A B [--format text|json]" },
+	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
 	{ "demo", cmd_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
