@@ -217,7 +217,7 @@ on_value_scalar(struct patch *p, struct level *lv, const yaml_event_t *ev, const
 			return;
 		}
 		ins[0] = ' ';
-		strcpy(ins + 1, t);
+		memcpy(ins + 1, t, strlen(t) + 1);
 		free(t);
 		add_edit(p, (size_t)(c - p->text) + 1, 0, ins);
 		return;
@@ -284,7 +284,7 @@ add_missing_keys(struct patch *p, struct level *lv)
 				return;
 			}
 			t[0] = '\n';
-			strcpy(t + 1, ins);
+			memcpy(t + 1, ins, strlen(ins) + 1);
 			free(ins);
 			ins = t;
 		}
