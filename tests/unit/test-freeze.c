@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernodeck/caps.h"
-#include "kernodeck/freeze.h"
+#include "kernodeck/parse-freeze.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pipline.h"
 
