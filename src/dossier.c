@@ -173,10 +173,14 @@ static int
 add_project_files(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err)
 {
 	const char *inv = yamlio_get_str(ctx->ref, "python.inventory");
-	const char *rels[] = { "requirements-rebuild.txt", inv };
+	const char *insp = yamlio_get_str(ctx->ref, "python.inspect");
+	/* what the replay reads from the project: the inventory and pip
+	 * inspect may be in kernodeck/reference/ (capture), which git ignores
+	 * and the clone does not have */
+	const char *rels[] = { "requirements-rebuild.txt", inv, insp };
 	int rc = 0;
 
-	for (size_t i = 0; i < 2 && rc == 0; i++) {
+	for (size_t i = 0; i < sizeof rels / sizeof rels[0] && rc == 0; i++) {
 		char *src, drel[PATH_MAX];
 		if (!project_rel_ok(rels[i]))
 			continue;
