@@ -1,0 +1,340 @@
+"""Kernodeck's checkpoint inventory (stage 6, the resume check): what does a
+training checkpoint hold, and do two checkpoints agree tensor by tensor?
+
+Run it with the project interpreter:
+
+    .venv-rebuild/bin/python ckpt-inventory.py inventory CKPT
+    .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule exact
+    .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule tolerance --atol X --rtol Y
+
+It prints one JSON object per line.  inventory: one {"kind": ...} line per
+kind of state, present or not, then {"end": true, "ok": ..., "loader": ...}.
+The kinds: model (weights), optimizer ("buffers": per-parameter state such
+as momentum), scheduler, rng_torch (the torch CPU generator), rng_cuda
+(one state per device), rng_numpy, rng_python, counter (step or epoch),
+data_position (a sampler's generator or the position in the data).  They
+are told apart by structure and keys: an optimizer state has "state" and
+"param_groups", a scheduler "last_epoch" and its learning rates, a torch
+generator state is a uint8 tensor of torch.get_rng_state()'s length, and
+one found under a key naming the sampler, the loader or the data is the
+data order's generator, not the global one.
+
+compare: one {"tensor": PATH, ...} line per tensor that differs or is in one
+file only, then {"end": true, "compared": N, "differ": M, "worst": ...}.
+Floating-point tensors are compared under the rule (|a - b| <= atol +
+rtol * |b|, b the second file); integer and boolean tensors exactly.
+
+Nothing is unpickled beyond an allow-list: torch.load(weights_only=True)
+first, and where the installed PyTorch refuses a checkpoint it could hold
+(1.13 refuses an optimizer's float settings), a restricted unpickler of its
+own that admits only what checkpoints hold (torch's tensor rebuilders and
+storages, dtypes, OrderedDict, NumPy arrays for NumPy's generator state,
+Python's plain types).  A checkpoint that needs any other class is refused,
+naming it: kernodeck never unpickles arbitrary objects.
+
+Python 3.8 or later; standard library, torch (and NumPy when the checkpoint
+holds NumPy arrays).
+"""
+
+import argparse
+import collections
+import json
+import math
+import pickle
+import re
+import sys
+
+MESSAGE_CAP = 2000
+MAX_DEPTH = 8
+
+ALLOWED = {
+    ("collections", "OrderedDict"),
+    ("torch._utils", "_rebuild_tensor"),
+    ("torch._utils", "_rebuild_tensor_v2"),
+    ("torch._utils", "_rebuild_parameter"),
+    ("torch._utils", "_rebuild_parameter_with_state"),
+    ("torch._tensor", "_rebuild_from_type_v2"),
+    ("torch", "Tensor"),
+    ("torch.nn.parameter", "Parameter"),
+    ("torch", "Size"),
+    ("torch", "device"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "slice"),
+    ("builtins", "complex"),
+    ("_codecs", "encode"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+}
+
+
+class Refused(Exception):
+    """The checkpoint needs a class that is not on the allow-list."""
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler that admits only the classes of ALLOWED, torch's
+    storages and dtypes; torch.load subclasses it (find_class turns
+    storage names into storage types before it reaches here)."""
+
+    def find_class(self, module, name):
+        import torch
+        if (module, name) in ALLOWED:
+            return super().find_class(module, name)
+        if module == "torch" and isinstance(getattr(torch, name, None), torch.dtype):
+            return getattr(torch, name)
+        if module in ("torch", "torch.storage") and name.endswith("Storage"):
+            return super().find_class(module, name)
+        raise Refused("%s.%s" % (module, name))
+
+
+class restricted_pickle:
+    """A pickle module for torch.load(pickle_module=...)."""
+    Unpickler = RestrictedUnpickler
+    __name__ = "kernodeck_restricted_pickle"
+
+    @staticmethod
+    def load(f, **kw):
+        return RestrictedUnpickler(f, **kw).load()
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj, sort_keys=True, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def load(path):
+    """(object, loader name); raises Refused or the load's own error."""
+    import torch
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True), "weights_only"
+    except TypeError:
+        pass    # a PyTorch without weights_only
+    except pickle.UnpicklingError:
+        pass    # refused by torch's own allow-list: try ours
+    except RuntimeError as e:
+        if "weights_only" not in str(e) and "Weights only" not in str(e):
+            raise
+    return torch.load(path, map_location="cpu", pickle_module=restricted_pickle), "restricted"
+
+
+def is_tensor(v):
+    import torch
+    return isinstance(v, torch.Tensor)
+
+
+def is_generator_state(v):
+    import torch
+    return (is_tensor(v) and v.dtype == torch.uint8 and v.dim() == 1
+            and v.numel() == torch.get_rng_state().numel())
+
+
+DATA_WORDS = re.compile(r"sampler|loader|data|shuffl|batch_idx|position|cursor|offset|samples_seen", re.I)
+COUNTER_KEYS = re.compile(r"^(global_)?(step|steps|epoch|epochs|iteration|iter|iterations|update|updates)$", re.I)
+
+
+class Inventory:
+    def __init__(self):
+        self.kinds = collections.OrderedDict()
+        for k in ("model", "optimizer", "scheduler", "rng_torch", "rng_cuda", "rng_numpy",
+                  "rng_python", "counter", "data_position"):
+            self.kinds[k] = {"kind": k, "present": False, "where": []}
+
+    def add(self, kind, where, **extra):
+        row = self.kinds[kind]
+        row["present"] = True
+        if len(row["where"]) < 8:
+            row["where"].append(where or "(top level)")
+        for key, value in extra.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                row[key] = row.get(key, 0) + value
+            elif isinstance(value, bool):
+                row[key] = row.get(key, False) or value
+            else:
+                row[key] = value
+
+    def walk(self, obj, path, depth=0):
+        if depth > MAX_DEPTH:
+            return
+        in_data = bool(DATA_WORDS.search(path))
+        if isinstance(obj, dict):
+            keys = set(k for k in obj if isinstance(k, str))
+            if "state" in keys and "param_groups" in keys:
+                st = obj.get("state") or {}
+                buffers = sorted(set(b for s in st.values() if isinstance(s, dict)
+                                     for b, t in s.items() if is_tensor(t)))
+                self.add("optimizer", path, buffers=bool(buffers), parameters_with_state=len(st),
+                         buffer_names=buffers)
+                return
+            if "last_epoch" in keys and keys & {"base_lrs", "_last_lr", "_step_count"}:
+                self.add("scheduler", path, last_epoch=int(obj.get("last_epoch") or 0))
+                return
+            if "bit_generator" in keys and "state" in keys:
+                self.add("data_position" if in_data else "rng_numpy", path)
+                return
+            values = list(obj.values())
+            if values and all(is_tensor(v) and v.is_floating_point() for v in values):
+                self.add("model", path, tensors=len(values),
+                         parameters=sum(int(v.numel()) for v in values))
+                return
+            for k, v in obj.items():
+                self.walk(v, "%s.%s" % (path, k) if path else str(k), depth + 1)
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(k, str):
+                    sub = "%s.%s" % (path, k) if path else k
+                    if DATA_WORDS.search(sub):
+                        self.add("data_position", sub)
+                    elif COUNTER_KEYS.match(k):
+                        self.add("counter", sub, value=v if isinstance(v, int) else None)
+            return
+        if isinstance(obj, (list, tuple)):
+            if (len(obj) == 5 and obj[0] == "MT19937") or (len(obj) == 3 and obj[0] == 3 and
+                                                          isinstance(obj[1], tuple) and len(obj[1]) == 625):
+                kind = "rng_numpy" if obj[0] == "MT19937" else "rng_python"
+                self.add("data_position" if in_data else kind, path)
+                return
+            if obj and all(is_tensor(t) and t.dtype.__str__() == "torch.uint8" for t in obj) and "cuda" in path.lower():
+                self.add("rng_cuda", path, devices=len(obj))
+                return
+            for i, v in enumerate(obj[:64]):
+                self.walk(v, "%s[%d]" % (path, i), depth + 1)
+            return
+        if is_generator_state(obj):
+            if "cuda" in path.lower():
+                self.add("rng_cuda", path, devices=1)
+            else:
+                self.add("data_position" if in_data else "rng_torch", path)
+            return
+        if is_tensor(obj) and "cuda" in path.lower() and str(obj.dtype) == "torch.uint8":
+            self.add("rng_cuda", path, devices=1)
+
+
+def cmd_inventory(args):
+    try:
+        obj, loader = load(args.checkpoint)
+    except Refused as e:
+        emit({"end": True, "ok": False, "refused": str(e),
+              "error": "the checkpoint needs the class %s, which kernodeck's restricted loader does not "
+                       "admit; it is never unpickled without confirmation" % e})
+        return 1
+    except Exception as e:   # noqa: BLE001 - reported, not hidden
+        emit({"end": True, "ok": False, "error": ("%s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
+        return 1
+    inv = Inventory()
+    if is_tensor(obj) or not isinstance(obj, (dict, list, tuple)):
+        inv.walk({"": obj}, "")
+    else:
+        inv.walk(obj, "")
+    for row in inv.kinds.values():
+        emit(row)
+    emit({"end": True, "ok": True, "loader": loader})
+    return 0
+
+
+def tensors(obj, path, out, depth=0):
+    if depth > MAX_DEPTH:
+        return
+    if is_tensor(obj):
+        out[path or "(top level)"] = obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            tensors(v, "%s.%s" % (path, k) if path else str(k), out, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj[:4096]):
+            tensors(v, "%s[%d]" % (path, i), out, depth + 1)
+
+
+def finite_or_none(x):
+    return x if x is not None and math.isfinite(x) else None
+
+
+def compare_one(name, a, b, args):
+    import torch
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return {"tensor": name, "ok": False, "error": "shape or dtype differs: %s %s against %s %s"
+                % (list(a.shape), a.dtype, list(b.shape), b.dtype)}
+    if a.numel() == 0:
+        return None
+    if a.is_floating_point() and args.rule == "tolerance":
+        ad, bd = a.double(), b.double()
+        diff = (ad - bd).abs()
+        bound = args.atol + args.rtol * bd.abs()
+        bad = ~(diff <= bound)
+        n_bad = int(bad.sum())
+        worst = float(diff.max())
+    else:
+        bad = ~((a == b) | (torch.isnan(a) & torch.isnan(b))) if a.is_floating_point() else a != b
+        n_bad = int(bad.sum())
+        worst = float((a.double() - b.double()).abs().max()) if a.dtype != torch.bool else float(n_bad)
+    row = {"tensor": name, "ok": n_bad == 0, "elements": int(a.numel()), "differ": n_bad,
+           "max_abs": finite_or_none(worst)}
+    if n_bad:
+        i = int(bad.reshape(-1).nonzero()[0])
+        row["first"] = {"index": i, "a": finite_or_none(float(a.reshape(-1)[i])),
+                        "b": finite_or_none(float(b.reshape(-1)[i]))}
+    return row
+
+
+def cmd_compare(args):
+    loaded = []
+    for p in (args.a, args.b):
+        try:
+            loaded.append(load(p)[0])
+        except Refused as e:
+            emit({"end": True, "ok": False, "refused": str(e), "file": p,
+                  "error": "%s needs the class %s, which the restricted loader does not admit" % (p, e)})
+            return 1
+        except Exception as e:   # noqa: BLE001
+            emit({"end": True, "ok": False, "file": p,
+                  "error": ("%s: %s: %s" % (p, type(e).__name__, e))[:MESSAGE_CAP]})
+            return 1
+    ta, tb = {}, {}
+    tensors(loaded[0], "", ta)
+    tensors(loaded[1], "", tb)
+    compared = differ = 0
+    worst = None
+    for name in ta:
+        if name not in tb:
+            emit({"tensor": name, "ok": False, "only_in": "a"})
+            differ += 1
+            continue
+        row = compare_one(name, ta[name], tb[name], args)
+        if row is None:
+            continue
+        compared += 1
+        if not row["ok"]:
+            differ += 1
+            emit(row)
+        if row.get("max_abs") is not None and (worst is None or row["max_abs"] > worst["max_abs"]):
+            worst = {"tensor": name, "max_abs": row["max_abs"]}
+    for name in tb:
+        if name not in ta:
+            emit({"tensor": name, "ok": False, "only_in": "b"})
+            differ += 1
+    emit({"end": True, "ok": True, "compared": compared, "differ": differ, "worst": worst})
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    i = sub.add_parser("inventory")
+    i.add_argument("checkpoint")
+    c = sub.add_parser("compare")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--rule", choices=("exact", "tolerance"), default="exact")
+    c.add_argument("--atol", type=float, default=0.0)
+    c.add_argument("--rtol", type=float, default=0.0)
+    args = ap.parse_args()
+    try:
+        import torch  # noqa: F401
+    except Exception as e:   # noqa: BLE001
+        emit({"end": True, "ok": False, "error": ("cannot import torch: %s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
+        return 1
+    return cmd_inventory(args) if args.cmd == "inventory" else cmd_compare(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
