@@ -90,14 +90,36 @@ class RestrictedUnpickler(pickle.Unpickler):
         raise Refused("%s.%s" % (module, name))
 
 
-class restricted_pickle:
-    """A pickle module for torch.load(pickle_module=...)."""
-    Unpickler = RestrictedUnpickler
-    __name__ = "kernodeck_restricted_pickle"
+class RestrictedUsed(RestrictedUnpickler):
+    """Counts its uses, so that a load it did not serve is refused."""
+    used = 0
 
-    @staticmethod
-    def load(f, **kw):
-        return RestrictedUnpickler(f, **kw).load()
+    def __init__(self, *a, **kw):
+        RestrictedUsed.used += 1
+        super().__init__(*a, **kw)
+
+
+def restricted_torch_load(path):
+    """torch.load through RestrictedUnpickler.  PyTorch 1.13 ignores
+    pickle_module unless weights_only is set (it assigns the pickle module
+    itself), so the module torch.serialization calls pickle is replaced by
+    a copy with the restricted unpickler for the load, then put back."""
+    import types
+    import torch
+    import torch.serialization as ser
+    fake = types.ModuleType("pickle")
+    fake.__dict__.update(pickle.__dict__)
+    fake.Unpickler = RestrictedUsed
+    fake.load = lambda f, **kw: RestrictedUsed(f, **kw).load()
+    saved, before = ser.pickle, RestrictedUsed.used
+    ser.pickle = fake
+    try:
+        obj = torch.load(path, map_location="cpu", pickle_module=fake)
+    finally:
+        ser.pickle = saved
+    if RestrictedUsed.used == before:
+        raise Refused("(this PyTorch's torch.load would not use the restricted unpickler)")
+    return obj
 
 
 def emit(obj):
@@ -117,7 +139,7 @@ def load(path):
     except RuntimeError as e:
         if "weights_only" not in str(e) and "Weights only" not in str(e):
             raise
-    return torch.load(path, map_location="cpu", pickle_module=restricted_pickle), "restricted"
+    return restricted_torch_load(path), "restricted"
 
 
 def is_tensor(v):
@@ -148,7 +170,9 @@ class Inventory:
         if len(row["where"]) < 8:
             row["where"].append(where or "(top level)")
         for key, value in extra.items():
-            if isinstance(value, int) and not isinstance(value, bool):
+            if isinstance(value, dict):
+                row.setdefault(key, {}).update(value)
+            elif isinstance(value, int) and not isinstance(value, bool):
                 row[key] = row.get(key, 0) + value
             elif isinstance(value, bool):
                 row[key] = row.get(key, False) or value
@@ -186,7 +210,7 @@ class Inventory:
                     if DATA_WORDS.search(sub):
                         self.add("data_position", sub)
                     elif COUNTER_KEYS.match(k):
-                        self.add("counter", sub, value=v if isinstance(v, int) else None)
+                        self.add("counter", sub, values={sub: v})
             return
         if isinstance(obj, (list, tuple)):
             if (len(obj) == 5 and obj[0] == "MT19937") or (len(obj) == 3 and obj[0] == 3 and

@@ -475,6 +475,7 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	row_trajectory(r, rows);
 	row_final(r, rows);
 	row_reference(r, rows);
+	resume_describe_rows(res->obs, rows);
 	for (size_t i = start; i < rows->n; i++)
 		if (rows->v[i].evidence == NULL)
 			rows->v[i].evidence = strdup("sample.yaml");
@@ -519,7 +520,7 @@ resume_describe_rows(const json_t *obs, struct kd_rows *rows)
 		else if (strcmp(kind, "rng_cuda") == 0 && json_is_true(json_object_get(k, "present")))
 			snprintf(extra, sizeof extra, ", %lld device(s)",
 				 (long long)json_integer_value(json_object_get(k, "devices")));
-		snprintf(id, sizeof id, "sample.info.resume.%s", kind);
+		snprintf(id, sizeof id, "sample.resume.kind.%s", kind);
 		kd_rows_addf(rows, id, KD_R_INFO, label, NULL, "%s%s%s%s",
 			     json_is_true(json_object_get(k, "present")) ? "present (" : "absent",
 			     json_is_true(json_object_get(k, "present")) ? where : "",

@@ -954,7 +954,6 @@ sample_describe(const struct kd_result *res, struct kd_rows *rows)
 	if (json_object_get(obs, "step_reached"))
 		kd_rows_add(rows, "sample.info.step", KD_R_INFO, "last step announced (KD_STEP)",
 			    jstr(obs, "step_reached", ""), NULL, NULL);
-	resume_describe_rows(obs, rows);
 	files = json_object_get(json_object_get(obs, "outputs"), "files");
 	json_array_foreach(files, i, f) {
 		char shape[256], id[300], mn[64], mx[64];

@@ -72,7 +72,9 @@ void resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs);
 /* Stage 6: the resume rows from obs.resume; a rule changed after a
  * comparison was seen records a deviation (sample.resume.rule-changed). */
 int resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err);
-/* Stage 6: the informative rows: one per kind of state in the checkpoint. */
+/* Stage 6: one informative row per kind of state in the checkpoint
+ * (sample.resume.kind.KIND); resume_check_rows adds them, so that every
+ * headless format has them. */
 void resume_describe_rows(const json_t *obs, struct kd_rows *rows);
 
 /* The phrase for a kind of state a checkpoint lacks ("no torch RNG state:
