@@ -49,7 +49,8 @@ static char *
 mark_nonfinite(const char *s, size_t len, size_t *outlen)
 {
 	static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
-	char *o = malloc(len * 2 + 16);
+	size_t cap = len * 4 + 16;   /* NaN (3 bytes) grows to 11 */
+	char *o = malloc(cap);
 	size_t j = 0;
 	int in_str = 0;
 
@@ -74,7 +75,7 @@ mark_nonfinite(const char *s, size_t len, size_t *outlen)
 		for (w = 0; w < 3; w++) {
 			size_t wl = strlen(words[w]);
 			if (len - i >= wl && memcmp(s + i, words[w], wl) == 0) {
-				j += (size_t)sprintf(o + j, "\"\\u0001%s\"", words[w]);
+				j += (size_t)snprintf(o + j, cap - j, "\"\\u0001%s\"", words[w]);
 				i += wl - 1;
 				break;
 			}
