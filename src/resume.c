@@ -21,6 +21,7 @@
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
+#include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
 #define RESUME_INV_LINES 256   /* lines of the inventory script kept */
@@ -304,12 +305,6 @@ follow_line(void *u, const char *line, size_t len)
 		kd_sink_step(f->sink, f->tr.step, -1);
 }
 
-static int
-follow_cancelled(void *u)
-{
-	return kd_sink_cancelled(((struct follow *)u)->sink);
-}
-
 /* The first error of a failed run: its step (the traceback's, else the
  * last announced), error line and innermost frame. */
 static json_t *
@@ -330,28 +325,25 @@ failure_of(struct follow *f)
 	return fail;
 }
 
-/* Run argv in the project folder with the runner's timeout, cancellation
- * and log; the record goes into runs[name].  Returns 1 when it succeeded
- * (exit 0, or killed on purpose), 0 otherwise. */
+/* Run argv in the project folder through the step runner (its timeout,
+ * cancellation and log); the record goes into runs[name].  Returns 1 when
+ * it succeeded (exit 0, or killed on purpose), 0 otherwise. */
 static int
-run_one(const struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
+run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
 	const struct kd_sink *sink, json_t *runs)
 {
-	const char *env[] = { "PYTHONUNBUFFERED=1", NULL };
+	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
 	struct follow f;
-	struct run_opts ro;
-	struct run_result r;
+	struct kd_step st;
 	struct kd_err err = { 0 };
+	const struct run_result *r = &st.r;
 	char logname[64], how[256], ebuf[1200];
-	char *log;
 	json_t *rec = json_object(), *av = json_array();
 	int ok = 0;
 
 	snprintf(logname, sizeof logname, "resume-%s", name);
-	log = kd_ctx_log_path(ctx, logname);
 	memset(&f, 0, sizeof f);
-	memset(&ro, 0, sizeof ro);
-	memset(&r, 0, sizeof r);
+	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
 	f.kill_when = kill_when;
@@ -359,43 +351,38 @@ run_one(const struct kd_ctx *ctx, const char *name, char **argv, const char *kil
 	for (size_t i = 0; argv[i] != NULL; i++)
 		json_array_append_new(av, json_string(argv[i]));
 	json_object_set_new(rec, "argv", av);
-	json_object_set(runs, name, rec);
-	json_decref(rec);
-	if (log != NULL)
-		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, log)));
-	ro.argv = (const char *const *)argv;
-	ro.cwd = ctx->project_dir;
-	ro.env_set = env;
-	ro.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
-	ro.log_path = log;
-	ro.on_line = follow_line;
-	ro.cancelled = follow_cancelled;
-	ro.kill_now = kill_when ? follow_kill_now : NULL;
-	ro.u = &f;
-	if (run_program(&ro, &r, &err) != 0) {
+	json_object_set_new(runs, name, rec);
+	st.what = logname;
+	st.argv = (const char *const *)argv;
+	st.env_set = env;
+	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
+	st.on_line = follow_line;
+	st.kill_now = kill_when ? follow_kill_now : NULL;
+	st.u = &f;
+	if (step_run(ctx, sink, &st, &err) != 0) {
 		json_object_set_new(rec, "started", json_false());
 		json_object_set_new(rec, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
 		goto out;
 	}
+	if (st.log != NULL)
+		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, st.log)));
 	json_object_set_new(rec, "started", json_true());
-	json_object_set_new(rec, "ended", json_string(r.killed_on_request ? "killed by kernodeck (SIGKILL) once the checkpoint was complete"
-						     : run_describe(&r, how, sizeof how)));
-	json_object_set_new(rec, "exit_code", r.exited ? json_integer(r.exit_code) : json_null());
-	json_object_set_new(rec, "timed_out", json_boolean(r.timed_out));
-	json_object_set_new(rec, "cancelled", json_boolean(r.cancelled));
-	json_object_set_new(rec, "killed_on_purpose", json_boolean(r.killed_on_request));
-	json_object_set_new(rec, "seconds", json_real(r.elapsed_s));
+	json_object_set_new(rec, "ended", json_string(r->killed_on_request ? "killed by kernodeck (SIGKILL) once the checkpoint was complete"
+						     : run_describe(r, how, sizeof how)));
+	json_object_set_new(rec, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(rec, "timed_out", json_boolean(r->timed_out));
+	json_object_set_new(rec, "cancelled", json_boolean(r->cancelled));
+	json_object_set_new(rec, "killed_on_purpose", json_boolean(r->killed_on_request));
+	json_object_set_new(rec, "seconds", json_real(r->elapsed_s));
 	if (f.tr.step != NULL)
 		json_object_set_new(rec, "step_reached", json_string(f.tr.step));
-	ok = (r.exited && r.exit_code == 0 && !r.cancelled && !r.timed_out) ||
-	     (r.killed_on_request && !r.cancelled && !r.timed_out);
+	ok = step_ok(&st) || (r->killed_on_request && !r->cancelled && !r->timed_out);
 	if (!ok)
 		json_object_set_new(rec, "failure", failure_of(&f));
 out:
 	json_object_set_new(rec, "ok", json_boolean(ok));
 	pytrace_free(&f.tr);
-	run_result_free(&r);
-	free(log);
+	step_free(&st);
 	return ok;
 }
 
@@ -439,25 +426,22 @@ free_argv(char **argv)
 
 /* --- the checkpoint script --- */
 
-/* Run share/ckpt-inventory.py with args by the project interpreter; its
- * JSON lines go into out[what] with the run's record. */
+/* Run share/ckpt-inventory.py with args by the project interpreter (a
+ * step); its JSON lines go into out[what] with the run's record. */
 static void
-run_script(const struct kd_ctx *ctx, const char *what, const char *const *args,
+run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
 	   const struct kd_sink *sink, json_t *out)
 {
 	char *script = kd_share_path("ckpt-inventory.py"), *argv[12];
 	struct follow f;
-	struct run_opts ro;
-	struct run_result r;
+	struct kd_step st;
 	struct kd_err err = { 0 };
 	char logname[64], how[256], ebuf[1200];
-	char *log;
 	json_t *rec = json_object();
 	size_t n = 0;
 
 	memset(&f, 0, sizeof f);
-	memset(&ro, 0, sizeof ro);
-	memset(&r, 0, sizeof r);
+	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
 	f.lines = json_array();
@@ -467,37 +451,34 @@ run_script(const struct kd_ctx *ctx, const char *what, const char *const *args,
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	snprintf(logname, sizeof logname, "resume-%s", what);
-	log = kd_ctx_log_path(ctx, logname);
-	ro.argv = (const char *const *)argv;
-	ro.cwd = ctx->project_dir;
-	ro.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
-	ro.log_path = log;
-	ro.on_line = follow_line;
-	ro.cancelled = follow_cancelled;
-	ro.u = &f;
+	st.what = logname;
+	st.argv = (const char *const *)argv;
+	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
+	st.on_line = follow_line;
+	st.u = &f;
 	json_object_set_new(out, what, rec);
-	if (log != NULL)
-		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, log)));
 	if (script == NULL || !fsutil_exists(script)) {
 		json_object_set_new(rec, "error", json_string("share/ckpt-inventory.py is not installed"));
 		goto out;
 	}
-	if (run_program(&ro, &r, &err) != 0) {
+	if (step_run(ctx, sink, &st, &err) != 0) {
 		json_object_set_new(rec, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
 		goto out;
 	}
-	json_object_set_new(rec, "ended", json_string(run_describe(&r, how, sizeof how)));
+	if (st.log != NULL)
+		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, st.log)));
+	json_object_set_new(rec, "ended", json_string(run_describe(&st.r, how, sizeof how)));
 	json_object_set(rec, "lines", f.lines);
 	if (json_array_size(f.lines) == 0 ||
 	    !json_is_true(json_object_get(json_array_get(f.lines, json_array_size(f.lines) - 1), "end")))
-		json_object_set_new(rec, "error", json_string(r.tail && *r.tail ? r.tail : "the script wrote no end line"));
+		json_object_set_new(rec, "error", json_string(st.r.tail && *st.r.tail ? st.r.tail
+							       : "the script wrote no end line"));
 out:
 	json_decref(f.lines);
 	pytrace_free(&f.tr);
-	run_result_free(&r);
+	step_free(&st);
 	free(argv[0]);
 	free(script);
-	free(log);
 }
 
 /* The inventory lines as obs.inventory {kinds: [...], loader, error}. */
@@ -632,7 +613,7 @@ plot_obs(const struct kd_metrics *a, const struct kd_metrics *b, long long steps
 
 /* The final checkpoints of both runs, tensor by tensor, under the rule. */
 static void
-compare_final(const struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
+compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 	      const char *db, const struct kd_sink *sink, json_t *o)
 {
 	char steps[32], atol[64], rtol[64];
