@@ -95,9 +95,9 @@ inventory_table(FILE *f, const json_t *r)
 		fputs(".\n", f);
 		return;
 	}
-	fputs(" (", f);
+	fputs(" (loader: ", f);
 	cell(f, jstr(inv, "loader", "?"));
-	fputs(" loader):\n\n| kind | held | where |\n|---|---|---|\n", f);
+	fputs("):\n\n| kind | held | where |\n|---|---|---|\n", f);
 	json_array_foreach(json_object_get(inv, "kinds"), i, k) {
 		fputs("| ", f);
 		cell(f, jstr(k, "kind", "?"));

@@ -291,7 +291,7 @@ row_inventory(const json_t *r, struct kd_rows *rows)
 	likely_cause(r, cause, sizeof cause);
 	row = kd_rows_addf(rows, "sample.resume.inventory", cause[0] ? KD_R_WARN : KD_R_PASS,
 			   "checkpoint inventory", "model, optimizer, scheduler, RNG states, counters, data position",
-			   "%s: %zu of %zu kinds of state (%s loader)", jstr(inv, "checkpoint", "?"), present, n,
+			   "%s: %zu of %zu kinds of state (loader: %s)", jstr(inv, "checkpoint", "?"), present, n,
 			   jstr(inv, "loader", "?"));
 	if (cause[0])
 		kd_row_set_error(row, cause, "a resumed run needs every kind of state its training loop uses");

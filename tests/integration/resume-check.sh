@@ -86,7 +86,7 @@ check "good: the three runs ran" sh -c "grep -q '^sample.resume.uninterrupted pa
 check "good: both metrics files reread" has good "^sample.resume.metrics pass | uninterrupted: steps 1-12; resumed: steps 1-12"
 check "good: trajectory exact, steps 7-12, two keys" has good "^sample.resume.trajectory pass | steps 7-12: 12 values compared, 0 diverging; worst difference 0"
 check "good: the final checkpoints agree tensor by tensor" has good "^sample.resume.final pass | [0-9]* tensors compared, 0 differ"
-check "good: the inventory finds every kind (restricted loader on torch 1.13)" has good "^sample.resume.inventory pass | resume/interrupted/ckpt-6.pt: 8 of 8 kinds of state (restricted loader)"
+check "good: the inventory finds every kind (the zip read without torch)" has good "^sample.resume.inventory pass | resume/interrupted/ckpt-6.pt: 8 of 8 kinds of state (loader: zip, restricted)"
 check "good: the reference machine's trajectory agrees under reference_rule" has good "^sample.resume.reference pass | steps 1-12: 24 values compared, 0 diverging"
 check "good: the inventory rows: optimizer with its buffers, the data order's generator" $PY -c "
 import json,sys; r=json.load(open(sys.argv[1]))
@@ -160,3 +160,35 @@ d=[x for x in s['deviations'] if x['check']=='sample.resume.rule-changed']
 assert d and 'automatically' in d[0]['why'], s['deviations']
 assert s['status']=='deviation', s['status']" "$KD_TMP/changed.json"
 check "rule changed: the stage is deviation, so check exits 0" [ "$rc" -eq 0 ]
+
+# the inventory script itself, on checkpoints this machine's torch writes:
+# the zip reader agrees with torch.load (a transposed view, bfloat16, a 0-d
+# and an empty tensor); the legacy format goes through torch (1.13 refuses
+# an optimizer with weights_only: the restricted unpickler serves it); a
+# class outside the allow-list is refused in both formats
+INV="$KD_SRCDIR/share/ckpt-inventory.py"
+check "inventory script: the zip reader agrees with torch.load" $PY - "$INV" "$KD_TMP" <<'PYEOF'
+import importlib.util, sys, torch, numpy as np
+spec = importlib.util.spec_from_file_location("ci", sys.argv[1]); ci = importlib.util.module_from_spec(spec); spec.loader.exec_module(ci)
+p = sys.argv[2] + "/views.pt"
+x = torch.arange(24.).reshape(4, 6)
+torch.save({"t": x.t()[1:], "b": torch.tensor([1.5, -2.25]).bfloat16(), "s": torch.tensor(3), "e": torch.zeros(0, 3),
+            "opt": torch.optim.SGD(torch.nn.Linear(3, 2).parameters(), lr=0.1, momentum=0.9).state_dict()}, p)
+m, r = ci.zip_load(p), torch.load(p)
+assert np.array_equal(m["t"].a, r["t"].numpy()) and m["t"].shape == (5, 4)
+assert list(m["b"].as_float64()) == [1.5, -2.25] and m["s"].a.shape == () and int(m["s"].a) == 3
+assert m["e"].shape == (0, 3) and m["opt"]["param_groups"][0]["momentum"] == 0.9
+PYEOF
+$PY -c "
+import torch, argparse, sys
+m = torch.nn.Linear(3, 2); o = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+m(torch.ones(1, 3)).sum().backward(); o.step()
+torch.save({'model': m.state_dict(), 'optimizer': o.state_dict(), 'step': 1}, sys.argv[1] + '/legacy.pt', _use_new_zipfile_serialization=False)
+torch.save({'a': argparse.Namespace(x=1)}, sys.argv[1] + '/legacy-bad.pt', _use_new_zipfile_serialization=False)
+torch.save({'a': argparse.Namespace(x=1)}, sys.argv[1] + '/zip-bad.pt')" "$KD_TMP"
+$PY "$INV" inventory "$KD_TMP/legacy.pt" >"$KD_TMP/legacy.inv" 2>&1
+check "inventory script: the legacy format through torch (restricted unpickler on 1.13)" sh -c "grep -q '\"loader\": \"torch, ' '$KD_TMP/legacy.inv' && grep -q '\"buffers\": true, \"kind\": \"optimizer\"' '$KD_TMP/legacy.inv'"
+for f in legacy-bad zip-bad; do
+	$PY "$INV" inventory "$KD_TMP/$f.pt" >"$KD_TMP/$f.inv" 2>&1
+	check "inventory script: $f.pt refused, naming argparse.Namespace" grep -q '"refused": "argparse.Namespace"' "$KD_TMP/$f.inv"
+done
