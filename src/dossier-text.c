@@ -25,6 +25,7 @@
 
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
@@ -465,6 +466,14 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
+	{
+		char *rs = dossier_resume_readme(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, "\n");
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\n## Verdicts\n\n| stage | status | checked at |\n|---|---|---|\n");
 	for (int k = 0; k < KD_NSTAGES; k++) {
 		int self = strcmp(kd_stages[k]->id, "dossier") == 0;
@@ -1056,6 +1065,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		".venv-rebuild/bin/python - ");
 	contract_json(ctx, &b);
 	sb_printf(&b, " <<'KD_REREAD'\n%sKD_REREAD\n", reread_py);
+	{
+		char *rs = dossier_resume_procedure(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\necho \"procedure.sh: done in $WORK\"\n");
 	return b.s;
 }

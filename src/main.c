@@ -48,7 +48,7 @@ static const struct command commands[] = {
 	{ "dossier", cmd_dossier, "dossier [DIR] [--state-dir D] [--out DIR] [--relative] [--redact] [--leave-out FILE]..." },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
-	{ "demo", main_demo, "demo [DIR] [--create-only]" },
+	{ "demo", main_demo, "demo [DIR] [--training] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
 

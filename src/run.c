@@ -591,6 +591,10 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 				last_cancel = t;
 				rn->r->cancelled = o->cancelled(o->u) != 0;
 			}
+			if (o->kill_now != NULL && !rn->r->killed_on_request && o->kill_now(o->u)) {
+				kill(-pid, SIGKILL);   /* a kill on purpose: no SIGTERM first */
+				rn->r->killed_on_request = 1;
+			}
 		}
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
 			int grp = group_alive(pid), daemons = marked(rn, 0);

@@ -17,5 +17,7 @@
 #define KD_CAP_JSON_LINE      (1024u * 1024)       /* one line of the probe's output */
 #define KD_CAP_NPY_HEADER     (1024u * 1024)
 #define KD_CAP_SAFETENSORS_HEADER (100u * 1024 * 1024)
+#define KD_CAP_METRICS_FILE   (64u * 1024 * 1024)  /* a training run's metrics.jsonl */
+#define KD_CAP_METRICS_LINE   (64u * 1024)         /* one step's metrics object */
 
 #endif
