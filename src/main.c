@@ -1,6 +1,7 @@
 /*
  * main.c - kernodeck's command table: the walkthrough, and the headless
- * commands (check, deviate, act, capture, inspect, replay, diff, demo, dossier).
+ * commands (check, deviate, act, capture, inspect, replay, diff, fleet, demo,
+ * dossier).
  */
 #include "config.h"
 
@@ -29,6 +30,7 @@ static const struct command commands[] = {
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json]" },
+	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [-- SRUN_ARGS...]" },
 	{ "demo", cmd_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
 };

@@ -14,6 +14,7 @@ int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */
 int cmd_diff(int argc, char **argv);         /* src/cmd-diff.c */
+int cmd_fleet(int argc, char **argv);        /* src/cmd-fleet.c */
 int cmd_demo(int argc, char **argv);         /* src/cmd-demo.c */
 int cmd_dossier(int argc, char **argv);      /* src/cmd-dossier.c */
 
