@@ -753,3 +753,52 @@ fleet_latest(const char *state_dir)
 	free(root);
 	return best;
 }
+
+/* Is path a folder holding node files (NAME.yaml)? */
+static int
+holds_node_files(const char *path)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int yes;
+
+	if (list_node_files(path, &names, &n, NULL) != 0)
+		return 0;
+	yes = n > 0;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return yes;
+}
+
+int
+fleet_diff(const char *path, enum kd_format fmt)
+{
+	char *folder = NULL, *kd = fsutil_join(path, "kernodeck"), buf[1400];
+	const char *job;
+	struct fleet_matrix m;
+	struct kd_err e = { 0 };
+	int rc;
+
+	if (holds_node_files(path))
+		folder = strdup(path);
+	else if ((folder = fleet_latest(path)) == NULL)
+		folder = fleet_latest(kd);
+	free(kd);
+	if (folder == NULL) {
+		fprintf(stderr, "kernodeck diff: %s holds no node files nor a fleet folder "
+			"(kernodeck/fleet/JOB)\n", path);
+		return 2;
+	}
+	job = strrchr(folder, '/') ? strrchr(folder, '/') + 1 : folder;
+	rc = fleet_gather(&m, folder, job, NULL, NULL, 0, NULL, &e);
+	if (rc != 0) {
+		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&e, buf, sizeof buf));
+	} else {
+		fleet_print(stdout, &m, fmt);
+		rc = fleet_exit_status(&m);
+	}
+	fleet_matrix_free(&m);
+	free(folder);
+	return rc;
+}

@@ -104,6 +104,10 @@ void fleet_summary(const struct fleet_matrix *m, char *buf, size_t len);
 int fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err);
 /* 0 every node passed and none differs, else 1. */
 int fleet_exit_status(const struct fleet_matrix *m);
+/* `kernodeck diff FOLDER`: the matrix of a fleet folder (kernodeck/fleet/JOB),
+ * or of the latest one under a kernodeck folder or a project; returns the
+ * exit status (0, 1, 2 when there is no fleet folder there). */
+int fleet_diff(const char *path, enum kd_format fmt);
 /* The latest STATE_DIR/fleet/JOB folder (by modification time), malloc'd,
  * or NULL when there is none. */
 char *fleet_latest(const char *state_dir);
