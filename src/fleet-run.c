@@ -28,7 +28,8 @@
 
 #define FLEET_IDX_REBUILD 2
 #define FLEET_IDX_COMPUTE 4
-/* Seconds the runner waits past srun's own time limit before it ends it. */
+/* The most seconds the runner waits past the node budget before it ends
+ * srun (whose own --time is the budget rounded up to a minute). */
 #define FLEET_MARGIN_S 30
 #define FLEET_MAX_NODES 100000
 
@@ -324,6 +325,11 @@ fleet_node_task(const char *dir, const char *state_dir, const char *job, const c
 		if (ctx.state.st[i].status != KD_ST_PASSED && ctx.state.st[i].status != KD_ST_DEVIATION)
 			passed = 0;
 		json_array_append_new(sts, stage_tree(&ctx, i));
+		if (kd_stop_requested(NULL)) {
+			/* srun cancelled the step: no node file, end by the signal */
+			rc = kd_err_set(err, KD_EENV, NULL, 0, "cancelled");
+			goto out;
+		}
 	}
 	if (collective) {
 		json_t *c;
@@ -507,6 +513,15 @@ srun_argv(const struct fleet_opts *o, const char *self, const char *run, const c
 	return v;
 }
 
+/* The runner's wait past the budget: 5 s plus 5%, at most FLEET_MARGIN_S. */
+static double
+margin_s(double budget)
+{
+	double m = 5 + budget / 20;
+
+	return m > FLEET_MARGIN_S ? FLEET_MARGIN_S : m;
+}
+
 /* End what srun may have left: the step (inside an allocation) or the job
  * kernodeck asked for. */
 static void
@@ -540,7 +555,7 @@ why_unreachable(const struct srun_watch *w, const struct run_result *r, const ch
 	if (s != NULL)
 		out = xprintf("did not answer: %s", s);
 	else if (r->timed_out)
-		out = xprintf("did not answer within %.0f s", timeout);
+		out = xprintf("did not answer within %.0f s", timeout + margin_s(timeout));
 	else if (r->cancelled)
 		out = xprintf("did not answer: cancelled");
 	else
@@ -632,8 +647,8 @@ fleet_run(const struct fleet_opts *o)
 			 o->state_dir ? ctx.state_dir : NULL, own);
 	log = kd_ctx_log_path(&ctx, "fleet-srun");
 	{
-		struct run_opts ro = { .argv = (const char *const *)argv, .timeout_s =
-			ceil(o->timeout_s / 60.0) * 60 + FLEET_MARGIN_S, .grace_s = 10,
+		struct run_opts ro = { .argv = (const char *const *)argv,
+			.timeout_s = o->timeout_s + margin_s(o->timeout_s), .grace_s = 10,
 			.log_path = log, .on_line = srun_on_line, .u = &w,
 			.cancelled = kd_stop_requested };
 		if (!o->quiet)
@@ -649,6 +664,7 @@ fleet_run(const struct fleet_opts *o)
 	if (r.cancelled || r.timed_out)
 		scancel(&w, in_alloc);
 	rc = report(o, &ctx, &w, &r, run);
+	fflush(stdout);   /* kd_stop_finish may end kernodeck by the signal next */
 out:
 	if (ctx.project_dir != NULL)
 		kd_ctx_close(&ctx);

@@ -47,11 +47,9 @@ slurm_stop() {
 	done
 	# slurmstepd of a step still running when its slurmd went away
 	if [ -d "$SL" ]; then
-		for _f in /proc/[0-9]*/environ; do
+		for _f in $(grep -lzxs "SLURM_CONF=$SL/slurm.conf" /proc/[0-9]*/environ); do
 			_p=${_f#/proc/}; _p=${_p%/environ}
-			if { tr '\0' '\n' <"$_f"; } 2>/dev/null | grep -qx "SLURM_CONF=$SL/slurm.conf"; then
-				kill -9 "$_p" 2>/dev/null
-			fi
+			[ "$_p" != "$$" ] && kill -9 "$_p" 2>/dev/null
 		done
 	fi
 	SL_PIDS=""
