@@ -664,6 +664,14 @@ fleet_run(const struct fleet_opts *o)
 	if (r.cancelled || r.timed_out)
 		scancel(&w, in_alloc);
 	rc = report(o, &ctx, &w, &r, run);
+	if (o->collective && w.job[0] != '\0') {
+		char *rdv = xprintf("fleet/%s/.rendezvous-%s", w.job, run), *p;
+		if (rdv != NULL && (p = kd_ctx_path(&ctx, rdv)) != NULL) {
+			unlink(p);   /* rank 0's port: of no use once the step ended */
+			free(p);
+		}
+		free(rdv);
+	}
 	fflush(stdout);   /* kd_stop_finish may end kernodeck by the signal next */
 out:
 	if (ctx.project_dir != NULL)

@@ -802,3 +802,73 @@ fleet_diff(const char *path, enum kd_format fmt)
 	free(folder);
 	return rc;
 }
+
+/* A Markdown table cell: '|' escaped, control characters as '?'. */
+static void
+md_cell(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", fp);
+		else
+			fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+	}
+}
+
+char *
+fleet_markdown(const char *state_dir)
+{
+	char *folder = fleet_latest(state_dir), *buf = NULL, sum[256];
+	const char *job;
+	struct fleet_matrix m;
+	size_t len = 0;
+	FILE *fp;
+
+	if (folder == NULL)
+		return NULL;
+	job = strrchr(folder, '/') + 1;
+	if (fleet_gather(&m, folder, job, NULL, NULL, 0, NULL, NULL) != 0 || m.nnodes == 0 ||
+	    (fp = open_memstream(&buf, &len)) == NULL) {
+		fleet_matrix_free(&m);
+		free(folder);
+		return NULL;
+	}
+	fleet_summary(&m, sum, sizeof sum);
+	fprintf(fp, "\n## The fleet\n\nSlurm job `");
+	md_cell(fp, job);
+	fprintf(fp, "`, %s; the node files are in `kernodeck/fleet/", sum + 7);
+	md_cell(fp, job);
+	fprintf(fp, "/` (`kernodeck diff kernodeck/fleet/");
+	md_cell(fp, job);
+	fprintf(fp, "` prints the matrix again).\n\n| node | status |\n|---|---|\n");
+	for (size_t j = 0; j < m.nnodes; j++) {
+		fputs("| ", fp);
+		md_cell(fp, m.nodes[j].name);
+		fprintf(fp, " | %s%s", status_name(m.nodes[j].status), m.nodes[j].differs ? ", differs" : "");
+		if (m.nodes[j].reason) {
+			fputs(": ", fp);
+			md_cell(fp, m.nodes[j].reason);
+		}
+		fputs(" |\n", fp);
+	}
+	fprintf(fp, "\n| check | status | nodes that agree | value | outliers |\n|---|---|---|---|---|\n");
+	for (size_t i = 0; i < m.nchecks; i++) {
+		const struct fleet_check *c = &m.checks[i];
+		const json_t *maj = c->majority >= 0 ? c->cell[c->majority] : NULL;
+		char *text = c->noutliers ? difference_text(&m, c) : NULL;
+		fputs("| ", fp);
+		md_cell(fp, c->id);
+		fputs(" | ", fp);
+		md_cell(fp, cell_str(maj, "status"));
+		fprintf(fp, " | %zu of %zu | ", c->agree, m.nnodes);
+		md_cell(fp, cell_str(maj, "observed"));
+		fputs(" | ", fp);
+		md_cell(fp, text ? text : "none");
+		fputs(" |\n", fp);
+		free(text);
+	}
+	fclose(fp);
+	fleet_matrix_free(&m);
+	free(folder);
+	return buf;
+}

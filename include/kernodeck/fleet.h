@@ -108,6 +108,10 @@ int fleet_exit_status(const struct fleet_matrix *m);
  * or of the latest one under a kernodeck folder or a project; returns the
  * exit status (0, 1, 2 when there is no fleet folder there). */
 int fleet_diff(const char *path, enum kd_format fmt);
+/* The dossier README's section on the latest fleet folder of state_dir: a
+ * table of the nodes and one of the checks (malloc'd Markdown), or NULL
+ * when there is none. */
+char *fleet_markdown(const char *state_dir);
 /* The latest STATE_DIR/fleet/JOB folder (by modification time), malloc'd,
  * or NULL when there is none. */
 char *fleet_latest(const char *state_dir);

@@ -113,6 +113,15 @@ assert f["kernodeck.fleet.n1"] is None and f["kernodeck.fleet.n3"] is None, f
 assert "system.os differs" in f["kernodeck.fleet.n2"].get("message"), f["kernodeck.fleet.n2"].attrib
 EOF
 
+djob=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$KD_TMP/differ.txt")
+"$KD_BIN" diff "$P/kernodeck/fleet/$djob" >"$KD_TMP/diff.txt" 2>&1
+r=$?
+check "kernodeck diff FLEET_FOLDER: exit 1 (got $r)" test "$r" -eq 1
+check "kernodeck diff FLEET_FOLDER: the same matrix as fleet printed" cmp -s "$KD_TMP/differ.txt" "$KD_TMP/diff.txt"
+"$KD_BIN" dossier "$P" --out "$KD_TMP/dossier" >/dev/null 2>&1
+check "the dossier README has the fleet's tables" sh -c "grep -q '^## The fleet' '$KD_TMP/dossier/README.md' && grep -q '^| n2 | failed, differs |' '$KD_TMP/dossier/README.md' && grep -q '^| system.os | pass | 2 of 3 | Debian GNU/Linux 12 (bookworm) | n2: Ubuntu' '$KD_TMP/dossier/README.md'"
+check "the dossier holds the node files, listed in SHA256SUMS" sh -c "grep -q ' kernodeck/fleet/$djob/n2.yaml\$' '$KD_TMP/dossier/SHA256SUMS' && cd '$KD_TMP/dossier' && sha256sum -c --quiet SHA256SUMS"
+
 # --- n3 down (its slurmd stopped; the controller still counts it)
 slurm_stop_node n3
 t0=$(date +%s)
