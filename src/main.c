@@ -8,11 +8,26 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernodeck/cmd.h"
-#include "kernodeck/hash.h"
+#include "kernodeck/frame.h"
 #include "kernodeck/stop.h"
+
+/* `kernodeck demo`: create the demo (src/cmd-demo.c), then open the
+ * walkthrough on it here, where the program meets screens/. */
+static int
+main_demo(int argc, char **argv)
+{
+	char *dir = NULL;
+	int rc = cmd_demo(argc, argv, &dir);
+
+	if (rc == 0 && dir != NULL)
+		rc = tui_main(dir, NULL, NULL);
+	free(dir);
+	return rc;
+}
 
 struct command {
 	const char *name;
@@ -26,12 +41,12 @@ static const struct command commands[] = {
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
-	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
+	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json]" },
 	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [-- SRUN_ARGS...]" },
-	{ "demo", cmd_demo, "demo [DIR] [--create-only]" },
+	{ "demo", main_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
 
