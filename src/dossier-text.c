@@ -27,6 +27,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/yamlio.h"
@@ -482,6 +483,12 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 			  kd_status_name(ctx->state.st[k].status),
 			  self ? json_string_value(json_object_get(tree, "created")) :
 			  ctx->state.st[k].checked_at ? ctx->state.st[k].checked_at : "-");
+	}
+	{
+		char *fleet = fleet_markdown(ctx->state_dir);   /* kernodeck fleet ran here */
+		if (fleet != NULL)
+			sb_puts(&b, fleet);
+		free(fleet);
 	}
 	sb_puts(&b, "\n## Deviations\n\n");
 	if (json_array_size(devs) == 0)
