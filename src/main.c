@@ -49,7 +49,7 @@ static const struct command commands[] = {
 	{ "dossier", cmd_dossier, "dossier [DIR] [--state-dir D] [--out DIR] [--relative] [--redact] [--leave-out FILE]..." },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
-	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [-- SRUN_ARGS...]" },
+	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [--timeout SECONDS] [--state-dir DIR] [--quiet] [-- SRUN_ARGS...]" },
 	{ "demo", main_demo, "demo [DIR] [--training] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
