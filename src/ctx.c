@@ -27,6 +27,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/lock.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/secrets.h"
 #include "kernodeck/yamlpatch.h"
 
 void
@@ -301,6 +302,8 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	if (stat(ctx->project_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return kd_err_set(err, KD_EINPUT, ctx->project_dir, 0,
 				  "%s is not a folder", ctx->project_dir);
+	/* the project's own git configuration, hidden by value like main's */
+	secrets_collect_project(ctx->project_dir);
 	if (state_dir != NULL) {
 		char *a = kd_abspath(state_dir);
 		ctx->state_dir = a;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
@@ -256,6 +257,56 @@ secrets_collect(char *const *envp)
 	added += collect_under(envp, "XDG_CONFIG_HOME", ".config", "git/credentials");
 	added += secrets_collect_file(env_get(envp, "GIT_CONFIG_GLOBAL"));
 	added += secrets_collect_file("/etc/gitconfig");
+	return added;
+}
+
+/* The git folder of a project: PROJECT/.git, or the folder a ".git" file
+ * names ("gitdir: PATH", a worktree or a submodule); malloc'd or NULL. */
+static char *
+git_dir_of(const char *project)
+{
+	char *dot = fsutil_join(project, ".git"), *buf = NULL, *dir = NULL;
+	size_t len = 0;
+	struct kd_err err;
+	struct stat st;
+
+	if (dot == NULL || (stat(dot, &st) == 0 && S_ISDIR(st.st_mode)))
+		return dot;
+	if (fsutil_read_file(dot, 4096, &buf, &len, &err) == 0 &&
+	    strncmp(buf, "gitdir: ", 8) == 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		dir = buf[8] == '/' ? strdup(buf + 8) : fsutil_join(project, buf + 8);
+	}
+	free(buf);
+	free(dot);
+	return dir;
+}
+
+size_t
+secrets_collect_project(const char *project)
+{
+	char *gd = git_dir_of(project), *p, *common = NULL, *buf = NULL;
+	size_t added = 0, len = 0;
+	struct kd_err err;
+
+	if (gd == NULL)
+		return 0;
+	if ((p = fsutil_join(gd, "config")) != NULL)
+		added += secrets_collect_file(p);
+	free(p);
+	/* a worktree's own folder names the repository's in "commondir" */
+	if ((p = fsutil_join(gd, "commondir")) != NULL &&
+	    fsutil_read_file(p, 4096, &buf, &len, &err) == 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		common = buf[0] == '/' ? strdup(buf) : fsutil_join(gd, buf);
+	}
+	free(p);
+	free(buf);
+	if (common != NULL && (p = fsutil_join(common, "config")) != NULL)
+		added += secrets_collect_file(p);
+	free(p);
+	free(common);
+	free(gd);
 	return added;
 }
 

@@ -27,6 +27,12 @@ size_t secrets_collect(char *const *envp);
 /* Register the credentials the rules find in one file (a missing file is
  * not an error); returns the number registered. */
 size_t secrets_collect_file(const char *path);
+/* Register what the rules find in a project's own git configuration
+ * (PROJECT/.git/config, or the folders a ".git" file and "commondir"
+ * name): remote URLs with userinfo, http.extraHeader; called when a
+ * context opens, since main does not know the project.  Returns the number
+ * registered. */
+size_t secrets_collect_project(const char *project);
 /* What the rules find in a file: line, kind and name of each finding, and
  * the value's length, never the value. */
 int inspect_secrets(const char *path, json_t **out, struct kd_err *err);
