@@ -25,6 +25,7 @@
 
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
@@ -171,62 +172,6 @@ dossier_variant(const struct kd_ctx *ctx)
 	json_object_set_new(o, "variant", json_boolean(json_array_size(reasons) > 0));
 	json_object_set_new(o, "reasons", reasons);
 	return o;
-}
-
-static void
-add_cred(json_t *a, const char *name, size_t n, const char *how)
-{
-	size_t i;
-	json_t *v;
-	char nm[128];
-
-	if (n == 0 || n >= sizeof nm)
-		return;
-	memcpy(nm, name, n);
-	nm[n] = '\0';
-	json_array_foreach(a, i, v)
-		if (strcmp(json_string_value(json_object_get(v, "name")), nm) == 0)
-			return;
-	v = json_object();
-	json_object_set_new(v, "name", json_string(nm));
-	json_object_set_new(v, "how", json_string(how));
-	json_array_append_new(a, v);
-}
-
-json_t *
-dossier_credentials(const struct kd_ctx *ctx)
-{
-	json_t *a = json_array(), *items = yamlio_get(ctx->ref, "data"), *it;
-	char *req, *text = NULL;
-	size_t i, len;
-
-	json_array_foreach(items, i, it) {
-		const char *acc = json_string_value(json_object_get(it, "access"));
-		const char *nm = json_string_value(json_object_get(it, "name"));
-		const char *url = json_string_value(json_object_get(it, "url"));
-		const char *prov = json_string_value(json_object_get(it, "provenance"));
-		char how[1024];
-		if (acc == NULL || strncmp(acc, "env:", 4) != 0)
-			continue;
-		snprintf(how, sizeof how, "access to %s%s%s%s%s", nm ? nm : "a data item",
-			 url ? " at " : "", url ? url : "", prov ? "; " : "", prov ? prov : "");
-		add_cred(a, acc + 4, strlen(acc + 4), how);
-	}
-	/* ${NAME} in the rebuild file: pip expands them from the environment */
-	req = fsutil_join(ctx->project_dir, "requirements-rebuild.txt");
-	if (req != NULL && fsutil_read_file(req, 4u << 20, &text, &len, NULL) == 0) {
-		for (char *p = text; (p = strstr(p, "${")) != NULL; p += 2) {
-			size_t n = 0;
-			while (isalnum((unsigned char)p[2 + n]) || p[2 + n] == '_')
-				n++;
-			if (p[2 + n] == '}')
-				add_cred(a, p + 2, n, "the account of the package index named in "
-					 "requirements-rebuild.txt (pip reads ${NAME} from the environment)");
-		}
-	}
-	free(text);
-	free(req);
-	return a;
 }
 
 /* ---- README.md ------------------------------------------------------------- */
@@ -512,15 +457,11 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		sb_cell(&b, json_string_value(json_object_get(v, "time")));
 		sb_puts(&b, " |\n");
 	}
-	sb_puts(&b, "\n## Credentials\n\n");
-	if (json_array_size(creds) == 0)
-		sb_puts(&b, "None needed.\n");
-	json_array_foreach(creds, i, v) {
-		sb_puts(&b, "- `");
-		sb_cell(&b, json_string_value(json_object_get(v, "name")));
-		sb_puts(&b, "`: ");
-		sb_cell(&b, json_string_value(json_object_get(v, "how")));
-		sb_puts(&b, ".  Set it in the environment; the dossier holds no value.\n");
+	{
+		char *cr = dossier_creds_readme(creds);   /* dossier-creds.c */
+		if (cr != NULL)
+			sb_puts(&b, cr);
+		free(cr);
 	}
 	sb_puts(&b, "\n## Rebuilding from this dossier\n\n"
 		"- By hand: `bash procedure.sh WORKDIR` (rebuild, diagnose, run the sample, reread "
@@ -943,20 +884,12 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"# Override with PY=/path/to/python3, REPO=URL-or-folder, DATA=folder (where the\n"
 		"# data and weights are when they moved).\n"
 		"set -euo pipefail\n\n");
-	sb_puts(&b, "# Credentials: only as environment variables, never in this file.\n");
-	json_array_foreach(json_object_get(tree, "credentials"), i, v) {
-		const char *n = json_string_value(json_object_get(v, "name"));
-		char msg[1200];
-		snprintf(msg, sizeof msg, "set %s: obtain it from %s", n,
-			 json_string_value(json_object_get(v, "how")));
-		/* no quote or brace may end the ${...:?...} word early */
-		for (char *p = msg; *p; p++)
-			if (*p == '}' || *p == '"' || *p == '`' || *p == '$' || *p == '\\')
-				*p = ' ';
-		sb_printf(&b, ": \"${%s:?%s}\"\n", n, msg);
+	{
+		char *cp = dossier_creds_procedure(json_object_get(tree, "credentials"));
+		if (cp != NULL)
+			sb_puts(&b, cp);
+		free(cp);
 	}
-	if (json_array_size(json_object_get(tree, "credentials")) == 0)
-		sb_puts(&b, "# (none needed)\n");
 	if (base != NULL) {
 		base_vars(&b, ctx, base);
 	} else {

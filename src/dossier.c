@@ -31,6 +31,7 @@
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"

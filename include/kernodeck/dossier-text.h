@@ -18,9 +18,6 @@ char *dossier_procedure(const struct kd_ctx *ctx, const json_t *tree);
 /* {variant: bool, reasons: [text]}: a run is a variant of the reference
  * when a deviation is intentional. */
 json_t *dossier_variant(const struct kd_ctx *ctx);
-/* [{name, how}]: the environment variables a person must set (access
- * env:NAME of data items, ${NAME} in the rebuild file), never a value. */
-json_t *dossier_credentials(const struct kd_ctx *ctx);
 /* [{stage, check, what, why, intentional, author, time}] */
 json_t *dossier_deviations(const struct kd_ctx *ctx);
 /* A string quoted for bash (single quotes), malloc'd. */

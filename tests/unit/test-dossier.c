@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
@@ -112,9 +113,15 @@ test_credentials(void **state)
 
 	json_array_foreach(c, i, v) {
 		const char *n = json_string_value(json_object_get(v, "name"));
-		hf |= strcmp(n, "HF_TOKEN") == 0;
+		const char *p = json_string_value(json_object_get(v, "provide"));
+		const char *w = json_string_value(json_array_get(json_object_get(v, "where"), 0));
+		hf |= strcmp(n, "HF_TOKEN") == 0 && strcmp(p, "env:HF_TOKEN") == 0 &&
+		      strcmp(w, "reference.yaml data item encoder weights (access)") == 0;
 		user |= strcmp(n, "PIP_USER") == 0;
-		token |= strcmp(n, "PIP_TOKEN") == 0;
+		token |= strcmp(n, "PIP_TOKEN") == 0 && strcmp(p, "env:PIP_TOKEN") == 0 &&
+			 strcmp(w, "requirements-rebuild.txt line 1 (the index URL)") == 0 &&
+			 strcmp(json_string_value(json_object_get(v, "how")),
+				"set PIP_TOKEN in the environment") == 0;
 	}
 	assert_true(hf && user && token);
 	assert_int_equal(json_array_size(c), 3);
@@ -137,9 +144,12 @@ test_procedure(void **state)
 
 	json_object_set_new(tree, "credentials", dossier_credentials(&f->ctx));
 	text = dossier_procedure(&f->ctx, tree);
-	assert_non_null(strstr(text, ": \"${HF_TOKEN:?set HF_TOKEN: obtain it from access to "
-				     "encoder weights at https://huggingface.co/"));
-	assert_non_null(strstr(text, ": \"${PIP_TOKEN:?set PIP_TOKEN: obtain it from"));
+	assert_non_null(strstr(text, "if [ -z \"${HF_TOKEN:-}\" ]; then echo 'procedure.sh: set "
+				     "HF_TOKEN (access to encoder weights at https://huggingface.co/"));
+	assert_non_null(strstr(text, "if [ -z \"${PIP_TOKEN:-}\" ]; then echo 'procedure.sh: set "
+				     "PIP_TOKEN (an account named in the rebuild file (pip reads ${NAME} "
+				     "from the environment)): env:PIP_TOKEN is needed by "
+				     "requirements-rebuild.txt line 1 (the index URL)' >&2; exit 3; fi\n"));
 	assert_non_null(strstr(text, "PY=${PY:-'/opt/py 3/bin/python3'}"));
 	assert_non_null(strstr(text, ".venv-rebuild/bin/python 'run.py' '--name' 'it'\\''s a test' "
 				     "'$HOME' 'a|b'"));

@@ -1,0 +1,348 @@
+/*
+ * dossier-creds.c - the credentials a rebuild from a dossier needs (see
+ * include/kernodeck/dossier-creds.h): gathered from the reference, the
+ * rebuild file and its includes, the netrc's host names and the reference
+ * stage's record of the git remote; written into dossier.yaml, README.md
+ * and procedure.sh by name, never by value.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier-creds.h"
+#include "kernodeck/dossier-text.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/sha256sums.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/yamlio.h"
+
+#define CREDS_FILE_CAP (4u << 20)   /* a rebuild file or a netrc read whole */
+#define CREDS_INCLUDES 16           /* rebuild files followed (-r, -c) */
+#define CREDS_NAME_CAP 128
+#define CREDS_WHERE_CAP 8           /* places listed per credential */
+
+/* The entry for provide ("env:NAME", "netrc:HOST"), added when new; a
+ * place is appended to its where list (at most CREDS_WHERE_CAP, no
+ * repeat). */
+static void
+cred_add(json_t *a, const char *kind, const char *name, const char *purpose,
+	 const char *where)
+{
+	char provide[CREDS_NAME_CAP + 8], how[CREDS_NAME_CAP * 2 + 96];
+	json_t *v = NULL, *w, *x;
+	size_t i;
+
+	snprintf(provide, sizeof provide, "%s:%s", kind, name);
+	json_array_foreach(a, i, x)
+		if (strcmp(json_string_value(json_object_get(x, "provide")), provide) == 0)
+			v = x;
+	if (v == NULL) {
+		if (strcmp(kind, "env") == 0)
+			snprintf(how, sizeof how, "set %s in the environment", name);
+		else
+			snprintf(how, sizeof how, "a netrc entry (machine %s, in $NETRC or ~/.netrc) "
+				 "or a git credential helper for %s", name, name);
+		v = json_object();
+		json_object_set_new(v, "name", json_string(name));
+		json_object_set_new(v, "provide", json_string(provide));
+		json_object_set_new(v, "how", json_string(how));
+		json_object_set_new(v, "for", json_string(purpose));
+		json_object_set_new(v, "where", json_array());
+		json_array_append_new(a, v);
+	}
+	w = json_object_get(v, "where");
+	json_array_foreach(w, i, x)
+		if (strcmp(json_string_value(x), where) == 0)
+			return;
+	if (json_array_size(w) < CREDS_WHERE_CAP)
+		json_array_append_new(w, json_string(where));
+}
+
+/* The field of a rebuild-file line a ${NAME} is in. */
+static const char *
+line_field(const char *s, size_t n)
+{
+	char l[512];
+
+	snprintf(l, sizeof l, "%.*s", (int)(n < sizeof l - 1 ? n : sizeof l - 1), s);
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '#')
+		return "a comment";
+	if (strstr(l, "--extra-index-url"))
+		return "an extra index URL";
+	if (strstr(l, "--index-url") || strncmp(s, "-i ", 3) == 0)
+		return "the index URL";
+	if (strstr(l, "--find-links") || strncmp(s, "-f ", 3) == 0)
+		return "a find-links URL";
+	if (strstr(l, "--trusted-host"))
+		return "a trusted host";
+	if (strstr(l, "git+") || strstr(l, "hg+") || strstr(l, "svn+"))
+		return "a VCS requirement's URL";
+	if (strstr(l, "://"))
+		return "a requirement's URL";
+	return "a requirement";
+}
+
+/* The host of the first http(s) URL of a line without userinfo. */
+static int
+line_host(const char *s, size_t n, char *host, size_t cap)
+{
+	const char *u = NULL, *e = s + n, *h;
+	size_t hl = 0;
+
+	for (const char *p = s; p + 8 <= e && u == NULL; p++)
+		if (strncmp(p, "https://", 8) == 0 || strncmp(p, "http://", 7) == 0)
+			u = strstr(p, "://") + 3;
+	if (u == NULL)
+		return 0;
+	for (h = u; h + hl < e && !strchr("/:?# \t\r\n@", h[hl]); hl++)
+		;
+	if (h + hl < e && h[hl] == '@')
+		return 0;   /* userinfo: named by ${NAME}, or a finding */
+	if (hl == 0 || hl >= cap)
+		return 0;
+	snprintf(host, cap, "%.*s", (int)hl, h);
+	return 1;
+}
+
+/* Does the netrc ($NETRC or ~/.netrc) have "machine HOST"?  Only the host
+ * names are read; nothing else of the file is kept. */
+static int
+netrc_has(const char *host)
+{
+	const char *path = getenv("NETRC"), *home = getenv("HOME");
+	char *alloc = NULL, *buf = NULL, *save = NULL;
+	size_t len = 0;
+	int found = 0, next = 0;
+
+	if ((path == NULL || *path == '\0') && home != NULL)
+		path = alloc = fsutil_join(home, ".netrc");
+	if (path == NULL || fsutil_read_file(path, CREDS_FILE_CAP, &buf, &len, NULL) != 0) {
+		free(alloc);
+		return 0;
+	}
+	for (char *t = strtok_r(buf, " \t\r\n", &save); t && !found; t = strtok_r(NULL, " \t\r\n", &save)) {
+		found = next && strcmp(t, host) == 0;
+		next = strcmp(t, "machine") == 0;
+	}
+	memset(buf, 0, len);
+	free(buf);
+	free(alloc);
+	return found;
+}
+
+/* One rebuild file (rel, inside the project): its ${NAME}s, its index
+ * hosts with a netrc entry, and the files it includes (queued). */
+static void
+scan_rebuild(const struct kd_ctx *ctx, const char *rel, json_t *a, json_t *queue)
+{
+	char *path = fsutil_join(ctx->project_dir, rel), *text = NULL;
+	size_t len = 0;
+	int line = 0;
+
+	if (path == NULL || fsutil_read_file(path, CREDS_FILE_CAP, &text, &len, NULL) != 0) {
+		free(path);
+		return;
+	}
+	for (char *s = text, *nl; s < text + len; s = nl + 1) {
+		char where[PATH_MAX + 96], host[256], inc[PATH_MAX];
+		size_t n;
+		const char *f;
+		nl = memchr(s, '\n', (size_t)(text + len - s));
+		if (nl == NULL)
+			nl = text + len;
+		n = (size_t)(nl - s);
+		line++;
+		f = line_field(s, n);
+		snprintf(where, sizeof where, "%s line %d (%s)", rel, line, f);
+		for (char *p = s; p + 2 < nl && (p = memchr(p, '$', (size_t)(nl - p))) != NULL; p++) {
+			size_t k = 0;
+			char nm[CREDS_NAME_CAP];
+			if (p[1] != '{')
+				continue;
+			while (p + 2 + k < nl && (isalnum((unsigned char)p[2 + k]) || p[2 + k] == '_'))
+				k++;
+			if (k == 0 || k >= sizeof nm || p + 2 + k >= nl || p[2 + k] != '}')
+				continue;
+			snprintf(nm, sizeof nm, "%.*s", (int)k, p + 2);
+			cred_add(a, "env", nm, "an account named in the rebuild file (pip reads "
+				 "${NAME} from the environment)", where);
+		}
+		if ((strcmp(f, "the index URL") == 0 || strcmp(f, "an extra index URL") == 0 ||
+		     strcmp(f, "a find-links URL") == 0) && line_host(s, n, host, sizeof host) &&
+		    netrc_has(host))
+			cred_add(a, "netrc", host, "the package index's account (pip reads the netrc)",
+				 where);
+		/* -r FILE, -c FILE: followed, relative to this file */
+		if (sscanf(s, " %*[-rc] %4095s", inc) == 1 || sscanf(s, " --requirement %4095s", inc) == 1 ||
+		    sscanf(s, " --constraint %4095s", inc) == 1) {
+			char *dir = strdup(rel), *slash = dir ? strrchr(dir, '/') : NULL, *j;
+			if (slash)
+				*slash = '\0';
+			j = slash ? fsutil_join(dir, inc) : strdup(inc);
+			if (j && sha256sums_path_safe(j) && json_array_size(queue) < CREDS_INCLUDES)
+				json_array_append_new(queue, json_string(j));
+			free(j);
+			free(dir);
+		}
+	}
+	free(text);
+	free(path);
+}
+
+/* A data item of the reference with access env:NAME. */
+static void
+data_creds(const struct kd_ctx *ctx, json_t *a)
+{
+	json_t *items = yamlio_get(ctx->ref, "data"), *it;
+	size_t i;
+
+	json_array_foreach(items, i, it) {
+		const char *acc = json_string_value(json_object_get(it, "access"));
+		const char *nm = json_string_value(json_object_get(it, "name"));
+		const char *url = json_string_value(json_object_get(it, "url"));
+		const char *prov = json_string_value(json_object_get(it, "provenance"));
+		char purpose[1024], where[300];
+		if (acc == NULL || strncmp(acc, "env:", 4) != 0 || acc[4] == '\0' ||
+		    strlen(acc + 4) >= CREDS_NAME_CAP)
+			continue;
+		snprintf(purpose, sizeof purpose, "access to %s%s%s%s%s", nm ? nm : "a data item",
+			 url ? " at " : "", url ? url : "", prov ? "; " : "", prov ? prov : "");
+		snprintf(where, sizeof where, "reference.yaml data item %s (access)",
+			 nm ? nm : "without a name");
+		cred_add(a, "env", acc + 4, purpose, where);
+	}
+}
+
+/* The git remote, when its URL held a credential (stripped from it). */
+static void
+remote_creds(const struct kd_ctx *ctx, json_t *a)
+{
+	const json_t *code = json_object_get(kd_ctx_obs(ctx, stage_index("reference")), "code");
+	const char *url = json_string_value(json_object_get(code, "remote"));
+	char host[256];
+
+	if (!json_is_true(json_object_get(code, "remote_had_credentials")) || url == NULL)
+		return;
+	if (!line_host(url, strlen(url), host, sizeof host))
+		snprintf(host, sizeof host, "the remote's host");
+	cred_add(a, "netrc", host, "the git remote's account (its URL held a credential, "
+		 "which the dossier leaves out)", "the git remote (code.remote; procedure.sh's REPO)");
+}
+
+json_t *
+dossier_credentials(const struct kd_ctx *ctx)
+{
+	json_t *a = json_array(), *queue = json_array(), *v;
+	size_t i;
+
+	data_creds(ctx, a);
+	json_array_append_new(queue, json_string("requirements-rebuild.txt"));
+	for (i = 0; i < json_array_size(queue); i++) {
+		const char *rel = json_string_value(json_array_get(queue, i));
+		size_t k, seen = 0;
+		json_array_foreach(queue, k, v)
+			if (k < i && strcmp(json_string_value(v), rel) == 0)
+				seen = 1;
+		if (!seen)
+			scan_rebuild(ctx, rel, a, queue);
+	}
+	remote_creds(ctx, a);
+	json_decref(queue);
+	return a;
+}
+
+/* Text for Markdown: no line break, no backtick, no bare '|'. */
+static void
+md(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '|' || *s == '`')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+}
+
+char *
+dossier_creds_readme(const json_t *creds)
+{
+	char *out = NULL;
+	size_t len = 0, i, k;
+	FILE *f = open_memstream(&out, &len);
+	const json_t *v, *w;
+
+	if (f == NULL)
+		return NULL;
+	fputs("\n## Credentials to provide\n\n", f);
+	if (json_array_size(creds) == 0)
+		fputs("None needed.\n", f);
+	else
+		fputs("The dossier holds no credential's value; a rebuild needs these "
+		      "(`procedure.sh` stops first when a variable is not set):\n\n", f);
+	json_array_foreach(creds, i, v) {
+		fputs("- `", f);
+		md(f, json_string_value(json_object_get(v, "provide")));
+		fputs("`: ", f);
+		md(f, json_string_value(json_object_get(v, "how")));
+		fputs(", for ", f);
+		md(f, json_string_value(json_object_get(v, "for")));
+		fputs(".  Needed in: ", f);
+		json_array_foreach(json_object_get(v, "where"), k, w) {
+			fputs(k ? "; " : "", f);
+			md(f, json_string_value(w));
+		}
+		fputs(".\n", f);
+	}
+	fclose(f);
+	return out;
+}
+
+char *
+dossier_creds_procedure(const json_t *creds)
+{
+	char *out = NULL, *q, msg[1024];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&out, &len);
+	const json_t *v;
+
+	if (f == NULL)
+		return NULL;
+	fputs("# Credentials: only from the environment or the netrc, never in this file.\n", f);
+	if (json_array_size(creds) == 0)
+		fputs("# (none needed)\n", f);
+	json_array_foreach(creds, i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+		const char *p = json_string_value(json_object_get(v, "provide"));
+		const char *w = json_string_value(json_array_get(json_object_get(v, "where"), 0));
+		int env = strncmp(p, "env:", 4) == 0;
+		/* a name that is not a shell variable's is never put in code */
+		for (const char *c = n; env && *c; c++)
+			if (!(isalnum((unsigned char)*c) || *c == '_') || isdigit((unsigned char)n[0]))
+				env = -1;
+		if (env < 0)
+			continue;
+		snprintf(msg, sizeof msg, "procedure.sh: %s %s (%s): %s is needed by %s",
+			 env ? "set" : "no netrc entry for", n,
+			 json_string_value(json_object_get(v, "for")), p, w ? w : "the rebuild");
+		q = dossier_shell_quote(msg);
+		if (env) {
+			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s >&2; exit 3; fi\n", n, q);
+		} else {
+			char *qh = dossier_shell_quote(n);
+			fprintf(f, "grep -qsw -- %s \"${NETRC:-$HOME/.netrc}\" || "
+				"echo %s' (a git credential helper may hold it)' >&2\n", qh, q);
+			free(qh);
+		}
+		free(q);
+	}
+	fclose(f);
+	return out;
+}
