@@ -45,8 +45,8 @@ cred_add(json_t *a, const char *kind, const char *name, const char *purpose,
 		if (strcmp(kind, "env") == 0)
 			snprintf(how, sizeof how, "set %s in the environment", name);
 		else
-			snprintf(how, sizeof how, "a netrc entry (machine %s, in $NETRC or ~/.netrc) "
-				 "or a git credential helper for %s", name, name);
+			snprintf(how, sizeof how, "a netrc entry (machine %s, in $NETRC or ~/.netrc)%s",
+				 name, strstr(purpose, "git") ? " or a git credential helper" : "");
 		v = json_object();
 		json_object_set_new(v, "name", json_string(name));
 		json_object_set_new(v, "provide", json_string(provide));
@@ -338,7 +338,7 @@ dossier_creds_procedure(const json_t *creds)
 		} else {
 			char *qh = dossier_shell_quote(n);
 			fprintf(f, "grep -qsw -- %s \"${NETRC:-$HOME/.netrc}\" || "
-				"echo %s' (a git credential helper may hold it)' >&2\n", qh, q);
+				"echo %s' (a credential helper may hold it instead)' >&2\n", qh, q);
 			free(qh);
 		}
 		free(q);

@@ -302,9 +302,10 @@ secrets_collect_project(const char *project)
 	}
 	free(p);
 	free(buf);
-	if (common != NULL && (p = fsutil_join(common, "config")) != NULL)
+	if (common != NULL && (p = fsutil_join(common, "config")) != NULL) {
 		added += secrets_collect_file(p);
-	free(p);
+		free(p);
+	}
 	free(common);
 	free(gd);
 	return added;

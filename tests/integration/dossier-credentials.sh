@@ -1,0 +1,82 @@
+# dossier-credentials.sh - the dossier says which credentials a rebuild
+# needs, where and how to provide them, never their values (issue 15): a
+# project whose rebuild file and an include it names ask for ${NAME}s, whose
+# extra index has a netrc entry, and whose own .git/config carries a remote
+# token and an Authorization header of no known shape.  That token is
+# collected by value when the context opens, so found alone in a log and in
+# the reference's text; dossier.yaml lists env:NAME and netrc:HOST with
+# where each was needed, the README says it, procedure.sh stops naming a
+# variable that is not set, and no value is in any file kernodeck wrote.
+. "$KD_SRCDIR/tests/lib.sh"
+export HOME="$KD_TMP/home"
+mkdir -p "$HOME"
+unset XDG_CONFIG_HOME XDG_CONFIG_DIRS NETRC GIT_CONFIG_GLOBAL LAB_INDEX_TOKEN MIRROR_TOKEN
+for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+P="$KD_TMP/p"
+git_project "$P"
+# no shape: no vendor prefix, found in a URL's userinfo only
+RTOK="Zq8vN3kLm2Rt7Wx5pYc"
+HTOK="hdr9Kq2LmXv7Tz4Wn"
+NETPW="netPw-7Qz2-kL9x"
+git -C "$P" remote add origin "https://$RTOK@git.invalid/lab/p.git"
+git -C "$P" config http.extraHeader "Authorization: Bearer $HTOK"
+printf 'machine files.lab.invalid\n  login bob\n  password %s\n' "$NETPW" >"$HOME/.netrc"
+cat >"$P/requirements-rebuild.txt" <<'REQ'
+--index-url https://${LAB_INDEX_TOKEN}@pypi.lab.invalid/simple
+--extra-index-url https://files.lab.invalid/simple
+-r extra-rebuild.txt
+numpy
+REQ
+printf -- '--extra-index-url https://__token__:${MIRROR_TOKEN}@mirror.invalid/simple\n' >"$P/extra-rebuild.txt"
+code_reference "$P" >"$P/kernodeck/reference.yaml"
+printf 'goal: close-values\nresult:\n  criterion: same output (the remote token is %s)\n' "$RTOK" \
+	>>"$P/kernodeck/reference.yaml"
+mkdir -p "$P/kernodeck/logs"
+printf 'cloning with token %s\nheader %s\n' "$RTOK" "$HTOK" >"$P/kernodeck/logs/clone.log"
+
+"$KD_BIN" check "$P" --stage reference >"$KD_TMP/check.out" 2>&1
+echo "# reference stage: exit $?"
+"$KD_BIN" dossier "$P" >"$KD_TMP/d1.out" 2>"$KD_TMP/d1.err"
+r=$?
+check "the remote's token alone (no shape) blocks the dossier: known by value (exit 1, $r)" \
+	test "$r" -eq 1
+check "the finding is a known value from the project's .git/config" \
+	grep -q "kernodeck/logs/clone.log:1: known-value" "$KD_TMP/d1.err"
+check "so is the header's token" grep -q "kernodeck/logs/clone.log:2: known-value" "$KD_TMP/d1.err"
+expect_exit 0 "the dossier is written with --redact" "$KD_BIN" dossier "$P" --redact
+Y="$P/kernodeck/dossier/dossier.yaml"
+sed -n '/^credentials:/,/^[a-z]/p' "$Y" | sed 's/^/# /' | head -40
+for n in env:LAB_INDEX_TOKEN env:MIRROR_TOKEN netrc:files.lab.invalid netrc:git.invalid; do
+	check "dossier.yaml lists $n" grep -q "provide: $n\$" "$Y"
+done
+check "where: the rebuild file's index URL" grep -q "requirements-rebuild.txt line 1 (the index URL)" "$Y"
+check "where: the include's extra index URL" grep -q "extra-rebuild.txt line 1 (an extra index URL)" "$Y"
+check "where: the git remote" grep -q "the git remote (code.remote" "$Y"
+check "how: set the variable in the environment" grep -q "set LAB_INDEX_TOKEN in the environment" "$Y"
+check "how: a netrc entry for the host" grep -q "a netrc entry (machine files.lab.invalid" "$Y"
+R="$P/kernodeck/dossier/README.md"
+check "the README has a Credentials to provide section" grep -q "^## Credentials to provide" "$R"
+check "the README names env:MIRROR_TOKEN" grep -q '^- `env:MIRROR_TOKEN`: set MIRROR_TOKEN' "$R"
+
+leaked=0
+for v in "$RTOK" "$HTOK" "$NETPW"; do
+	if grep -rlF -- "$v" "$P/kernodeck" "$KD_TMP"/*.out "$KD_TMP"/*.err | grep -v '/reference.yaml$' | sed 's/^/# leaked in /' | grep .; then
+		leaked=$((leaked + 1))
+	fi
+done
+check "none of the 3 values is in a file kernodeck wrote" test "$leaked" -eq 0
+check "nor in the dossier's reference" sh -c "! grep -qF '$RTOK' '$P/kernodeck/dossier/kernodeck/reference.yaml'"
+
+S="$P/kernodeck/dossier/procedure.sh"
+check "procedure.sh is valid bash" bash -n "$S"
+W="$KD_TMP/work"
+LAB_INDEX_TOKEN="labVal-91Xq-z7" bash "$S" "$W" >"$KD_TMP/proc.out" 2>"$KD_TMP/proc.err"
+r=$?
+sed 's/^/# /' "$KD_TMP/proc.err" | head -5
+check "procedure.sh stops when MIRROR_TOKEN is not set (exit 3, $r)" test "$r" -eq 3
+check "its message names the variable and where it is needed" \
+	grep -q "set MIRROR_TOKEN .*env:MIRROR_TOKEN is needed by extra-rebuild.txt line 1" "$KD_TMP/proc.err"
+check "it stops before the clone" test ! -e "$W"
+check "it prints no value" sh -c "! grep -qF labVal-91Xq-z7 '$KD_TMP/proc.out' '$KD_TMP/proc.err'"
+MIRROR_TOKEN="m" bash "$S" "$W" >/dev/null 2>"$KD_TMP/proc2.err"
+check "with MIRROR_TOKEN set, it names LAB_INDEX_TOKEN" grep -q "set LAB_INDEX_TOKEN" "$KD_TMP/proc2.err"
