@@ -77,5 +77,6 @@ for n in 40 400; do
 		"$(met "$r" '<=' 1.05 wall), $(met "$rc" '<=' 1.05 CPU)"
 done
 bench_footer
-echo "- kernodeck runs two more interpreters than the runs by hand: the checkpoint inventory and the"
-echo "  comparison of the final checkpoints (share/ckpt-inventory.py, each importing torch)."
+echo "- kernodeck runs three more interpreters than the runs by hand: the entry point (a copy), the"
+echo "  checkpoint inventory and the comparison of the final checkpoints (share/ckpt-inventory.py,"
+echo "  which reads torch.save's zip format with NumPy, without importing torch)."

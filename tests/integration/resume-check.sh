@@ -192,3 +192,9 @@ for f in legacy-bad zip-bad; do
 	$PY "$INV" inventory "$KD_TMP/$f.pt" >"$KD_TMP/$f.inv" 2>&1
 	check "inventory script: $f.pt refused, naming argparse.Namespace" grep -q '"refused": "argparse.Namespace"' "$KD_TMP/$f.inv"
 done
+
+# goal training-trajectory without resume: the stage fails, naming it
+sed -i '/^resume:/,$d' "$P/kernodeck/reference.yaml"
+run missing
+check "training-trajectory without resume: fails (exit 1)" [ $? -eq 1 ]
+check "training-trajectory without resume: the row says so" has missing "^sample.resume fail | not declared | goal training-trajectory needs the resume check"
