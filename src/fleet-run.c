@@ -23,6 +23,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/run.h"
+#include "kernodeck/step.h"
 #include "kernodeck/stop.h"
 #include "kernodeck/yamlio.h"
 
@@ -196,16 +197,16 @@ run_collective(struct kd_ctx *ctx, const char *node, const char *job, const char
 {
 	const char *backend = collective_backend(ctx), *nodelist = getenv("SLURM_STEP_NODELIST");
 	char *python = fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
-	char *script = kd_share_path("collective.py"), *log = kd_ctx_log_path(ctx, "collective");
+	char *script = kd_share_path("collective.py");
 	char **names = NULL, *addr = NULL, *rdv = NULL, tmo[32], joined[8192] = "";
 	size_t nn = 0;
 	struct collective_line cl = { NULL };
-	struct run_result r;
+	struct kd_step st = { .what = "collective", .on_line = collective_on_line, .u = &cl,
+			      .cancelled = kd_stop_requested };
 	struct kd_err e = { 0 };
-	json_t *rows = json_array(), *st;
+	json_t *rows = json_array(), *stage;
 	double timeout = kd_env_seconds("KD_TIMEOUT_COLLECTIVE", 60);
 
-	memset(&r, 0, sizeof r);
 	if (nodelist == NULL)
 		nodelist = getenv("SLURM_JOB_NODELIST");
 	if (access(python, X_OK) != 0) {
@@ -234,13 +235,13 @@ run_collective(struct kd_ctx *ctx, const char *node, const char *job, const char
 		const char *argv[] = { python, script, "--backend", backend, "--addr", addr,
 			"--rank", nz(getenv("SLURM_PROCID")), "--world", nz(getenv("SLURM_NTASKS")),
 			"--nodes", joined, "--port-file", nz(rdv), "--timeout", tmo, NULL };
-		struct run_opts ro = { .argv = argv, .cwd = ctx->project_dir, .timeout_s = timeout * 3 + 30,
-			.log_path = log, .on_line = collective_on_line, .u = &cl,
-			.cancelled = kd_stop_requested };
-		if (run_program(&ro, &r, &e) != 0 || cl.last == NULL) {
+		st.argv = argv;
+		st.timeout_s = timeout * 3 + 30;
+		if (step_run(ctx, NULL, &st, &e) != 0 || cl.last == NULL) {
 			char buf[1400], how[128];
 			snprintf(buf, sizeof buf, "the collective did not report: %s",
-				 r.started ? run_describe(&r, how, sizeof how) : kd_err_format(&e, buf + 900, 400));
+				 st.r.started ? run_describe(&st.r, how, sizeof how) :
+				 kd_err_format(&e, buf + 900, 400));
 			json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s}", "id", "collective.join",
 				"status", "fail", "observed", buf, "expected", "every rank joins"));
 			goto out;
@@ -255,24 +256,23 @@ run_collective(struct kd_ctx *ctx, const char *node, const char *job, const char
 out:
 	(void)node;
 	(void)job;
-	st = json_pack("{s:s, s:s, s:o}", "id", "collective", "status", "passed", "rows", rows);
+	stage = json_pack("{s:s, s:s, s:o}", "id", "collective", "status", "passed", "rows", rows);
 	{
 		json_t *row;
 		size_t a;
 		json_array_foreach(rows, a, row)
 			if (strcmp(nz(json_string_value(json_object_get(row, "status"))), "fail") == 0)
-				json_object_set_new(st, "status", json_string("failed"));
+				json_object_set_new(stage, "status", json_string("failed"));
 	}
 	if (cl.last != NULL)
-		json_object_set_new(st, "report", cl.last);
-	run_result_free(&r);
+		json_object_set_new(stage, "report", cl.last);
+	step_free(&st);
 	free_names(names, nn);
 	free(addr);
 	free(rdv);
 	free(python);
 	free(script);
-	free(log);
-	return st;
+	return stage;
 }
 
 static void
@@ -613,16 +613,16 @@ report(const struct fleet_opts *o, struct kd_ctx *ctx, struct srun_watch *w,
 int
 fleet_run(const struct fleet_opts *o)
 {
-	char *srun = run_which("srun"), *self = realpath("/proc/self/exe", NULL), *log = NULL;
+	char *srun = run_which("srun"), *self = realpath("/proc/self/exe", NULL);
 	char *own[4] = { NULL }, **argv = NULL, run[64];
 	int in_alloc = getenv("SLURM_JOB_ID") != NULL, rc = 0, need_rebuild = 0;
 	struct srun_watch w = { .reasons = json_object(), .quiet = o->quiet };
-	struct run_result r;
+	struct kd_step st = { .what = "fleet-srun", .on_line = srun_on_line, .u = &w,
+			      .cancelled = kd_stop_requested, .grace_s = 10 };
 	struct kd_err e = { 0 };
 	struct kd_ctx ctx;
 	char buf[1400];
 
-	memset(&r, 0, sizeof r);
 	memset(&ctx, 0, sizeof ctx);
 	if (srun == NULL) {
 		fprintf(stderr, "kernodeck fleet: Slurm cannot be used: srun is not on PATH (%s)\n",
@@ -645,25 +645,22 @@ fleet_run(const struct fleet_opts *o)
 	snprintf(run, sizeof run, "%ld-%ld", (long)time(NULL), (long)getpid());
 	argv = srun_argv(o, self ? self : "kernodeck", run, ctx.project_dir,
 			 o->state_dir ? ctx.state_dir : NULL, own);
-	log = kd_ctx_log_path(&ctx, "fleet-srun");
+	st.argv = (const char *const *)argv;
+	st.timeout_s = o->timeout_s + margin_s(o->timeout_s);
 	{
-		struct run_opts ro = { .argv = (const char *const *)argv,
-			.timeout_s = o->timeout_s + margin_s(o->timeout_s), .grace_s = 10,
-			.log_path = log, .on_line = srun_on_line, .u = &w,
-			.cancelled = kd_stop_requested };
 		if (!o->quiet)
 			fprintf(stderr, "kernodeck fleet: srun, one task per node%s\n",
 				in_alloc ? " of this allocation" : "");
-		if (run_program(&ro, &r, &e) != 0) {
+		if (step_run(&ctx, NULL, &st, &e) != 0) {
 			fprintf(stderr, "kernodeck fleet: Slurm cannot be used: %s\n",
 				kd_err_format(&e, buf, sizeof buf));
 			rc = 3;
 			goto out;
 		}
 	}
-	if (r.cancelled || r.timed_out)
+	if (st.r.cancelled || st.r.timed_out)
 		scancel(&w, in_alloc);
-	rc = report(o, &ctx, &w, &r, run);
+	rc = report(o, &ctx, &w, &st.r, run);
 	if (o->collective && w.job[0] != '\0') {
 		char *rdv = xprintf("fleet/%s/.rendezvous-%s", w.job, run), *p;
 		if (rdv != NULL && (p = kd_ctx_path(&ctx, rdv)) != NULL) {
@@ -676,13 +673,12 @@ fleet_run(const struct fleet_opts *o)
 out:
 	if (ctx.project_dir != NULL)
 		kd_ctx_close(&ctx);
-	run_result_free(&r);
+	step_free(&st);
 	json_decref(w.reasons);
 	free(w.nodelist);
 	for (int i = 0; i < 4; i++)
 		free(own[i]);
 	free(argv);
-	free(log);
 	free(srun);
 	free(self);
 	return rc;

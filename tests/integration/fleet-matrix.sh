@@ -75,6 +75,15 @@ assert sorted(cases) == sorted(("kernodeck.fleet.n%d" % i, st) for i in (1, 2, 3
 assert s.get("failures") == "0" and s.get("tests") == "6", s.attrib
 EOF
 
+# --- inside an allocation (salloc): fleet runs a step of it, on all its nodes
+salloc -N 3 --time=2 "$KD_BIN" fleet "$P" --stage system --timeout 60 --format json \
+	>"$KD_TMP/alloc.json" 2>"$KD_TMP/alloc.err"
+r=$?
+check "inside an allocation: exit 0 (got $r)" test "$r" -eq 0
+is "$KD_TMP/alloc.json" "[n['name'] for n in t['nodes']]" "['n1', 'n2', 'n3']" "inside an allocation: its three nodes"
+check "inside an allocation: one job, the allocation's (no second one asked for)" \
+	grep -q "Granted job allocation $(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['job'])" "$KD_TMP/alloc.json")" "$KD_TMP/alloc.err"
+
 # --- a node task never takes the lock nor writes the state
 sum0=$(sha256sum <"$P/kernodeck/state.yaml")
 hold_lock "$P/kernodeck/lock"
