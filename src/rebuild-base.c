@@ -51,6 +51,7 @@ ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *w
 	} else if (st.overflow || baseenv_parse(st.buf ? st.buf : "", st.len, q, &e) != 0) {
 		snprintf(msg, len, "%s: %s", python, st.overflow ?
 			 "its report is larger than kernodeck keeps" : e.msg);
+		baseenv_query_free(q);
 	} else {
 		rc = 0;
 	}
@@ -102,8 +103,10 @@ rebuild_base_prepare(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs
 	json_object_set_new(b, "site_dirs", json_deep_copy(rb->base.site_dirs));
 	json_object_set_new(b, "packages", json_integer((json_int_t)rb->base.npackages));
 	json_object_set_new(b, "digest", json_string(rb->base.digest));
+	/* a venv built on the base (and installed: a failed one is rebuilt anyway) */
 	bb = built_base(ctx);
 	if (fsutil_exists(venv_dir) &&
+	    json_is_true(yamlio_get(ctx->state.settings, "rebuild.built.ok")) &&
 	    json_string_value(json_object_get(bb, "path")) != NULL &&
 	    strcmp(json_string_value(json_object_get(bb, "path")), rb->env.path) == 0 &&
 	    json_string_value(json_object_get(bb, "digest")) != NULL &&

@@ -100,6 +100,9 @@ static const struct kd_field reference_fields[] = {
 	  .kind = KD_FIELD_ARGV, .help = "index URLs, wheel folders, Debian packages" },
 	{ .path = "python.install.system_site_packages", .label = "python: system site packages",
 	  .kind = KD_FIELD_BOOL, .help = "the venv sees the system's packages" },
+	{ .path = "python.install.base", .label = "python: base environment",
+	  .kind = KD_FIELD_TEXT, .help = "optional: the venv, conda environment or interpreter "
+	  "that provides PyTorch; the rebuild is layered on it" },
 	{ .path = "system.os", .label = "system: OS", .kind = KD_FIELD_TEXT, .help = NULL },
 	{ .path = "system.arch", .label = "system: architecture", .kind = KD_FIELD_TEXT,
 	  .help = "x86_64, aarch64" },

@@ -112,6 +112,7 @@ make_pack() { # DIR
 		esac
 	done
 	cp "$SRC/share/probe.py" "$d/share/" && cp -r "$SRC/share/demo" "$d/share/" || return 1
+	chmod -R u+w "$d"   # a read-only source tree (make distcheck) gives read-only copies
 	cat >"$d/kd" <<'KDEOF'
 #!/bin/sh
 # the packed kernodeck: KD_PACK_MODE need (LD_LIBRARY_PATH names the

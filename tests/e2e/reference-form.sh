@@ -76,7 +76,7 @@ down() { n=$1; while [ "$n" -gt 0 ]; do tm send-keys -t kd j; n=$((n - 1)); done
 up() { n=$1; while [ "$n" -gt 0 ]; do tm send-keys -t kd k; n=$((n - 1)); done; sleep 0.2; }
 
 tm_walk 80 24 "$P"
-check "reference form: opens on the fields" tm_wait "Fields (47)"
+check "reference form: opens on the fields" tm_wait "Fields (48)"
 
 # the entry point (6th field): arguments with spaces, typed as at a prompt
 down 5

@@ -173,3 +173,11 @@ BASE="$KD_TMP/nowhere" bash "$D/kernodeck/dossier/procedure.sh" "$KD_TMP/byhand2
 rc=$?
 check "torch base: procedure.sh with a missing base stops, naming it" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'the base environment $KD_TMP/nowhere is missing' '$KD_TMP/proc2.out'"
+"$KD_BIN" replay "$D/kernodeck/dossier" --workdir "$KD_TMP/replay" --yes >"$KD_TMP/replay.out" 2>&1
+rc=$?
+check "torch base: the dossier replays in a new folder (exit 0)" [ "$rc" -eq 0 ]
+[ "$rc" -eq 0 ] || tail -n 15 "$KD_TMP/replay.out" | sed 's/^/# /'
+check "torch base: replay's plan shows the base's interpreter making the venv" \
+	grep -q "^  $T/bin/python3 -m venv .venv-rebuild, then its package folders into" "$KD_TMP/replay.out"
+check "torch base: the replayed venv is layered on the base" \
+	grep -qx "$T/lib/python3.11/site-packages" "$KD_TMP/replay/.venv-rebuild/lib/python3.11/site-packages/zz-kernodeck-base.pth"
