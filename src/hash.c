@@ -42,6 +42,7 @@
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/termout.h"
 
 /* One read.  Measured on an EPYC with SHA-NI (page-cached 256 MiB file):
  * 32-128 KiB reads cost 60 ms of system time, 1 MiB reads 200 ms, as the
@@ -1073,12 +1074,14 @@ cmd_progress(void *u, uint64_t done, uint64_t total, double rate)
 {
 	double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
 
+	char line[128];
+
 	(void)u;
-	fprintf(stderr, "\r%llu/%llu MiB  %.0f MiB/s  %.0f s left  ",
-		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
-		rate / 1048576.0, left);
-	if (done >= total)
-		fputc('\n', stderr);
+	/* our own numbers, with the \r the filter of stderr would show */
+	snprintf(line, sizeof line, "\r%llu/%llu MiB  %.0f MiB/s  %.0f s left  %s",
+		 (unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+		 rate / 1048576.0, left, done >= total ? "\n" : "");
+	termout_write_trusted(stderr, line);
 }
 
 static int

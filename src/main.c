@@ -12,6 +12,7 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/stop.h"
+#include "kernodeck/termout.h"
 
 struct command {
 	const char *name;
@@ -68,11 +69,14 @@ main(int argc, char **argv)
 	if (argc >= 2)
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[1], c->name) == 0) {
+				/* every byte a command prints goes through termout */
+				termout_install(3);
 				int rc = c->run(argc - 1, argv + 1);
 				/* a command that caught Ctrl-C (stop.h) stopped its
 				 * program and saved: now end by the same signal */
 				kd_stop_finish();
 				return rc;
 			}
+	termout_install(2);   /* curses owns stdout */
 	return cmd_walkthrough(argc, argv);
 }
