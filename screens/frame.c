@@ -21,6 +21,7 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/frame.h"
 #include "kernodeck/lock.h"
 #include "kernodeck/screen.h"
 #include "kernodeck/state.h"

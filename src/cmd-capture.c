@@ -3,7 +3,7 @@
  * on the reference machine, record this machine's interpreter, its package
  * inventory (pip freeze --all and pip inspect, saved under the kernodeck
  * folder) and the system row into the reference.  The work is
- * reference_capture(); this is its command line.
+ * capture_reference(); this is its command line.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernodeck/capture.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/reference.h"
@@ -94,7 +95,7 @@ cmd_capture(int argc, char **argv)
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc == 0) {
 		ctx.python_override = python;
-		rc = reference_capture(&ctx, python, &sink, &summary, &err);
+		rc = capture_reference(&ctx, python, &sink, &summary, &err);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck capture: %s\n", kd_err_format(&err, buf, sizeof buf));

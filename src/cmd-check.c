@@ -1,6 +1,6 @@
 /*
- * cmd-check.c - `kernodeck check` and `kernodeck deviate`: the stages
- * headless, under the same rules as the walkthrough.
+ * cmd-check.c - `kernodeck check`: the stages headless, under the same
+ * rules as the walkthrough.
  */
 #include "config.h"
 
@@ -133,69 +133,4 @@ cmd_check(int argc, char **argv)
 	}
 	kd_ctx_close(&ctx);
 	return exit_code;
-}
-
-static int
-deviate_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck deviate DIR --stage ID --check CHECK --why TEXT\n"
-	      "                         [--what TEXT] [--intentional] [--state-dir DIR]\n", fp);
-	return rc;
-}
-
-int
-cmd_deviate(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "stage", required_argument, NULL, 's' },
-		{ "check", required_argument, NULL, 'c' },
-		{ "why", required_argument, NULL, 'w' },
-		{ "what", required_argument, NULL, 'W' },
-		{ "intentional", no_argument, NULL, 'i' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *stage = NULL, *check = NULL, *why = NULL, *what = NULL, *state_dir = NULL;
-	const char *dir = NULL;
-	struct kd_err err = { 0 };
-	struct kd_ctx ctx;
-	int c, i, rc, intentional = 0;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': stage = optarg; break;
-		case 'c': check = optarg; break;
-		case 'w': why = optarg; break;
-		case 'W': what = optarg; break;
-		case 'i': intentional = 1; break;
-		case 'd': state_dir = optarg; break;
-		case 'h': return deviate_usage(stdout, 0);
-		default: return deviate_usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		dir = argv[optind++];
-	if (dir == NULL || optind < argc || stage == NULL || check == NULL || why == NULL)
-		return deviate_usage(stderr, 2);
-	if ((i = stage_index(stage)) < 0) {
-		fprintf(stderr, "kernodeck deviate: unknown stage \"%s\"\n", stage);
-		return 2;
-	}
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc == 0)
-		rc = stage_record_deviation(&ctx.state, i, check, what, why, intentional,
-					    kd_author(), &err);
-	if (rc == 0)
-		rc = kd_ctx_save_state(&ctx, &err);
-	if (rc != 0) {
-		print_err(&err);
-		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? 3 : rc;
-	}
-	printf("deviation recorded: stage %s, check %s (%s); stage is now %s\n", stage, check,
-	       intentional ? "intentional" : "to fix", kd_status_name(ctx.state.st[i].status));
-	kd_ctx_close(&ctx);
-	return 0;
 }

@@ -167,8 +167,10 @@ demo_create(const char *dir, char commit[41], struct kd_err *err)
 	return rc;
 }
 
+/* See cmd.h: the demo is created here; main.c opens the walkthrough on
+ * *walk_dir, since the core never calls into screens/. */
 int
-cmd_demo(int argc, char **argv)
+cmd_demo(int argc, char **argv, char **walk_dir)
 {
 	const char *dir = NULL;
 	int create_only = 0;
@@ -176,6 +178,7 @@ cmd_demo(int argc, char **argv)
 	struct kd_err err;
 	char *abs;
 
+	*walk_dir = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--create-only") == 0) {
 			create_only = 1;
@@ -207,7 +210,6 @@ cmd_demo(int argc, char **argv)
 		free(abs);
 		return 0;
 	}
-	int rc = tui_main(abs, NULL, NULL);
-	free(abs);
-	return rc;
+	*walk_dir = abs;
+	return 0;
 }

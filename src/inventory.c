@@ -18,11 +18,11 @@
 #include <strings.h>
 
 #include "kernodeck/caps.h"
-#include "kernodeck/freeze.h"
+#include "kernodeck/parse-freeze.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
 #include "kernodeck/pep440.h"
-#include "kernodeck/pipinspect.h"
+#include "kernodeck/parse-inspect.h"
 
 int
 inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,

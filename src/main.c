@@ -7,12 +7,27 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernodeck/cmd.h"
-#include "kernodeck/hash.h"
+#include "kernodeck/frame.h"
 #include "kernodeck/stop.h"
 #include "kernodeck/termout.h"
+
+/* `kernodeck demo`: create the demo (src/cmd-demo.c), then open the
+ * walkthrough on it here, where the program meets screens/. */
+static int
+main_demo(int argc, char **argv)
+{
+	char *dir = NULL;
+	int rc = cmd_demo(argc, argv, &dir);
+
+	if (rc == 0 && dir != NULL)
+		rc = tui_main(dir, NULL, NULL);
+	free(dir);
+	return rc;
+}
 
 struct command {
 	const char *name;
@@ -26,11 +41,11 @@ static const struct command commands[] = {
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
-	{ "hash", hash_cmd, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
+	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json]" },
-	{ "demo", cmd_demo, "demo [DIR] [--create-only]" },
+	{ "demo", main_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
 
@@ -69,9 +84,11 @@ main(int argc, char **argv)
 	if (argc >= 2)
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[1], c->name) == 0) {
-				/* every byte a command prints goes through termout */
-				termout_install(3);
-				int rc = c->run(argc - 1, argv + 1);
+				int rc;
+				/* every byte a command prints goes through termout
+				 * (demo opens the walkthrough: curses owns stdout) */
+				termout_install(c->run == main_demo ? 2 : 3);
+				rc = c->run(argc - 1, argv + 1);
 				/* a command that caught Ctrl-C (stop.h) stopped its
 				 * program and saved: now end by the same signal */
 				kd_stop_finish();

@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "kernodeck/caps.h"
-#include "kernodeck/freeze.h"
+#include "kernodeck/parse-freeze.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pep440.h"

@@ -15,7 +15,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pep440.h"
-#include "kernodeck/pipinspect.h"
+#include "kernodeck/parse-inspect.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
 

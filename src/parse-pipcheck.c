@@ -19,7 +19,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pep440.h"
-#include "kernodeck/pipcheck.h"
+#include "kernodeck/parse-pipcheck.h"
 #include "kernodeck/pipline.h"
 
 static const char MISSING_TAIL[] = ", which is not installed.";

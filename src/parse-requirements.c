@@ -29,7 +29,7 @@
 #include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 
 #define RQ_MAX_TOKENS 512
 

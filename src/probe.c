@@ -16,6 +16,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/probe.h"
+#include "kernodeck/step.h"
 
 void
 probe_out_init(struct probe_out *p)
@@ -557,19 +558,19 @@ probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r
 	   struct kd_err *err)
 {
 	const char *argv[PROBE_MAX_ARGS];
-	const char *env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
+	static const char *const env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
 	struct exec_ctx x = { .o = o, .p = p };
-	struct run_opts ro;
+	struct kd_step s = {
+		.argv = argv, .cwd = o->cwd, .env_base = o->env_base, .env_set = env,
+		.timeout_s = o->timeout_s, .log_path = o->log_path, .on_line = exec_line,
+		.cancelled = exec_cancelled, .u = &x,
+	};
+	int rc;
 
 	probe_argv(o, argv, PROBE_MAX_ARGS);
-	memset(&ro, 0, sizeof ro);
-	ro.argv = argv;
-	ro.cwd = o->cwd;
-	ro.env_set = env;
-	ro.timeout_s = o->timeout_s;
-	ro.log_path = o->log_path;
-	ro.on_line = exec_line;
-	ro.cancelled = exec_cancelled;
-	ro.u = &x;
-	return run_program(&ro, r, err);
+	rc = step_run(NULL, NULL, &s, err);
+	*r = s.r;
+	memset(&s.r, 0, sizeof s.r);
+	step_free(&s);
+	return rc;
 }

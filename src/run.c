@@ -203,28 +203,35 @@ env_listed(const char *entry, const char *const *list)
 	return 0;
 }
 
-/* The child's environment: ours, less env_unset and what env_set replaces,
- * plus env_set.  The strings are shared, only the array is allocated. */
+/* The child's environment: ours, less env_unset and what env_base and
+ * env_set replace, plus env_base (less what env_set replaces), plus
+ * env_set.  The strings are shared, only the array is allocated. */
 static char **
 build_env(const struct run_opts *o, const char *mark, const char **pathvar)
 {
 	const char *const marks[] = { mark, NULL };
-	size_t n = 0, k = 0, s = 0;
+	size_t n = 0, k = 0, s = 0, b = 0;
 	char **env;
 
 	while (environ != NULL && environ[n] != NULL)
 		n++;
+	while (o->env_base != NULL && o->env_base[b] != NULL)
+		b++;
 	while (o->env_set != NULL && o->env_set[s] != NULL)
 		s++;
-	env = calloc(n + s + 2, sizeof *env);
+	env = calloc(n + b + s + 2, sizeof *env);
 	if (env == NULL)
 		return NULL;
 	*pathvar = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_set) &&
-		    !env_listed(environ[i], marks))
+		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_base) &&
+		    !env_listed(environ[i], o->env_set) && !env_listed(environ[i], marks))
 			env[k++] = environ[i];
 	env[k++] = (char *)mark;
+	for (size_t i = 0; i < b; i++)
+		if (strchr(o->env_base[i], '=') != NULL && !env_listed(o->env_base[i], o->env_set) &&
+		    !env_listed(o->env_base[i], marks))
+			env[k++] = (char *)o->env_base[i];
 	for (size_t i = 0; i < s; i++)
 		if (strchr(o->env_set[i], '=') != NULL)
 			env[k++] = (char *)o->env_set[i];

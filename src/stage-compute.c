@@ -134,6 +134,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	po.timeout_s = kd_env_seconds("KD_TIMEOUT_PROBE", ctx->timeout_probe);
 	po.log_path = log;
 	po.cwd = ctx->project_dir;
+	po.env_base = ctx->child_env;
 	po.on_line = compute_line;
 	po.cancelled = compute_cancelled;
 	po.u = &cs;

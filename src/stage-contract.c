@@ -32,12 +32,13 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
 #include "kernodeck/pep440.h"
-#include "kernodeck/pipcheck.h"
-#include "kernodeck/pipinspect.h"
+#include "kernodeck/parse-pipcheck.h"
+#include "kernodeck/parse-inspect.h"
 #include "kernodeck/rebuild.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
+#include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
 #define CT_TIMEOUT 300.0
@@ -51,13 +52,13 @@ ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, js
 	     json_t *steps)
 {
 	const char *const argv[] = { vpy, "-m", "pip", "check", NULL };
-	struct rebuild_run rr = { .stream = 1, .keep = 1 };
+	struct kd_step rr = { .stream = 1, .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *pc = json_object(), *tree = NULL;
 	char *path = kd_ctx_path(ctx, CONTRACT_PIP_CHECK);
 
 	json_object_set_new(obs, "pip_check", pc);
-	if (rebuild_step(ctx, sink, "pip-check", "pip check", argv, CT_TIMEOUT, &rr, steps,
+	if (step_pip(ctx, sink, "pip-check", "pip check", argv, CT_TIMEOUT, &rr, steps,
 			 &e) != 0) {
 		json_object_set_new(pc, "status", json_string("not started"));
 		json_object_set_new(pc, "error", json_string(e.msg));
@@ -82,7 +83,7 @@ ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, js
 		json_object_set_new(pc, "parse_error", json_string(e.msg));
 	}
 out:
-	rebuild_run_free(&rr);
+	step_free(&rr);
 	free(path);
 }
 
@@ -93,13 +94,13 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 	   json_t *inv, json_t *steps)
 {
 	const char *const argv[] = { vpy, "-m", "pip", "inspect", NULL };
-	struct rebuild_run rr = { .keep = 1 };
+	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *tree = NULL, *pkgs = NULL;
 	char real[PATH_MAX];
 
-	if (rebuild_step(ctx, sink, "pip-inspect", "pip inspect", argv, CT_TIMEOUT, &rr, steps,
-			 &e) == 0 && rebuild_step_ok(&rr) && !rr.overflow &&
+	if (step_pip(ctx, sink, "pip-inspect", "pip inspect", argv, CT_TIMEOUT, &rr, steps,
+			 &e) == 0 && step_ok(&rr) && !rr.overflow &&
 	    pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", &tree, &e) == 0) {
 		pkgs = json_incref(json_object_get(tree, "packages"));
 		json_decref(tree);
@@ -117,7 +118,7 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 			json_object_set_new(inv, "rebuilt", json_pack("{s:s}", "error", e.msg));
 		free(path);
 	}
-	rebuild_run_free(&rr);
+	step_free(&rr);
 	return pkgs;
 }
 

@@ -23,6 +23,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/replay.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"

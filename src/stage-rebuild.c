@@ -36,141 +36,17 @@
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/repo.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
+#include "kernodeck/step.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 #define RB_TIMEOUT_VENV   600.0
 #define RB_TIMEOUT_QUERY  300.0
-
-static const char *const rb_env_set[] = {
-	"PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", NULL,
-};
-/* what would make the run depend on an activated shell */
-static const char *const rb_env_unset[] = {
-	"VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PIP_USER", NULL,
-};
-
-/* ---- running one step ---- */
-
-static void
-rr_on_line(void *u, const char *line, size_t len)
-{
-	struct rebuild_run *rr = u;
-
-	if (rr->first_error == NULL && len >= 6 && strncmp(line, "ERROR:", 6) == 0)
-		rr->first_error = pipline_dup(line, len);
-	if (rr->first_lower == NULL && len >= 6 && strncmp(line, "error:", 6) == 0)
-		rr->first_lower = pipline_dup(line, len);
-	if (rr->keep && !rr->overflow) {
-		if (rr->len + len + 2 > KD_CAP_PIP_OUTPUT) {
-			rr->overflow = 1;
-		} else if (rr->len + len + 2 > rr->cap) {
-			size_t nc = (rr->len + len + 2) * 2;
-			char *nb = realloc(rr->buf, nc);
-			if (nb == NULL) {
-				rr->overflow = 1;
-			} else {
-				rr->buf = nb;
-				rr->cap = nc;
-			}
-		}
-		if (!rr->overflow) {
-			memcpy(rr->buf + rr->len, line, len);
-			rr->len += len;
-			rr->buf[rr->len++] = '\n';
-			rr->buf[rr->len] = '\0';
-		}
-	}
-	if (rr->stream && rr->sink != NULL && rr->sink->on_line != NULL)
-		rr->sink->on_line(rr->sink->u, line, len);
-}
-
-static int
-rr_cancelled(void *u)
-{
-	struct rebuild_run *rr = u;
-
-	return kd_sink_cancelled(rr->sink);
-}
-
-void
-rebuild_run_free(struct rebuild_run *rr)
-{
-	int stream = rr->stream, keep = rr->keep;
-
-	free(rr->first_error);
-	free(rr->first_lower);
-	free(rr->buf);
-	run_result_free(&rr->r);
-	memset(rr, 0, sizeof *rr);
-	rr->stream = stream;
-	rr->keep = keep;
-}
-
-/* A path under the kernodeck folder, relative to it (for observations). */
-static const char *
-rel_to(const char *base, const char *path)
-{
-	size_t n = strlen(base);
-
-	if (strncmp(path, base, n) == 0 && path[n] == '/')
-		return path + n + 1;
-	return path;
-}
-
-int
-rebuild_step(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
-	     const char *label, const char *const *argv, double timeout,
-	     struct rebuild_run *rr, json_t *steps, struct kd_err *err)
-{
-	char *log = kd_ctx_log_path(ctx, what);
-	struct run_opts o = {
-		.argv = argv, .cwd = ctx->project_dir, .env_set = rb_env_set,
-		.env_unset = rb_env_unset, .timeout_s = timeout, .log_path = log,
-		.on_line = rr_on_line, .cancelled = rr_cancelled, .u = rr,
-	};
-	struct run_result *r = &rr->r;
-	json_t *av = json_array(), *step;
-	char how[256];
-	int rc;
-
-	rebuild_run_free(rr);
-	rr->sink = sink;
-	kd_sink_step(sink, label, -1);
-	rc = run_program(&o, r, err);
-	for (size_t i = 0; argv[i] != NULL; i++)
-		json_array_append_new(av, json_string(argv[i]));
-	step = json_pack("{s:s, s:o, s:s}", "step", what, "argv", av, "log",
-			 log ? rel_to(ctx->state_dir, log) : "");
-	if (rc != 0) {
-		json_object_set_new(step, "status", json_string("not started"));
-		json_object_set_new(step, "error", json_string(err->msg));
-	} else {
-		const char *st = r->cancelled ? "cancelled" : r->timed_out ? "timed out" :
-				 (r->exited && r->exit_code == 0) ? "ok" : "failed";
-		json_object_set_new(step, "status", json_string(st));
-		json_object_set_new(step, "exit_code", r->exited ? json_integer(r->exit_code) :
-				    json_null());
-		json_object_set_new(step, "how", json_string(run_describe(r, how, sizeof how)));
-		json_object_set_new(step, "elapsed_s", json_real(r->elapsed_s));
-	}
-	json_array_append_new(steps, step);
-	free(log);
-	return rc;
-}
-
-int
-rebuild_step_ok(const struct rebuild_run *rr)
-{
-	const struct run_result *r = &rr->r;
-
-	return r->started && r->exited && r->exit_code == 0 && !r->cancelled && !r->timed_out;
-}
 
 /* ---- the first error of a failed install ---- */
 
@@ -477,13 +353,13 @@ rb_capture(struct rb *b)
 {
 	const char *const fz[] = { b->vpy, "-m", "pip", "freeze", "--all", NULL };
 	const char *const in[] = { b->vpy, "-m", "pip", "inspect", NULL };
-	struct rebuild_run rr = { .keep = 1 };
+	struct kd_step rr = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 };
 
 	json_object_set_new(b->obs, "inventory", inv);
-	if (rebuild_step(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
-			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && rebuild_step_ok(&rr) &&
+	if (step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
+			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && step_ok(&rr) &&
 	    !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
@@ -512,8 +388,8 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (rebuild_step(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
-			 &rr, b->steps, &e) == 0 && rebuild_step_ok(&rr) && !rr.overflow &&
+	if (step_pip(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
+			 &rr, b->steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
 	    rr.buf != NULL) {
 		const char *brace = strchr(rr.buf, '{');
 		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
@@ -522,7 +398,7 @@ rb_capture(struct rb *b)
 			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 		free(path);
 	}
-	rebuild_run_free(&rr);
+	step_free(&rr);
 }
 
 /* The pip install step; fills obs.install. */
@@ -531,14 +407,14 @@ rb_install(struct rb *b)
 {
 	const char *const argv[] = { b->vpy, "-m", "pip", "install", "--timeout", "15",
 				     "--retries", "1", "-r", REBUILD_REQUIREMENTS, NULL };
-	struct rebuild_run rr = { .stream = 1 };
+	struct kd_step rr = { .stream = 1 };
 	struct run_result *r = &rr.r;
 	struct kd_err e = { 0 };
 	json_t *in = json_object();
 	char req[512];
 
 	json_object_set_new(b->obs, "install", in);
-	if (rebuild_step(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
+	if (step_pip(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
 			 argv, b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -546,12 +422,12 @@ rb_install(struct rb *b)
 		goto out;
 	}
 	json_object_set_new(in, "status", json_string(r->cancelled ? "cancelled" :
-				r->timed_out ? "timed out" : rebuild_step_ok(&rr) ? "ok" : "failed"));
+				r->timed_out ? "timed out" : step_ok(&rr) ? "ok" : "failed"));
 	json_object_set_new(in, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
 	json_object_set_new(in, "elapsed_s", json_real(r->elapsed_s));
 	json_object_set_new(in, "log", json_incref(json_object_get(json_array_get(b->steps,
 					json_array_size(b->steps) - 1), "log")));
-	if (!rebuild_step_ok(&rr)) {
+	if (!step_ok(&rr)) {
 		const char *fe = rr.first_error ? rr.first_error : rr.first_lower;
 		char how[256];
 		if (r->cancelled || r->timed_out) {
@@ -576,7 +452,7 @@ rb_install(struct rb *b)
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
 	}
 out:
-	rebuild_run_free(&rr);
+	step_free(&rr);
 }
 
 static int
@@ -584,7 +460,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	       struct kd_err *err)
 {
 	struct rb b = { .ctx = ctx, .sink = sink };
-	struct rebuild_run rr = { .stream = 1 };
+	struct kd_step rr = { .stream = 1 };
 	const char *action;
 	char *reason = NULL, real[PATH_MAX];
 	int created = 0;
@@ -628,8 +504,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 			argv[n++] = "--without-pip";
 		argv[n++] = REBUILD_VENV;
 		argv[n] = NULL;
-		if (rebuild_step(ctx, sink, "venv", "create " REBUILD_VENV, argv, RB_TIMEOUT_VENV,
-				 &rr, b.steps, err) != 0 || !rebuild_step_ok(&rr))
+		if (step_pip(ctx, sink, "venv", "create " REBUILD_VENV, argv, RB_TIMEOUT_VENV,
+				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		created = 1;
 	}
@@ -637,8 +513,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		goto out;
 	{
 		const char *const argv[] = { b.vpy, "-m", "pip", "--version", NULL };
-		if (rebuild_step(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
-				 &rr, b.steps, err) != 0 || !rebuild_step_ok(&rr))
+		if (step_pip(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
+				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		if (rr.r.tail != NULL) {
 			char ver[64] = "";
@@ -674,7 +550,7 @@ out:
 		}
 		venv_info_free(&vi);
 	}
-	rebuild_run_free(&rr);
+	step_free(&rr);
 	rb_free(&b);
 	kd_err_clear(err);
 	return 0;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/capture.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
@@ -751,7 +752,7 @@ action_capture(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 	       struct kd_err *err)
 {
 	(void)arg;
-	return reference_capture(ctx, ctx->python_override, sink, NULL, err);
+	return capture_reference(ctx, ctx->python_override, sink, NULL, err);
 }
 
 static int

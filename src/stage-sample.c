@@ -38,6 +38,7 @@
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
+#include "kernodeck/step.h"
 
 #define SAMPLE_MAX_ARGS   256
 #define SAMPLE_MAX_FILES  256
@@ -49,21 +50,15 @@ struct follow {
 	struct pytrace tr;
 };
 
+/* The sink has the line already (the step streams it): the traceback
+ * follower reads it too, and a step it announces goes to the sink. */
 static void
 follow_line(void *u, const char *line, size_t len)
 {
 	struct follow *f = u;
 
-	if (f->sink != NULL && f->sink->on_line != NULL)
-		f->sink->on_line(f->sink->u, line, len);
 	if (pytrace_feed(&f->tr, line, len))
 		kd_sink_step(f->sink, f->tr.step, -1);
-}
-
-static int
-follow_cancelled(void *u)
-{
-	return kd_sink_cancelled(((struct follow *)u)->sink);
 }
 
 /* --- moving the previous outputs aside --- */
@@ -424,46 +419,40 @@ entry_argv(const struct kd_ctx *ctx, const json_t *ep, char **argv, int *uses_ve
 
 /* Run the entry point, following its output; the run goes into obs. */
 static void
-run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *obs)
+run_entry(struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *obs)
 {
-	const char *env[] = { "PYTHONUNBUFFERED=1", NULL };
-	struct follow f;
-	struct run_opts ro;
-	struct run_result r;
+	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
+	struct follow f = { .sink = sink };
+	struct kd_step s = {
+		.what = "sample", .label = "running the entry point",
+		.argv = (const char *const *)argv, .env_set = env, .stream = 1,
+		.timeout_s = kd_env_seconds("KD_TIMEOUT_SAMPLE", ctx->timeout_sample),
+		.on_line = follow_line, .u = &f,
+	};
+	struct run_result *r = &s.r;
 	struct kd_err err = { 0 };
-	char *log = kd_ctx_log_path(ctx, "sample"), how[256], buf[256], ebuf[1200];
+	char how[256], buf[256], ebuf[1200];
 	const char *step;
 	json_t *fail;
+	int rc;
 
-	memset(&f, 0, sizeof f);
 	pytrace_init(&f.tr);
-	memset(&ro, 0, sizeof ro);
-	memset(&r, 0, sizeof r);
-	f.sink = sink;
-	ro.argv = (const char *const *)argv;
-	ro.cwd = ctx->project_dir;
-	ro.env_set = env;
-	ro.timeout_s = kd_env_seconds("KD_TIMEOUT_SAMPLE", ctx->timeout_sample);
-	ro.log_path = log;
-	ro.on_line = follow_line;
-	ro.cancelled = follow_cancelled;
-	ro.u = &f;
-	if (log != NULL)
-		json_object_set_new(obs, "log", json_string(kd_ctx_relpath(ctx, log)));
-	kd_sink_step(sink, "running the entry point", -1);
-	if (run_program(&ro, &r, &err) != 0) {
+	rc = step_run(ctx, sink, &s, &err);
+	if (s.log != NULL)
+		json_object_set_new(obs, "log", json_string(kd_ctx_relpath(ctx, s.log)));
+	if (rc != 0) {
 		json_object_set_new(obs, "run", json_pack("{s:b, s:s}", "started", 0, "error",
 							  kd_err_format(&err, ebuf, sizeof ebuf)));
 		goto out;
 	}
 	json_object_set_new(obs, "run", json_pack("{s:b, s:s, s:o, s:b, s:b, s:f}",
-						  "started", 1, "ended", run_describe(&r, how, sizeof how),
-						  "exit_code", r.exited ? json_integer(r.exit_code) : json_null(),
-						  "timed_out", r.timed_out, "cancelled", r.cancelled,
-						  "seconds", r.elapsed_s));
+						  "started", 1, "ended", run_describe(r, how, sizeof how),
+						  "exit_code", r->exited ? json_integer(r->exit_code) : json_null(),
+						  "timed_out", r->timed_out, "cancelled", r->cancelled,
+						  "seconds", r->elapsed_s));
 	if (f.tr.step != NULL)
 		json_object_set_new(obs, "step_reached", json_string(f.tr.step));
-	if (r.exited && r.exit_code == 0)
+	if (r->exited && r->exit_code == 0)
 		goto out;
 	fail = json_object();
 	step = pytrace_failed_step(&f.tr, buf, sizeof buf);
@@ -478,8 +467,7 @@ run_entry(const struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, jso
 	json_object_set_new(obs, "failure", fail);
 out:
 	pytrace_free(&f.tr);
-	run_result_free(&r);
-	free(log);
+	step_free(&s);
 }
 
 static int

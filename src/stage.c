@@ -13,6 +13,7 @@
 
 #include <git2.h>
 
+#include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
@@ -465,4 +466,44 @@ void
 state_deviation_free(struct kd_deviation *d)
 {
 	deviation_free(d);
+}
+
+/* See stage.h. */
+int
+stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
+	  struct kd_rows *info_rows, struct kd_err *err)
+{
+	const struct kd_stage_ops *ops = kd_stages[i];
+	struct kd_result res;
+	int rc = 0;
+
+	kd_result_init(&res);
+	if (ops->gather != NULL)
+		rc = ops->gather(ctx, &res, sink, err);
+	if (rc == 0 && res.obs != NULL)
+		rc = kd_ctx_save_obs(ctx, i, res.obs, err);
+	if (rc == 0 && ops->check != NULL)
+		rc = ops->check(ctx, &res, err);
+	if (rc != 0 && ctx->ref_id[0] != '\0') {
+		/* keep the failure visible in the state: a row with the error */
+		char msg[1400];
+		struct kd_row *r;
+		kd_err_format(err, msg, sizeof msg);
+		r = kd_rows_add(&res.rows, "stage.error", KD_R_FAIL, "the stage could run",
+				"error", "no error", NULL);
+		kd_row_set_error(r, msg, rc == KD_EINPUT ? "fix the input named above and check again" :
+				 "fix the environment problem named above and check again");
+		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
+		if (!ctx->readonly)
+			kd_ctx_save_state(ctx, NULL);
+	}
+	if (rc == 0) {
+		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
+		if (info_rows != NULL && ops->describe != NULL)
+			ops->describe(&res, info_rows);
+		if (!ctx->readonly)
+			rc = kd_ctx_save_state(ctx, err);
+	}
+	kd_result_free(&res);
+	return rc;
 }

@@ -25,6 +25,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/step.h"
 #include "kernodeck/sys-gpu.h"
 #include "kernodeck/sys-tools.h"
 #include "kernodeck/sysinfo.h"
@@ -193,8 +194,9 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	json_t *rec = json_object();
 	char *path = prog ? strdup(prog) : run_which(argv[0]);
 	const char *av[16];
-	struct run_opts o;
-	struct run_result r;
+	struct kd_step s = { .argv = av, .timeout_s = timeout_s, .grace_s = 0.5,
+			     .tail_cap = KD_CAP_SYS_QUERY };
+	const struct run_result *r = &s.r;
 	struct kd_err err;
 	size_t i;
 
@@ -212,38 +214,32 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		av[i] = argv[i];
 	av[i] = NULL;
 	av[0] = path;
-	memset(&o, 0, sizeof o);
-	memset(&r, 0, sizeof r);
 	kd_err_clear(&err);
-	o.argv = av;
-	o.timeout_s = timeout_s;
-	o.grace_s = 0.5;
-	o.tail_cap = KD_CAP_SYS_QUERY;
-	if (run_program(&o, &r, &err) != 0) {
+	if (step_run(NULL, NULL, &s, &err) != 0) {
 		sysinfo_status(rec, "failed", err.msg);
 		goto out;
 	}
-	if (r.timed_out) {
+	if (r->timed_out) {
 		char *why = sysinfo_fmt("timed out after %.0f s", timeout_s);
 		sysinfo_status(rec, "timeout", why);
 		free(why);
 		goto out;
 	}
 	if (exit_code != NULL)
-		*exit_code = r.exited ? r.exit_code : -1;
-	if (out != NULL && r.tail != NULL)
-		*out = strdup(r.tail);
-	if (r.exited && r.exit_code == 0) {
+		*exit_code = r->exited ? r->exit_code : -1;
+	if (out != NULL && r->tail != NULL)
+		*out = strdup(r->tail);
+	if (r->exited && r->exit_code == 0) {
 		sysinfo_status(rec, "ok", NULL);
 	} else {
 		json_object_set_new(rec, "status", json_string("failed"));
-		json_object_set_new(rec, "reason", r.tail && *r.tail ?
-				    first_line_json(r.tail) : json_string("no output"));
-		if (r.exited)
-			json_object_set_new(rec, "exit_code", json_integer(r.exit_code));
+		json_object_set_new(rec, "reason", r->tail && *r->tail ?
+				    first_line_json(r->tail) : json_string("no output"));
+		if (r->exited)
+			json_object_set_new(rec, "exit_code", json_integer(r->exit_code));
 	}
 out:
-	run_result_free(&r);
+	step_free(&s);
 	free(path);
 	return rec;
 }

@@ -8,16 +8,20 @@
 
 int cmd_walkthrough(int argc, char **argv);  /* screens/frame.c */
 int cmd_check(int argc, char **argv);        /* src/cmd-check.c */
-int cmd_deviate(int argc, char **argv);      /* src/cmd-check.c */
+int cmd_deviate(int argc, char **argv);      /* src/cmd-deviate.c */
 int cmd_act(int argc, char **argv);          /* src/cmd-act.c */
 int cmd_capture(int argc, char **argv);      /* src/cmd-capture.c */
+/* `kernodeck hash`: "SHA256  PATH" per file (sha256sum's format; a
+ * folder's line has its manifest digest); 1 cancelled, 2 an input could
+ * not be hashed. */
+int cmd_hash(int argc, char **argv);         /* src/cmd-hash.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */
 int cmd_diff(int argc, char **argv);         /* src/cmd-diff.c */
-int cmd_demo(int argc, char **argv);         /* src/cmd-demo.c */
+/* src/cmd-demo.c: creates the demo; *walk_dir (malloc'd, or NULL with
+ * --create-only, --help or an error) is the project the caller opens the
+ * walkthrough on. */
+int cmd_demo(int argc, char **argv, char **walk_dir);
 int cmd_dossier(int argc, char **argv);      /* src/cmd-dossier.c */
-
-/* Open the walkthrough on a project folder (screens/frame.c). */
-int tui_main(const char *project_dir, const char *state_dir, const char *python);
 
 #endif

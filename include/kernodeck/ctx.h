@@ -39,6 +39,8 @@ struct kd_ctx {
 				  * read them with kd_ctx_obs() */
 	char *python;            /* interpreter chosen for the rebuild, or NULL */
 	const char *python_override; /* --python */
+	const char *const *child_env;/* "NAME=VALUE" for every program the stages
+				  * run (a replay's work folder), or NULL */
 	int strict;              /* --strict, or strict: true in the reference */
 	int readonly;            /* another kernodeck holds the lock */
 	struct kd_lock *lock;
@@ -84,14 +86,5 @@ int kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err);
  * file does not load).  The stage's obs_file is read the first time they
  * are asked for, not at kd_ctx_open(): a start reads only what it shows. */
 json_t *kd_ctx_obs(const struct kd_ctx *ctx, int i);
-
-/* Run stage i: gather, save observations, check, describe; store rows and
- * status in the state and save it.  When gather or check fail, a failing
- * row "stage.error" carries the message into the state.  (To describe
- * saved observations later, call ops->describe on a kd_result whose obs is
- * kd_ctx_obs(ctx, i).)  Returns 0 when the stage ran (whatever
- * its verdict), else the error code (input 2, environment 3). */
-int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
-	      struct kd_rows *info_rows, struct kd_err *err);
 
 #endif

@@ -104,25 +104,6 @@ int dossier_redact_sources(const struct dossier_plan *plan, int *changed,
  * dst, which must not exist.  Files keep their execute bit. */
 int dossier_copy_tree(const char *src, const char *dst, struct kd_err *err);
 
-/* Replay a dossier (src/cmd-replay.c): verify SHA256SUMS, clone the code
- * at the recorded commit into workdir, check the data digests, rebuild and
- * run stages 2 to 6 headless.  Every command is shown on out (or through
- * the sink) and confirmed once unless yes; without yes and without a
- * terminal it declines (KD_EFAIL).  Returns 0 when every stage passed or
- * shows exactly the deviations the dossier records; KD_EFAIL on new
- * differences (listed in *verdict) or a declined confirmation; KD_EINPUT
- * for a dossier that does not verify; KD_EENV when the machine failed. */
-struct kd_sink;
-struct replay_opts {
-	const char *dossier;    /* the dossier folder */
-	const char *workdir;    /* a folder that does not exist yet, or is empty */
-	const char *data;       /* where data and weights moved, or NULL */
-	const char *python;     /* --python, or NULL */
-	int yes;
-	const struct kd_sink *sink;
-};
-int replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err);
-
 /* Load a dossier.yaml or a `kernodeck check --format yaml|json` capture, or
  * a dossier folder (its dossier.yaml), into a tree with the layers diff
  * compares: {kind, system, inventory, probe, sample, deviations, stages}. */

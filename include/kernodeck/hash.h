@@ -74,12 +74,6 @@ void hash_buffer(const void *data, size_t len, char hex[65]);
 /* Is s exactly 64 hex digits (either case)? */
 int hash_is_hex(const char *s);
 
-/* `kernodeck hash [--cache DIR] [--threads N] [--progress] PATH...`:
- * prints "SHA256  PATH" per file (sha256sum's format; a folder's line has
- * its manifest digest).  argv starts at the command name; returns an exit
- * status (0, 1 cancelled, 2 an input could not be hashed, 3 environment). */
-int hash_cmd(int argc, char **argv);
-
 /* `kernodeck inspect sha256 PATH`: {path, kind: file|folder, size, sha256,
  * and for a folder manifest: [{path, size, sha256}]} (no cache). */
 struct json_t;

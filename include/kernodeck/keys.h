@@ -20,7 +20,7 @@
  *
  * The help overlay (screens/help.c) and the man page's KEYS section
  * (tools/mankeys.c) are both generated from this list; the frame builds its
- * key map from it (screens/keymap.c).  No curses header is needed here.
+ * key map from it (screens/tui.c).  No curses header is needed here.
  *
  * Stage actions (struct kd_action in stage.h) use lowercase letters that the
  * frame does not bind in KD_KC_MAIN or KD_KC_ANY: kd_key_reserved() says

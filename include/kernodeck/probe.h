@@ -74,6 +74,7 @@ struct probe_opts {
 	double timeout_s;
 	const char *log_path;
 	const char *cwd;
+	const char *const *env_base;      /* run_opts.env_base: the context's, or NULL */
 	void (*on_line)(void *u, const char *line, size_t len);
 	int (*cancelled)(void *u);
 	void *u;

@@ -33,7 +33,6 @@
 #include <jansson.h>
 
 #include "kernodeck/ctx.h"
-#include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 
 #define REBUILD_REQUIREMENTS "requirements-rebuild.txt"
@@ -41,30 +40,5 @@
 #define REBUILD_INSTALLED    "installed-after.txt"
 #define REBUILD_INSPECT      "pip-inspect.json"
 #define CONTRACT_PIP_CHECK   "pip-check.txt"
-
-/* One command of stages 3 and 4: run with the project as working folder,
- * pip made non-interactive, no activation variables, a log of its own
- * (kd_ctx_log_path), lines streamed to the sink when stream is set, kept
- * in buf (up to KD_CAP_PIP_OUTPUT) when keep is set, cancellable through
- * the sink.  The first "ERROR:" (and "error:") line is remembered. */
-struct rebuild_run {
-	int stream, keep;                /* in */
-	const struct kd_sink *sink;
-	char *first_error, *first_lower; /* out */
-	char *buf;                       /* out when keep */
-	size_t len, cap;
-	int overflow;                    /* the output passed the cap */
-	struct run_result r;
-};
-
-/* Run argv as step `what` (the log name; label goes to the sink) and
- * append its record {step, argv, log, status, exit_code, how, elapsed_s}
- * to steps.  Returns run_program's code (0 when it ran). */
-int rebuild_step(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
-		 const char *label, const char *const *argv, double timeout,
-		 struct rebuild_run *rr, json_t *steps, struct kd_err *err);
-/* Did it run and exit 0 (not cancelled, not timed out)? */
-int rebuild_step_ok(const struct rebuild_run *rr);
-void rebuild_run_free(struct rebuild_run *rr);
 
 #endif

@@ -78,15 +78,6 @@ char *reference_argv_line(const json_t *argv);
 int reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json_t *obs,
 			 struct kd_rows *rows);
 
-/* Capture this machine into the reference (on the reference machine):
- * the interpreter (python, or the recorded one, or /usr/bin/python3), its
- * version, `pip freeze --all` and `pip inspect` saved under
- * STATE_DIR/reference/ and named in python.inventory and python.inspect,
- * and the system row.  Saves reference.yaml.  *summary (optional) gets a
- * tree of what was recorded. */
-int reference_capture(struct kd_ctx *ctx, const char *python, const struct kd_sink *sink,
-		      json_t **summary, struct kd_err *err);
-
 /* Make sure kernodeck's own folders (the state folder and .venv-rebuild)
  * are listed in the private .git/info/exclude of the project's repository.
  * Returns 0 (also when there is no repository); *added counts lines. */

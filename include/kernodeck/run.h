@@ -23,7 +23,9 @@
 struct run_opts {
 	const char *const *argv;     /* argv[0] is looked up on PATH when it has no '/' */
 	const char *cwd;             /* NULL: inherit; a relative argv[0] is taken from here */
-	const char *const *env_set;  /* "NAME=VALUE" to add or replace, NULL-terminated, or NULL */
+	const char *const *env_base; /* "NAME=VALUE" to add or replace, NULL-terminated, or NULL:
+				      * the caller's context (a replay's work folder) */
+	const char *const *env_set;  /* the same, for this program; wins over env_base */
 	const char *const *env_unset;/* names to remove, or NULL */
 	double timeout_s;            /* <= 0: none */
 	double grace_s;              /* SIGTERM -> SIGKILL delay; 0 means 2 s */

@@ -194,4 +194,48 @@ extern const struct kd_stage_ops *const kd_stages[KD_NSTAGES];
 /* Index of a stage id, or -1. */
 int stage_index(const char *id);
 
+/* --- the rules (src/stage.c) --- */
+
+struct kd_state;
+struct kd_deviation;
+
+/* Store the rows of a run of stage i against reference identity ref_id and
+ * compute its status from them and its deviations. */
+void stage_apply_rows(struct kd_state *s, int i, const struct kd_rows *rows,
+		      const char *ref_id);
+/* Recompute stage i's status from its rows and deviations (keeps stale). */
+void stage_recompute(struct kd_state *s, int i);
+/* 1 when the walkthrough may go past stage i.  Otherwise 0 and why gets a
+ * sentence naming the blocking checks and how to record a deviation. */
+int stage_can_advance(const struct kd_state *s, int i, char *why, size_t len);
+/* Record a deviation for check `check` of stage i.  Refuses an empty why,
+ * an unknown check, and a check that is not failing (KD_EINPUT).  A second
+ * deviation for the same check replaces the first. */
+int stage_record_deviation(struct kd_state *s, int i, const char *check,
+			   const char *what, const char *why, int intentional,
+			   const char *author, struct kd_err *err);
+/* An input of stage i changed: i and every later passed/deviation stage
+ * become stale. */
+void stage_mark_changed(struct kd_state *s, int i);
+/* Add a note to stage i. */
+int stage_add_note(struct kd_state *s, int i, const char *text, const char *author,
+		   struct kd_err *err);
+/* Free the strings of one deviation. */
+void state_deviation_free(struct kd_deviation *d);
+/* Find the deviation of stage i for check, or NULL. */
+const struct kd_deviation *stage_find_deviation(const struct kd_state *s, int i,
+						const char *check);
+/* The author for deviations and notes: git's user.name, else $USER, else
+ * "unknown".  Static buffer. */
+const char *kd_author(void);
+
+/* Run stage i: gather, save observations, check, describe; store rows and
+ * status in the state and save it.  When gather or check fail, a failing
+ * row "stage.error" carries the message into the state.  (To describe
+ * saved observations later, call ops->describe on a kd_result whose obs is
+ * kd_ctx_obs(ctx, i).)  Returns 0 when the stage ran (whatever
+ * its verdict), else the error code (input 2, environment 3). */
+int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
+	      struct kd_rows *info_rows, struct kd_err *err);
+
 #endif

@@ -80,36 +80,4 @@ json_t *state_to_json(const struct kd_state *s);
 int state_from_json(const json_t *root, const char *path, const struct yamlio_doc *doc,
 		    struct kd_state *s, struct kd_err *err);
 
-/* --- the rules (src/stage.c) --- */
-
-/* Store the rows of a run of stage i against reference identity ref_id and
- * compute its status from them and its deviations. */
-void stage_apply_rows(struct kd_state *s, int i, const struct kd_rows *rows,
-		      const char *ref_id);
-/* Recompute stage i's status from its rows and deviations (keeps stale). */
-void stage_recompute(struct kd_state *s, int i);
-/* 1 when the walkthrough may go past stage i.  Otherwise 0 and why gets a
- * sentence naming the blocking checks and how to record a deviation. */
-int stage_can_advance(const struct kd_state *s, int i, char *why, size_t len);
-/* Record a deviation for check `check` of stage i.  Refuses an empty why,
- * an unknown check, and a check that is not failing (KD_EINPUT).  A second
- * deviation for the same check replaces the first. */
-int stage_record_deviation(struct kd_state *s, int i, const char *check,
-			   const char *what, const char *why, int intentional,
-			   const char *author, struct kd_err *err);
-/* An input of stage i changed: i and every later passed/deviation stage
- * become stale. */
-void stage_mark_changed(struct kd_state *s, int i);
-/* Add a note to stage i. */
-int stage_add_note(struct kd_state *s, int i, const char *text, const char *author,
-		   struct kd_err *err);
-/* Free the strings of one deviation. */
-void state_deviation_free(struct kd_deviation *d);
-/* Find the deviation of stage i for check, or NULL. */
-const struct kd_deviation *stage_find_deviation(const struct kd_state *s, int i,
-						const char *check);
-/* The author for deviations and notes: git's user.name, else $USER, else
- * "unknown".  Static buffer. */
-const char *kd_author(void);
-
 #endif

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "fuzz.h"
-#include "kernodeck/pipcheck.h"
+#include "kernodeck/parse-pipcheck.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "fuzz.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,13 +1,13 @@
 /*
- * hash-cli.c - `kd-hash`: hash_cmd() as a program, for tests/bench/hash.sh
+ * hash-cli.c - `kd-hash`: cmd_hash() as a program, for tests/bench/hash.sh
  * until `kernodeck hash` is wired into main.c (same arguments).
  */
 #include "config.h"
 
-#include "kernodeck/hash.h"
+#include "kernodeck/cmd.h"
 
 int
 main(int argc, char **argv)
 {
-	return hash_cmd(argc, argv);
+	return cmd_hash(argc, argv);
 }

@@ -80,3 +80,21 @@ check "capture (torch): exits 0" [ "$?" -eq 0 ]
 check "capture (torch): system.cuda is torch.version.cuda" grep -Eq '^  cuda: "?12\.1"?$' "$R"
 check "capture (torch): no ROCm recorded (torch.version.hip is None)" sh -c "! grep -Eq '^  rocm: [0-9\"]' '$R'"
 check "capture (torch): the backend follows the build" grep -q '^  backend: cuda$' "$R"
+
+# the system row comes from the system stage's readers, under KD_SYSROOT: a
+# fixture machine (Ubuntu 22.04, NVIDIA's proprietary driver, nvidia-smi)
+# is what the reference records, not this machine
+P3="$KD_TMP/proj3"
+mkdir -p "$P3"
+git -C "$P3" init -q -b main
+echo "print(1)" >"$P3/run.py"
+git -C "$P3" add run.py && git -C "$P3" commit -q -m one
+KD_SYSROOT="$KD_SRCDIR/tests/fixtures/sysroot/nvidia-prop" \
+	PATH="$KD_SRCDIR/tests/fixtures/bin-nvidia-ok:/usr/bin:/bin" \
+	"$KD_BIN" capture "$P3" --python "$V/bin/python" >"$KD_TMP/out3" 2>"$KD_TMP/err3"
+check "capture (KD_SYSROOT): exits 0" [ "$?" -eq 0 ]
+R3="$P3/kernodeck/reference.yaml"
+check "capture (KD_SYSROOT): the fixture's os-release is recorded" \
+	grep -q '^  os: "\{0,1\}Ubuntu 22.04' "$R3"
+check "capture (KD_SYSROOT): the fixture's NVIDIA GPU is recorded" \
+	grep -q '^  gpu_vendor: nvidia$' "$R3"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernodeck/freeze.h"
+#include "kernodeck/parse-freeze.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pipline.h"
 

@@ -13,7 +13,7 @@
 
 #include "kernodeck/inspect.h"
 #include "kernodeck/inventory.h"
-#include "kernodeck/pipinspect.h"
+#include "kernodeck/parse-inspect.h"
 
 #define FIX KD_SRCDIR "/tests/fixtures/pip/inventory/"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernodeck/inspect.h"
-#include "kernodeck/pipcheck.h"
+#include "kernodeck/parse-pipcheck.h"
 
 #define FIX KD_SRCDIR "/tests/fixtures/pip/pip_check/"
 

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernodeck/capture.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
@@ -815,7 +816,7 @@ test_capture_real_venv(void **state)
 		skip();
 	snprintf(py, sizeof py, "%s/bin/python", venv);
 	assert_int_equal(kd_ctx_open(&ctx, dir, NULL, KD_LOCK_REQUIRED, &err), 0);
-	if (reference_capture(&ctx, py, NULL, &summary, &err) != 0)
+	if (capture_reference(&ctx, py, NULL, &summary, &err) != 0)
 		fprintf(stderr, "capture: %s\n", err.msg);
 	assert_non_null(summary);
 	/* the interpreter as given (the venv's, not the one it links to) */
@@ -854,11 +855,11 @@ test_capture_real_venv(void **state)
 	json_decref(summary);
 
 	/* an interpreter that is not there */
-	assert_int_equal(reference_capture(&ctx, "/nonexistent/python", NULL, NULL, &err),
+	assert_int_equal(capture_reference(&ctx, "/nonexistent/python", NULL, NULL, &err),
 			 KD_EINPUT);
 	assert_non_null(strstr(err.msg, "/nonexistent/python"));
 	/* one that cannot answer */
-	assert_int_equal(reference_capture(&ctx, "/bin/false", NULL, NULL, &err), KD_EENV);
+	assert_int_equal(capture_reference(&ctx, "/bin/false", NULL, NULL, &err), KD_EENV);
 	kd_ctx_close(&ctx);
 }
 

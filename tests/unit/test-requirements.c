@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "kernodeck/inspect.h"
-#include "kernodeck/requirements.h"
+#include "kernodeck/parse-requirements.h"
 
 #define FIX KD_SRCDIR "/tests/fixtures/pip/requirements/"
 

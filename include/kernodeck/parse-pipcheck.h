@@ -1,5 +1,5 @@
 /*
- * pipcheck.h - `pip check` output.
+ * parse-pipcheck.h - `pip check` output.
  *
  * The tree (what `kernodeck inspect pip-check FILE` prints):
  *

@@ -1,5 +1,5 @@
 /*
- * freeze.h - `pip freeze` / `pip list --format=freeze` output.
+ * parse-freeze.h - `pip freeze` / `pip list --format=freeze` output.
  *
  * The tree (what `kernodeck inspect freeze FILE` prints):
  *

@@ -1,5 +1,5 @@
 /*
- * pipinspect.h - `pip inspect` JSON (pip 22.2 and later).
+ * parse-inspect.h - `pip inspect` JSON (pip 22.2 and later).
  *
  * The tree (what `kernodeck inspect pip-inspect FILE` prints):
  *

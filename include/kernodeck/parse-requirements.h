@@ -1,5 +1,5 @@
 /*
- * requirements.h - pip requirements files, read and linted.
+ * parse-requirements.h - pip requirements files, read and linted.
  *
  * The tree (what `kernodeck inspect requirements FILE` prints):
  *

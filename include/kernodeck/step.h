@@ -1,0 +1,78 @@
+/*
+ * step.h - one program run as a logged, cancellable step (src/step.c):
+ * what every stage, the reference capture and the system readers share on
+ * top of the runner (run.h).
+ *
+ * A step runs argv in the project folder (or cwd) with the context's
+ * environment (ctx.child_env) under its own, a log of its own
+ * (logs/STAMP-WHAT.log, kd_ctx_log_path) when it has a name, the label
+ * announced to the sink, and the sink's cancellation (or its own).  Each
+ * line goes to the sink's on_line when stream is set, to on_line when
+ * given, and into buf (up to keep_cap) when keep is set; the first
+ * "ERROR:" and "error:" lines are remembered.
+ */
+#ifndef KD_STEP_H
+#define KD_STEP_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+#include "kernodeck/run.h"
+
+struct kd_ctx;
+struct kd_sink;
+
+struct kd_step {
+	/* in */
+	const char *what;                /* the log's name; NULL: no log */
+	const char *log_path;            /* without ctx: the log, or NULL */
+	const char *const *env_base;     /* without ctx: run_opts.env_base */
+	const char *label;               /* announced to the sink, or NULL */
+	const char *const *argv;
+	const char *cwd;                 /* NULL: the project folder (or inherit, no ctx) */
+	const char *const *env_set;      /* run_opts.env_set */
+	const char *const *env_unset;
+	double timeout_s, grace_s;
+	size_t tail_cap;                 /* run_opts.tail_cap */
+	int stream;                      /* lines to the sink's on_line */
+	int keep;                        /* lines kept in buf */
+	size_t keep_cap;                 /* 0: KD_CAP_PIP_OUTPUT */
+	void (*on_line)(void *u, const char *line, size_t len);  /* or NULL */
+	int (*cancelled)(void *u);       /* NULL: the sink's */
+	void *u;
+	/* out */
+	const struct kd_sink *sink;
+	char *log;                       /* the log's path, or NULL */
+	char *first_error, *first_lower;
+	char *buf;                       /* when keep; NUL-terminated */
+	size_t len, cap;
+	int overflow;                    /* the output passed keep_cap */
+	struct run_result r;
+};
+
+/* Run the step (ctx may be NULL: no log, no context environment).  Returns
+ * run_program's code: 0 when the program ran, whatever its exit. */
+int step_run(struct kd_ctx *ctx, const struct kd_sink *sink, struct kd_step *s,
+	     struct kd_err *err);
+/* Did it run and exit 0 (not cancelled, not timed out)? */
+int step_ok(const struct kd_step *s);
+/* Release the outputs; the inputs are kept, so that a step can run again. */
+void step_free(struct kd_step *s);
+/* The record {step, argv, log, status, exit_code, how, elapsed_s} of a step
+ * that step_run returned rc for (err: why it did not start). */
+json_t *step_record(const struct kd_ctx *ctx, const struct kd_step *s, int rc,
+		    const struct kd_err *err);
+
+/* The environment of pip's steps (stages 3 and 4): non-interactive, no
+ * version check, no activation variables. */
+extern const char *const step_pip_env_set[];
+extern const char *const step_pip_env_unset[];
+/* A pip step of stages 3 and 4: argv in the project folder with pip's
+ * environment, run as step what (label to the sink), its record appended
+ * to steps.  Returns step_run's code. */
+int step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
+	     const char *label, const char *const *argv, double timeout, struct kd_step *s,
+	     json_t *steps, struct kd_err *err);
+
+#endif

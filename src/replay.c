@@ -1,0 +1,652 @@
+/*
+ * replay.c - the replay engine: rebuild and re-check a project from a
+ * dossier in a clean folder (`kernodeck replay`, src/cmd-replay.c, and the
+ * dossier stage's replay action call replay_run).
+ *
+ * A dossier from someone else is untrusted.  Before anything runs:
+ * SHA256SUMS is parsed (an entry that points outside the dossier is
+ * refused) and every file is verified (a changed, missing, linked or
+ * unlisted file is refused); then every command the replay will run is
+ * shown and confirmed once (--yes skips the question; without a terminal
+ * and without --yes the replay declines).  Nothing is written outside the
+ * work folder: the code is cloned into it (libgit2, the recorded remote or
+ * local path, then the recorded commit), kernodeck's folder is made inside
+ * it, and pip's cache, temporary files and Python's bytecode are kept in it
+ * or not written.
+ *
+ * The data and weights digests are checked where the reference says (in
+ * the clone, else in the recorded project folder) or under --data.  Stages
+ * 2 to 6 then run headless through the engine (stage_run) with the
+ * deviations and inventory marks the dossier records; the verdict of each
+ * stage is: passed, as recorded (every failing check is a recorded
+ * deviation), new differences (listed, for a person to record), or not run.
+ * Exit 0 only when no stage shows a new difference.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier.h"
+#include "kernodeck/fsutil.h"
+#include "kernodeck/hash.h"
+#include "kernodeck/paths.h"
+#include "kernodeck/replay.h"
+#include "kernodeck/repo.h"
+#include "kernodeck/sha256sums.h"
+#include "kernodeck/sysinfo.h"
+#include "kernodeck/yamlio.h"
+
+#define FIRST_STAGE 1   /* system */
+#define LAST_STAGE 5    /* sample */
+
+static void
+say(const struct replay_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(const struct replay_opts *o, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (o->sink != NULL)
+		kd_sink_line(o->sink, buf);
+	else
+		fprintf(stderr, "%s\n", buf);
+}
+
+/* ---- the dossier, verified -------------------------------------------------- */
+
+static int
+verify_dossier(const struct replay_opts *o, struct kd_err *err)
+{
+	struct sha256sums sums;
+	struct sha256sums_report rep;
+	char *sp = fsutil_join(o->dossier, "SHA256SUMS");
+	int rc;
+
+	if (sp == NULL || !fsutil_exists(sp)) {
+		free(sp);
+		return kd_err_set(err, KD_EINPUT, o->dossier, 0,
+				  "%s: no SHA256SUMS: not a dossier kernodeck wrote", o->dossier);
+	}
+	rc = sha256sums_load(sp, &sums, err);
+	free(sp);
+	if (rc != 0)
+		return KD_EINPUT;
+	rc = sha256sums_verify(o->dossier, &sums, "SHA256SUMS", &rep, err);
+	if (rc == KD_EFAIL) {
+		for (size_t i = 0; i < rep.n; i++)
+			say(o, "  %s: %s", rep.v[i].path, rep.v[i].what);
+		rc = kd_err_set(err, KD_EINPUT, o->dossier, 0,
+				"%s does not verify against its SHA256SUMS (%zu problem%s, "
+				"first: %s %s): refusing to replay it", o->dossier, rep.n,
+				rep.n == 1 ? "" : "s", rep.v[0].path, rep.v[0].what);
+	} else if (rc == 0) {
+		say(o, "dossier %s: %zu files verified against SHA256SUMS", o->dossier, rep.checked);
+	}
+	sha256sums_report_free(&rep);
+	sha256sums_free(&sums);
+	return rc;
+}
+
+static int
+load_yaml(const char *dir, const char *rel, struct yamlio_doc *doc, struct kd_err *err)
+{
+	char *p = fsutil_join(dir, rel);
+	int rc = yamlio_load_file(p, doc, err);
+
+	free(p);
+	return rc;
+}
+
+/* ---- the commands, shown and confirmed ------------------------------------ */
+
+static const char *
+str_of(const json_t *t, const char *path)
+{
+	return yamlio_get_str(t, path);
+}
+
+static void
+show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
+{
+	const char *remote = str_of(dy, "code.remote");
+	const char *local = str_of(dy, "code.local_path");
+	const json_t *ep = yamlio_get(ref, "code.entry_point"), *v;
+	char *req = NULL, *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
+	size_t i, len;
+
+	say(o, "The replay will run, in %s (and write nothing outside it):", o->workdir);
+	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
+	    o->workdir, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?");
+	json_array_foreach(yamlio_get(ref, "data"), i, v)
+		if (json_string_value(json_object_get(v, "path")))
+			say(o, "  sha256 of %s%s%s (expect %.12s)", o->data ? o->data : "",
+			    o->data ? "/" : "", json_string_value(json_object_get(v, "path")),
+			    json_string_value(json_object_get(v, "sha256")) ?
+			    json_string_value(json_object_get(v, "sha256")) : "?");
+	say(o, "  %s -m venv%s .venv-rebuild", py,
+	    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
+	    " --system-site-packages" : "");
+	say(o, "  .venv-rebuild/bin/python -m pip --version");
+	say(o, "  .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt, which holds:");
+	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
+		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = '\0';
+			if (*l != '\0' && *l != '#')
+				say(o, "      %s", l);
+		}
+	}
+	free(req);
+	free(rp);
+	say(o, "  .venv-rebuild/bin/python -m pip freeze --all; pip inspect; pip check");
+	say(o, "  .venv-rebuild/bin/python %s   (kernodeck's probe: import torch, a small "
+	    "computation on the expected device)", "probe.py");
+	{
+		char line[2048];
+		size_t n = 0;
+		line[0] = '\0';
+		json_array_foreach(ep, i, v) {
+			const char *a = json_string_value(v);
+			if (a == NULL)
+				continue;
+			if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0))
+				a = ".venv-rebuild/bin/python";
+			n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0,
+					      "%s%s", i ? " " : "", a);
+			if (n >= sizeof line)
+				break;
+		}
+		say(o, "  %s   (the entry point, on the sample)", line);
+	}
+}
+
+/* Ask once on the terminal.  1: yes. */
+static int
+confirm(const struct replay_opts *o)
+{
+	char ans[64];
+
+	if (o->yes)
+		return 1;
+	if (!isatty(STDIN_FILENO)) {
+		say(o, "not confirmed: there is no terminal to ask; pass --yes to run these commands");
+		return 0;
+	}
+	fputs("Run these commands? [y/N] ", stderr);
+	fflush(stderr);
+	if (fgets(ans, sizeof ans, stdin) == NULL)
+		return 0;
+	return ans[0] == 'y' || ans[0] == 'Y';
+}
+
+/* ---- the code ---------------------------------------------------------------- */
+
+static int
+clone_at(const char *url, const char *commit, const char *dir, struct kd_err *err)
+{
+	git_clone_options co;
+	git_checkout_options ck;
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	int rc = 0;
+	const git_error *e;
+
+	git_libgit2_init();
+	git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
+	co.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;
+	if (git_clone(&repo, url, dir, &co) < 0) {
+		e = git_error_last();
+		rc = kd_err_set(err, KD_EENV, url, 0, "cannot clone %s: %s", url,
+				e && e->message ? e->message : "libgit2 error");
+		goto out;
+	}
+	if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, repo, &oid) < 0) {
+		rc = kd_err_set(err, KD_EINPUT, url, 0,
+				"the recorded commit %s is not in %s (was it pushed?)", commit, url);
+		goto out;
+	}
+	git_checkout_options_init(&ck, GIT_CHECKOUT_OPTIONS_VERSION);
+	ck.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_tree(repo, (const git_object *)c, &ck) < 0 ||
+	    git_repository_set_head_detached(repo, &oid) < 0) {
+		e = git_error_last();
+		rc = kd_err_set(err, KD_EENV, dir, 0, "cannot check out %s: %s", commit,
+				e && e->message ? e->message : "libgit2 error");
+	}
+out:
+	git_commit_free(c);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
+
+/* ---- data and weights ---------------------------------------------------------- */
+
+/* Where a data path is: --data, the clone, the recorded project. */
+static char *
+locate(const struct replay_opts *o, const char *local, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *p;
+
+	if (o->data != NULL) {
+		p = fsutil_join(o->data, path[0] == '/' ? (base ? base + 1 : path) : path);
+		if (p && fsutil_exists(p))
+			return p;
+		free(p);
+		return NULL;
+	}
+	if (path[0] == '/')
+		return fsutil_exists(path) ? strdup(path) : NULL;
+	p = fsutil_join(o->workdir, path);
+	if (p && fsutil_exists(p))
+		return p;
+	free(p);
+	if (local != NULL) {
+		p = fsutil_join(local, path);
+		if (p && fsutil_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* Check every item's digest; the items found outside the clone are linked
+ * into it so that the stages see them.  Problems go into bad. */
+static void
+check_data(const struct replay_opts *o, const json_t *ref, const char *local, json_t *bad)
+{
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(yamlio_get(ref, "data"), i, it) {
+		const char *path = json_string_value(json_object_get(it, "path"));
+		const char *want = json_string_value(json_object_get(it, "sha256"));
+		char hex[65], *at;
+		struct stat st;
+		struct kd_err e;
+		int rc;
+
+		if (path == NULL || want == NULL)
+			continue;
+		at = locate(o, local, path);
+		if (at == NULL) {
+			json_array_append_new(bad, json_sprintf("data %s: not found%s%s", path,
+				o->data ? " under " : "", o->data ? o->data : ""));
+			continue;
+		}
+		if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = hash_folder(at, NULL, NULL, hex, NULL, NULL, &e);
+		else
+			rc = hash_file(at, NULL, NULL, hex, NULL, &e);
+		if (rc != 0)
+			json_array_append_new(bad, json_sprintf("data %s: %s", path, e.msg));
+		else if (strcmp(hex, want) != 0)
+			json_array_append_new(bad, json_sprintf("data %s: SHA-256 %.12s, recorded %.12s",
+								path, hex, want));
+		else
+			say(o, "data %s: SHA-256 matches (%s)", path, at);
+		if (path[0] != '/') {
+			char *in = fsutil_join(o->workdir, path);
+			if (in != NULL && !fsutil_exists(in) && strcmp(in, at) != 0 &&
+			    sha256sums_path_safe(path)) {
+				char *slash = strrchr(in, '/');
+				*slash = '\0';
+				fsutil_mkdirs(in, NULL);
+				*slash = '/';
+				if (symlink(at, in) < 0)
+					json_array_append_new(bad, json_sprintf("data %s: cannot link it "
+						"into the work folder", path));
+			}
+			free(in);
+		}
+		free(at);
+	}
+}
+
+/* ---- the stages ------------------------------------------------------------------- */
+
+/* The deviations of stage id recorded in the dossier's state. */
+static const json_t *
+recorded_devs(const json_t *dy, const char *id)
+{
+	const json_t *stages = json_object_get(dy, "stages"), *s;
+	size_t i;
+
+	json_array_foreach(stages, i, s)
+		if (json_is_string(json_object_get(s, "id")) &&
+		    strcmp(json_string_value(json_object_get(s, "id")), id) == 0)
+			return json_object_get(s, "deviations");
+	return NULL;
+}
+
+/* Put the recorded deviations into the fresh state, so that the replayed
+ * state shows them as the dossier does. */
+static void
+seed_deviations(struct kd_ctx *ctx, const json_t *dy)
+{
+	for (int i = FIRST_STAGE; i <= LAST_STAGE; i++) {
+		const json_t *devs = recorded_devs(dy, kd_stages[i]->id), *d;
+		struct kd_stage_state *ss = &ctx->state.st[i];
+		size_t k;
+
+		json_array_foreach(devs, k, d) {
+			struct kd_deviation *nv = realloc(ss->devs, (ss->ndevs + 1) * sizeof *nv);
+			const char *ch = json_string_value(json_object_get(d, "check"));
+			const char *why = json_string_value(json_object_get(d, "why"));
+			if (nv == NULL || ch == NULL || why == NULL)
+				continue;
+			ss->devs = nv;
+			nv += ss->ndevs++;
+			nv->check = strdup(ch);
+			nv->what = json_string_value(json_object_get(d, "what")) ?
+				strdup(json_string_value(json_object_get(d, "what"))) : NULL;
+			nv->why = strdup(why);
+			nv->intentional = json_is_true(json_object_get(d, "intentional"));
+			nv->author = strdup(json_string_value(json_object_get(d, "author")) ?
+					    json_string_value(json_object_get(d, "author")) : "dossier");
+			nv->time = json_string_value(json_object_get(d, "time")) ?
+				strdup(json_string_value(json_object_get(d, "time"))) : NULL;
+		}
+	}
+}
+
+/* The choices a person made that the stages read back: the inventory
+ * marks of stage 4. */
+static void
+seed_settings(struct kd_ctx *ctx, const char *dossier)
+{
+	struct yamlio_doc doc;
+	static const char *const keep[] = { "contract.marks" };
+
+	if (load_yaml(dossier, "kernodeck/state.yaml", &doc, NULL) != 0)
+		return;
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+		json_t *v = yamlio_get(json_object_get(doc.root, "settings"), keep[i]);
+		if (v != NULL)
+			yamlio_set(ctx->state.settings, keep[i], json_deep_copy(v));
+	}
+	yamlio_doc_free(&doc);
+}
+
+static void
+stderr_line(void *u, const char *line, size_t len)
+{
+	(void)u;
+	fprintf(stderr, "  | %.*s\n", (int)len, line);
+}
+
+/* Run stages 2 to 6; the verdict of each into verdict[]. */
+static int
+run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int *newdiff,
+	   struct kd_err *err)
+{
+	struct kd_sink dflt = { kd_sink_print_step, stderr_line, NULL, NULL };
+	const struct kd_sink *sink = o->sink ? o->sink : &dflt;
+	int stop = 0;
+
+	for (int i = FIRST_STAGE; i <= LAST_STAGE; i++) {
+		json_t *v = json_object(), *nd = json_array();
+		const struct kd_stage_state *ss = &ctx->state.st[i];
+		struct kd_rows info = { 0 };
+		const char *what;
+		int rc;
+
+		json_object_set_new(v, "stage", json_string(kd_stages[i]->id));
+		if (stop) {
+			json_object_set_new(v, "verdict", json_string("not run"));
+			json_array_append_new(verdict, v);
+			json_decref(nd);
+			continue;
+		}
+		if (o->sink == NULL)
+			fprintf(stderr, "kernodeck replay: stage %d, %s\n", i + 1, kd_stages[i]->id);
+		rc = stage_run(ctx, i, sink, &info, err);
+		kd_rows_free(&info);
+		if (rc != 0) {
+			char buf[1200];
+			json_object_set_new(v, "verdict", json_string("error"));
+			json_object_set_new(v, "error", json_string(kd_err_format(err, buf, sizeof buf)));
+			json_array_append_new(verdict, v);
+			json_decref(nd);
+			return rc;
+		}
+		for (size_t k = 0; k < ss->rows.n; k++) {
+			const struct kd_row *r = &ss->rows.v[k];
+			if (r->status == KD_R_FAIL && stage_find_deviation(&ctx->state, i, r->id) == NULL)
+				json_array_append_new(nd, json_pack("{s:s, s:s?, s:s?}", "check", r->id,
+					"observed", r->observed, "expected", r->expected));
+		}
+		if (json_array_size(nd) > 0) {
+			what = "new differences";
+			*newdiff = 1;
+			stop = 1;
+		} else if (ss->status == KD_ST_DEVIATION) {
+			what = "as recorded";
+		} else {
+			what = kd_status_name(ss->status);
+		}
+		json_object_set_new(v, "verdict", json_string(what));
+		json_object_set_new(v, "new_differences", nd);
+		json_array_append_new(verdict, v);
+	}
+	return 0;
+}
+
+static void
+print_verdict(const json_t *verdict, int newdiff)
+{
+	const json_t *v, *d;
+	size_t i, k;
+
+	printf("replay verdict:\n");
+	json_array_foreach(verdict, i, v) {
+		printf("  %-9s %s\n", json_string_value(json_object_get(v, "stage")),
+		       json_string_value(json_object_get(v, "verdict")));
+		json_array_foreach(json_object_get(v, "new_differences"), k, d) {
+			const char *ob = json_string_value(json_object_get(d, "observed"));
+			const char *ex = json_string_value(json_object_get(d, "expected"));
+			printf("      %s: %s%s%s%s\n", json_string_value(json_object_get(d, "check")),
+			       ob ? ob : "", ex ? " (expected " : "", ex ? ex : "", ex ? ")" : "");
+		}
+	}
+	printf("overall: %s\n", newdiff ? "NEW DIFFERENCES: record them (kernodeck deviate, or "
+	       "the walkthrough) or fix them" : "passed (every stage passed or shows exactly the "
+	       "recorded deviations)");
+}
+
+/* The environment of every program the replay's stages run: each cache,
+ * temporary file and home-folder file inside the work folder, Python's
+ * bytecode unwritten.  The user's configuration (pip's index settings,
+ * git's identity) is still read from where it is.  Given to the runner
+ * through the context (ctx.child_env): kernodeck's own environment is not
+ * changed.  env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended. */
+#define REPLAY_NENV 7
+static void
+contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
+{
+	char *cache = fsutil_join(workdir, ".cache"), *tmp = fsutil_join(workdir, ".tmp");
+	char *pip = fsutil_join(cache, "pip"), *home = fsutil_join(workdir, ".home");
+	const char *old = getenv("HOME");
+	size_t n = 0;
+
+	fsutil_mkdirs(pip, NULL);
+	fsutil_mkdirs(tmp, NULL);
+	fsutil_mkdirs(home, NULL);
+	if (old != NULL && *old != '\0') {
+		char *cfg = fsutil_join(old, ".config"), *git = fsutil_join(old, ".gitconfig");
+		if (getenv("XDG_CONFIG_HOME") == NULL)
+			env[n++] = sysinfo_fmt("XDG_CONFIG_HOME=%s", cfg);
+		if (getenv("GIT_CONFIG_GLOBAL") == NULL && fsutil_exists(git))
+			env[n++] = sysinfo_fmt("GIT_CONFIG_GLOBAL=%s", git);
+		free(cfg);
+		free(git);
+	}
+	env[n++] = sysinfo_fmt("HOME=%s", home);
+	env[n++] = sysinfo_fmt("PIP_CACHE_DIR=%s", pip);
+	env[n++] = sysinfo_fmt("XDG_CACHE_HOME=%s", cache);
+	env[n++] = sysinfo_fmt("TMPDIR=%s", tmp);
+	env[n++] = strdup("PYTHONDONTWRITEBYTECODE=1");
+	env[n] = NULL;
+	free(home);
+	free(pip);
+	free(cache);
+	free(tmp);
+}
+
+static void
+env_free(char *env[REPLAY_NENV + 1])
+{
+	for (size_t i = 0; i < REPLAY_NENV + 1; i++) {
+		free(env[i]);
+		env[i] = NULL;
+	}
+}
+
+static int
+empty_or_missing(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT;
+	/* an empty folder is removed: the clone makes it again */
+	return S_ISDIR(st.st_mode) && rmdir(dir) == 0;
+}
+
+/* See replay.h. */
+int
+replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
+{
+	struct yamlio_doc dy = { 0 }, rdoc = { 0 };
+	struct kd_ctx ctx;
+	const char *url, *commit, *local;
+	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
+	json_t *bad = json_array();
+	char *env[REPLAY_NENV + 1] = { NULL };
+	int rc, newdiff = 0, opened = 0;
+
+	*verdict = NULL;
+	if ((rc = verify_dossier(o, err)) != 0)
+		goto out;
+	if ((rc = load_yaml(o->dossier, "dossier.yaml", &dy, err)) != 0 ||
+	    (rc = load_yaml(o->dossier, "kernodeck/reference.yaml", &rdoc, err)) != 0)
+		goto out;
+	commit = str_of(dy.root, "code.commit");
+	local = str_of(dy.root, "code.local_path");
+	url = str_of(dy.root, "code.remote") ? str_of(dy.root, "code.remote") : local;
+	if (commit == NULL || url == NULL || !repo_is_full_id(commit)) {
+		rc = kd_err_set(err, KD_EINPUT, "dossier.yaml", 0,
+				"the dossier records no commit and repository to clone");
+		goto out;
+	}
+	if (!empty_or_missing(o->workdir)) {
+		rc = kd_err_set(err, KD_EINPUT, o->workdir, 0,
+				"%s exists and is not empty: the replay needs a clean folder",
+				o->workdir);
+		goto out;
+	}
+	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
+	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
+	if (!confirm(o)) {
+		rc = kd_err_set(err, KD_EFAIL, NULL, 0, "replay declined: nothing was run");
+		goto out;
+	}
+	if ((rc = clone_at(url, commit, o->workdir, err)) != 0)
+		goto out;
+	say(o, "code: %s at %s", url, commit);
+	contain_env(o->workdir, env);
+	check_data(o, rdoc.root, local, bad);
+	/* the kernodeck folder of the replay, with the dossier's reference */
+	kdir = fsutil_join(o->workdir, "kernodeck");
+	refp = fsutil_join(kdir, "reference.yaml");
+	{
+		static const char *const excl[] = { "kernodeck", ".venv-rebuild", ".cache", ".tmp",
+						    ".home" };
+		int added;
+		char *src = fsutil_join(o->dossier, "kernodeck/reference.yaml"), *text = NULL;
+		size_t len;
+		if ((rc = fsutil_mkdirs(kdir, err)) != 0 ||
+		    (rc = fsutil_read_file(src, 16u << 20, &text, &len, err)) != 0 ||
+		    (rc = fsutil_write_atomic(refp, text, len, 0, err)) != 0) {
+			free(src);
+			free(text);
+			goto out;
+		}
+		free(src);
+		free(text);
+		repo_ensure_excludes(o->workdir, excl, 5, &added, NULL);
+	}
+	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
+		goto out;
+	opened = 1;
+	ctx.python_override = o->python;
+	ctx.child_env = (const char *const *)env;
+	seed_deviations(&ctx, dy.root);
+	seed_settings(&ctx, o->dossier);
+	*verdict = json_array();
+	if (json_array_size(bad) > 0) {
+		json_t *v = json_object();
+		json_object_set_new(v, "stage", json_string("data"));
+		json_object_set_new(v, "verdict", json_string("new differences"));
+		json_t *nd = json_array();
+		size_t i;
+		json_t *b;
+		json_array_foreach(bad, i, b)
+			json_array_append_new(nd, json_pack("{s:s, s:O}", "check", "data", "observed", b));
+		json_object_set_new(v, "new_differences", nd);
+		json_array_append_new(*verdict, v);
+		newdiff = 1;
+	}
+	rc = run_stages(o, &ctx, *verdict, &newdiff, err);
+	kd_ctx_save_state(&ctx, NULL);
+	if (rc == 0) {
+		char *rp = kd_ctx_path(&ctx, "replay.yaml");
+		json_t *rep = json_pack("{s:s, s:s, s:O, s:b}", "dossier", o->dossier, "commit",
+					commit, "stages", *verdict, "passed", !newdiff);
+		yamlio_save_file(rp, rep, 0, NULL);
+		json_decref(rep);
+		free(rp);
+		if (o->sink == NULL) {
+			print_verdict(*verdict, newdiff);
+		} else {
+			const json_t *v;
+			size_t i;
+			json_array_foreach(*verdict, i, v)
+				say(o, "replay: %s %s", json_string_value(json_object_get(v, "stage")),
+				    json_string_value(json_object_get(v, "verdict")));
+			say(o, "replay: overall %s", newdiff ? "NEW DIFFERENCES" : "passed");
+		}
+		rc = newdiff ? KD_EFAIL : 0;
+		if (newdiff)
+			kd_err_set(err, KD_EFAIL, NULL, 0, "the replay shows new differences");
+	}
+out:
+	if (opened)
+		kd_ctx_close(&ctx);
+	env_free(env);
+	json_decref(bad);
+	yamlio_doc_free(&dy);
+	yamlio_doc_free(&rdoc);
+	free(kdir);
+	free(refp);
+	free(py);
+	free(why);
+	return rc;
+}

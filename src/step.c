@@ -1,0 +1,169 @@
+/*
+ * step.c - one program run as a logged, cancellable step: the log, the
+ * sink, the kept output and the record, written once for every stage.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/caps.h"
+#include "kernodeck/ctx.h"
+#include "kernodeck/pipline.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/step.h"
+
+const char *const step_pip_env_set[] = {
+	"PIP_NO_INPUT=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", NULL,
+};
+/* what would make the run depend on an activated shell */
+const char *const step_pip_env_unset[] = {
+	"VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PIP_USER", NULL,
+};
+
+static void
+keep_line(struct kd_step *s, const char *line, size_t len)
+{
+	size_t cap = s->keep_cap ? s->keep_cap : KD_CAP_PIP_OUTPUT;
+
+	if (s->overflow)
+		return;
+	if (s->len + len + 2 > cap) {
+		s->overflow = 1;
+		return;
+	}
+	if (s->len + len + 2 > s->cap) {
+		size_t nc = (s->len + len + 2) * 2;
+		char *nb = realloc(s->buf, nc);
+		if (nb == NULL) {
+			s->overflow = 1;
+			return;
+		}
+		s->buf = nb;
+		s->cap = nc;
+	}
+	memcpy(s->buf + s->len, line, len);
+	s->len += len;
+	s->buf[s->len++] = '\n';
+	s->buf[s->len] = '\0';
+}
+
+static void
+step_line(void *u, const char *line, size_t len)
+{
+	struct kd_step *s = u;
+
+	if (s->first_error == NULL && len >= 6 && strncmp(line, "ERROR:", 6) == 0)
+		s->first_error = pipline_dup(line, len);
+	if (s->first_lower == NULL && len >= 6 && strncmp(line, "error:", 6) == 0)
+		s->first_lower = pipline_dup(line, len);
+	if (s->stream && s->sink != NULL && s->sink->on_line != NULL)
+		s->sink->on_line(s->sink->u, line, len);
+	if (s->on_line != NULL)
+		s->on_line(s->u, line, len);
+	if (s->keep)
+		keep_line(s, line, len);
+}
+
+static int
+step_cancelled(void *u)
+{
+	struct kd_step *s = u;
+
+	if (s->cancelled != NULL)
+		return s->cancelled(s->u);
+	return kd_sink_cancelled(s->sink);
+}
+
+void
+step_free(struct kd_step *s)
+{
+	free(s->log);
+	free(s->first_error);
+	free(s->first_lower);
+	free(s->buf);
+	run_result_free(&s->r);
+	s->log = s->first_error = s->first_lower = s->buf = NULL;
+	s->len = s->cap = 0;
+	s->overflow = 0;
+	memset(&s->r, 0, sizeof s->r);
+}
+
+int
+step_run(struct kd_ctx *ctx, const struct kd_sink *sink, struct kd_step *s, struct kd_err *err)
+{
+	struct run_opts o;
+
+	step_free(s);
+	s->sink = sink;
+	if (ctx != NULL && s->what != NULL)
+		s->log = kd_ctx_log_path(ctx, s->what);
+	else if (s->log_path != NULL)
+		s->log = strdup(s->log_path);
+	memset(&o, 0, sizeof o);
+	o.argv = s->argv;
+	o.cwd = s->cwd != NULL ? s->cwd : ctx != NULL ? ctx->project_dir : NULL;
+	o.env_base = ctx != NULL ? ctx->child_env : s->env_base;
+	o.env_set = s->env_set;
+	o.env_unset = s->env_unset;
+	o.timeout_s = s->timeout_s;
+	o.grace_s = s->grace_s;
+	o.tail_cap = s->tail_cap;
+	o.log_path = s->log;
+	o.on_line = step_line;
+	o.cancelled = step_cancelled;
+	o.u = s;
+	if (s->label != NULL)
+		kd_sink_step(sink, s->label, -1);
+	return run_program(&o, &s->r, err);
+}
+
+int
+step_ok(const struct kd_step *s)
+{
+	const struct run_result *r = &s->r;
+
+	return r->started && r->exited && r->exit_code == 0 && !r->cancelled && !r->timed_out;
+}
+
+json_t *
+step_record(const struct kd_ctx *ctx, const struct kd_step *s, int rc, const struct kd_err *err)
+{
+	const struct run_result *r = &s->r;
+	json_t *av = json_array(), *rec;
+	char how[256];
+
+	for (size_t i = 0; s->argv[i] != NULL; i++)
+		json_array_append_new(av, json_string(s->argv[i]));
+	rec = json_pack("{s:s, s:o, s:s}", "step", s->what ? s->what : "", "argv", av, "log",
+			s->log && ctx ? kd_ctx_relpath(ctx, s->log) : "");
+	if (rc != 0) {
+		json_object_set_new(rec, "status", json_string("not started"));
+		json_object_set_new(rec, "error", json_string(err ? err->msg : ""));
+		return rec;
+	}
+	json_object_set_new(rec, "status", json_string(r->cancelled ? "cancelled" :
+				r->timed_out ? "timed out" : step_ok(s) ? "ok" : "failed"));
+	json_object_set_new(rec, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
+	json_object_set_new(rec, "how", json_string(run_describe(r, how, sizeof how)));
+	json_object_set_new(rec, "elapsed_s", json_real(r->elapsed_s));
+	return rec;
+}
+
+int
+step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
+	 const char *const *argv, double timeout, struct kd_step *s, json_t *steps,
+	 struct kd_err *err)
+{
+	int rc;
+
+	s->what = what;
+	s->label = label;
+	s->argv = argv;
+	s->env_set = step_pip_env_set;
+	s->env_unset = step_pip_env_unset;
+	s->timeout_s = timeout;
+	rc = step_run(ctx, sink, s, err);
+	json_array_append_new(steps, step_record(ctx, s, rc, err));
+	return rc;
+}
