@@ -34,6 +34,7 @@
 
 #include <git2.h>
 
+#include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/fsutil.h"
@@ -64,6 +65,12 @@ say(const struct replay_opts *o, const char *fmt, ...)
 		kd_sink_line(o->sink, buf);
 	else
 		fprintf(stderr, "%s\n", buf);
+}
+
+static void
+say_line(void *u, const char *line)
+{
+	say(u, "%s", line);
 }
 
 /* ---- the dossier, verified -------------------------------------------------- */
@@ -132,11 +139,15 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
 	    o->workdir, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?");
 	json_array_foreach(yamlio_get(ref, "data"), i, v)
-		if (json_string_value(json_object_get(v, "path")))
-			say(o, "  sha256 of %s%s%s (expect %.12s)", o->data ? o->data : "",
-			    o->data ? "/" : "", json_string_value(json_object_get(v, "path")),
+		if (json_string_value(json_object_get(v, "path"))) {
+			const char *dp = json_string_value(json_object_get(v, "path"));
+			say(o, "  sha256 of %s%s%s (expect %.12s)%s", o->data ? o->data : "",
+			    o->data ? "/" : "", dp,
 			    json_string_value(json_object_get(v, "sha256")) ?
-			    json_string_value(json_object_get(v, "sha256")) : "?");
+			    json_string_value(json_object_get(v, "sha256")) : "?",
+			    o->data || dp[0] == '/' ? "   (read outside the work folder, where "
+			    "--data or the reference says)" : "");
+		}
 	say(o, "  %s -m venv%s .venv-rebuild", py,
 	    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
 	    " --system-site-packages" : "");
@@ -164,10 +175,11 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			const char *a = json_string_value(v);
 			if (a == NULL)
 				continue;
+			char q[1024];
 			if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0))
 				a = ".venv-rebuild/bin/python";
 			n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0,
-					      "%s%s", i ? " " : "", a);
+					      "%s%s", i ? " " : "", contain_quote(a, q, sizeof q));
 			if (n >= sizeof line)
 				break;
 		}
@@ -417,7 +429,10 @@ run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int
 		}
 		if (o->sink == NULL)
 			fprintf(stderr, "kernodeck replay: stage %d, %s\n", i + 1, kd_stages[i]->id);
-		rc = stage_run(ctx, i, sink, &info, err);
+		/* the paths kernodeck writes, again proven free of links */
+		rc = contain_check_tree(o->workdir, ctx->ref, 0, err);
+		if (rc == 0)
+			rc = stage_run(ctx, i, sink, &info, err);
 		kd_rows_free(&info);
 		if (rc != 0) {
 			char buf[1200];
@@ -556,11 +571,26 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 				"the dossier records no commit and repository to clone");
 		goto out;
 	}
+	if (yamlio_get_str(rdoc.root, "code.commit") != NULL &&
+	    strcmp(yamlio_get_str(rdoc.root, "code.commit"), commit) != 0) {
+		rc = kd_err_set(err, KD_EINPUT, "dossier.yaml", 0,
+				"dossier.yaml records commit %s, kernodeck/reference.yaml commit %s: "
+				"the dossier disagrees with itself (refusing it)", commit,
+				yamlio_get_str(rdoc.root, "code.commit"));
+		goto out;
+	}
 	if (!empty_or_missing(o->workdir)) {
 		rc = kd_err_set(err, KD_EINPUT, o->workdir, 0,
 				"%s exists and is not empty: the replay needs a clean folder",
 				o->workdir);
 		goto out;
+	}
+	{
+		char *rf = fsutil_join(o->dossier, "kernodeck/reference.yaml");
+		rc = contain_check_fields(rdoc.root, rf, err);
+		free(rf);
+		if (rc != 0)
+			goto out;
 	}
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
@@ -571,6 +601,15 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	if ((rc = clone_at(url, commit, o->workdir, err)) != 0)
 		goto out;
 	say(o, "code: %s at %s", url, commit);
+	/* what the clone holds is proven before anything runs: no link where
+	 * kernodeck writes, the files the plan showed the same bytes */
+	if ((rc = contain_check_tree(o->workdir, rdoc.root, 1, err)) != 0 ||
+	    (rc = contain_check_copies(o->workdir, o->dossier, rdoc.root, say_line,
+				       (void *)o, err)) != 0) {
+		struct kd_err e2;
+		fsutil_rmtree(o->workdir, &e2);   /* our clone: nothing of it ran */
+		goto out;
+	}
 	contain_env(o->workdir, env);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */
