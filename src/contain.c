@@ -178,9 +178,9 @@ contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_e
 
 /* Show the lines of a not in b as "-", of b not in a as "+" (a line is
  * looked for anywhere in the other text), at most CONTAIN_DIFF_LINES. */
-static void
-show_diff(const char *a, const char *b, const char *name,
-	  void (*show)(void *u, const char *line), void *u)
+void
+contain_show_diff(const char *a, const char *b, const char *name,
+		  void (*show)(void *u, const char *line), void *u)
 {
 	const char *texts[2] = { a, b }, *sign = "-+";
 	char line[512];
@@ -229,7 +229,7 @@ same_copy(const char *workdir, const char *dossier, const char *rel,
 	if (!ha && !hb)
 		goto out;
 	if (ha && hb) {
-		show_diff(a, b, rel, show, u);
+		contain_show_diff(a, b, rel, show, u);
 		rc = kd_err_set(err, KD_EINPUT, rel, 0,
 				"%s in the repository differs from the dossier's copy, which the "
 				"plan showed (- the dossier's, + the repository's): refusing to "

@@ -37,6 +37,7 @@
 #include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
@@ -115,6 +116,37 @@ load_yaml(const char *dir, const char *rel, struct yamlio_doc *doc, struct kd_er
 	int rc = yamlio_load_file(p, doc, err);
 
 	free(p);
+	return rc;
+}
+
+/* procedure.sh is what dossier.yaml and the reference make of it: made
+ * again here and compared, so that a line added (and SHA256SUMS computed
+ * again, as anyone can) is refused with the difference shown. */
+static int
+check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref,
+		struct kd_err *err)
+{
+	struct kd_ctx fake;
+	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL, *want;
+	const char *local = yamlio_get_str(dy, "code.local_path");
+	size_t len;
+	int rc = 0;
+
+	memset(&fake, 0, sizeof fake);
+	fake.ref = (json_t *)ref;
+	fake.project_dir = (char *)(local ? local : "");
+	want = dossier_procedure(&fake, dy);
+	if (pp == NULL || fsutil_read_file(pp, 1u << 20, &have, &len, err) != 0) {
+		rc = KD_EINPUT;
+	} else if (want != NULL && strcmp(have, want) != 0) {
+		contain_show_diff(want, have, "procedure.sh", say_line, (void *)o);
+		rc = kd_err_set(err, KD_EINPUT, pp, 0,
+				"procedure.sh disagrees with dossier.yaml and the reference "
+				"(- what they make of it, + the dossier's): refusing the dossier");
+	}
+	free(pp);
+	free(have);
+	free(want);
 	return rc;
 }
 
@@ -592,6 +624,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		if (rc != 0)
 			goto out;
 	}
+	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0)
+		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
 	if (!confirm(o)) {

@@ -32,6 +32,10 @@ int contain_check_tree(const char *workdir, const json_t *ref, int deep, struct 
  * the first differing lines passed to show (one line each). */
 int contain_check_copies(const char *workdir, const char *dossier, const json_t *ref,
 			 void (*show)(void *u, const char *line), void *u, struct kd_err *err);
+/* The lines of a not in b as "  - NAME: line", of b not in a as "  + ...",
+ * at most 20, each passed to show. */
+void contain_show_diff(const char *a, const char *b, const char *name,
+		       void (*show)(void *u, const char *line), void *u);
 /* One argument of a command as the plan shows it: as it is when it holds
  * only letters, digits and -_./=:,+@%, else in single quotes ('\'' for a
  * quote); into buf, returned. */

