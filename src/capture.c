@@ -279,8 +279,8 @@ merge_system(json_t *ref, const json_t *row, const char *backend)
 		json_object_set_new(sys, "backend", json_string(backend));
 }
 
-static const char *const freeze_args[] = { "-m", "pip", "freeze", "--all", NULL };
-static const char *const inspect_args[] = { "-m", "pip", "inspect", NULL };
+static const char *const freeze_args[] = { "-I", "-m", "pip", "freeze", "--all", NULL };
+static const char *const inspect_args[] = { "-I", "-m", "pip", "inspect", NULL };
 
 /* What a capture read, wrote and records; released by capture_free. */
 struct capture {

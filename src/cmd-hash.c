@@ -12,18 +12,20 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/err.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/termout.h"
 
 static void
 cmd_progress(void *u, uint64_t done, uint64_t total, double rate)
 {
 	double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
+	char line[128];
 
 	(void)u;
-	fprintf(stderr, "\r%llu/%llu MiB  %.0f MiB/s  %.0f s left  ",
-		(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
-		rate / 1048576.0, left);
-	if (done >= total)
-		fputc('\n', stderr);
+	/* our own numbers, with the \r that the filter of stderr would show */
+	snprintf(line, sizeof line, "\r%llu/%llu MiB  %.0f MiB/s  %.0f s left  %s",
+		 (unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+		 rate / 1048576.0, left, done >= total ? "\n" : "");
+	termout_write_trusted(stderr, line);
 }
 
 static int

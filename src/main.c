@@ -16,6 +16,7 @@
 #include "kernodeck/frame.h"
 #include "kernodeck/secrets.h"
 #include "kernodeck/stop.h"
+#include "kernodeck/termout.h"
 
 /* `kernodeck demo`: create the demo (src/cmd-demo.c), then open the
  * walkthrough on it here, where the program meets screens/. */
@@ -91,11 +92,16 @@ main(int argc, char **argv)
 	if (argc >= 2)
 		for (const struct command *c = commands; c->name; c++)
 			if (strcmp(argv[1], c->name) == 0) {
-				int rc = c->run(argc - 1, argv + 1);
+				int rc;
+				/* every byte a command prints goes through termout
+				 * (demo opens the walkthrough: curses owns stdout) */
+				termout_install(c->run == main_demo ? 2 : 3);
+				rc = c->run(argc - 1, argv + 1);
 				/* a command that caught Ctrl-C (stop.h) stopped its
 				 * program and saved: now end by the same signal */
 				kd_stop_finish();
 				return rc;
 			}
+	termout_install(2);   /* curses owns stdout */
 	return cmd_walkthrough(argc, argv);
 }

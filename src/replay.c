@@ -37,8 +37,10 @@
 
 #include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
+#include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
@@ -67,6 +69,12 @@ say(const struct replay_opts *o, const char *fmt, ...)
 		kd_sink_line(o->sink, buf);
 	else
 		fprintf(stderr, "%s\n", buf);
+}
+
+static void
+say_line(void *u, const char *line)
+{
+	say(u, "%s", line);
 }
 
 /* ---- the dossier, verified -------------------------------------------------- */
@@ -114,6 +122,37 @@ load_yaml(const char *dir, const char *rel, struct yamlio_doc *doc, struct kd_er
 	return rc;
 }
 
+/* procedure.sh is what dossier.yaml and the reference make of it: made
+ * again here and compared, so that a line added (and SHA256SUMS computed
+ * again, as anyone can) is refused with the difference shown. */
+static int
+check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref,
+		struct kd_err *err)
+{
+	struct kd_ctx fake;
+	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL, *want;
+	const char *local = yamlio_get_str(dy, "code.local_path");
+	size_t len;
+	int rc = 0;
+
+	memset(&fake, 0, sizeof fake);
+	fake.ref = (json_t *)ref;
+	fake.project_dir = (char *)(local ? local : "");
+	want = dossier_procedure(&fake, dy);
+	if (pp == NULL || fsutil_read_file(pp, 1u << 20, &have, &len, err) != 0) {
+		rc = KD_EINPUT;
+	} else if (want != NULL && strcmp(have, want) != 0) {
+		contain_show_diff(want, have, "procedure.sh", say_line, (void *)o);
+		rc = kd_err_set(err, KD_EINPUT, pp, 0,
+				"procedure.sh disagrees with dossier.yaml and the reference "
+				"(- what they make of it, + the dossier's): refusing the dossier");
+	}
+	free(pp);
+	free(have);
+	free(want);
+	return rc;
+}
+
 /* ---- the commands, shown and confirmed ------------------------------------ */
 
 static const char *
@@ -135,11 +174,15 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
 	    o->workdir, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?");
 	json_array_foreach(yamlio_get(ref, "data"), i, v)
-		if (json_string_value(json_object_get(v, "path")))
-			say(o, "  sha256 of %s%s%s (expect %.12s)", o->data ? o->data : "",
-			    o->data ? "/" : "", json_string_value(json_object_get(v, "path")),
+		if (json_string_value(json_object_get(v, "path"))) {
+			const char *dp = json_string_value(json_object_get(v, "path"));
+			say(o, "  sha256 of %s%s%s (expect %.12s)%s", o->data ? o->data : "",
+			    o->data ? "/" : "", dp,
 			    json_string_value(json_object_get(v, "sha256")) ?
-			    json_string_value(json_object_get(v, "sha256")) : "?");
+			    json_string_value(json_object_get(v, "sha256")) : "?",
+			    o->data || dp[0] == '/' ? "   (read outside the work folder, where "
+			    "--data or the reference says)" : "");
+		}
 	if (yamlio_get_str(ref, "python.install.base") != NULL) {
 		struct baseenv be;
 		struct kd_err e = { 0 };
@@ -181,10 +224,11 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			const char *a = json_string_value(v);
 			if (a == NULL)
 				continue;
+			char q[1024];
 			if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0))
 				a = ".venv-rebuild/bin/python";
 			n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0,
-					      "%s%s", i ? " " : "", a);
+					      "%s%s", i ? " " : "", contain_quote(a, q, sizeof q));
 			if (n >= sizeof line)
 				break;
 		}
@@ -492,7 +536,10 @@ run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int
 		}
 		if (o->sink == NULL)
 			fprintf(stderr, "kernodeck replay: stage %d, %s\n", i + 1, kd_stages[i]->id);
-		rc = stage_run(ctx, i, sink, &info, err);
+		/* the paths kernodeck writes, again proven free of links */
+		rc = contain_check_tree(o->workdir, ctx->ref, 0, err);
+		if (rc == 0)
+			rc = stage_run(ctx, i, sink, &info, err);
 		kd_rows_free(&info);
 		if (rc != 0) {
 			char buf[1200];
@@ -631,12 +678,29 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 				"the dossier records no commit and repository to clone");
 		goto out;
 	}
+	if (yamlio_get_str(rdoc.root, "code.commit") != NULL &&
+	    strcmp(yamlio_get_str(rdoc.root, "code.commit"), commit) != 0) {
+		rc = kd_err_set(err, KD_EINPUT, "dossier.yaml", 0,
+				"dossier.yaml records commit %s, kernodeck/reference.yaml commit %s: "
+				"the dossier disagrees with itself (refusing it)", commit,
+				yamlio_get_str(rdoc.root, "code.commit"));
+		goto out;
+	}
 	if (!empty_or_missing(o->workdir)) {
 		rc = kd_err_set(err, KD_EINPUT, o->workdir, 0,
 				"%s exists and is not empty: the replay needs a clean folder",
 				o->workdir);
 		goto out;
 	}
+	{
+		char *rf = fsutil_join(o->dossier, "kernodeck/reference.yaml");
+		rc = contain_check_fields(rdoc.root, rf, err);
+		free(rf);
+		if (rc != 0)
+			goto out;
+	}
+	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0)
+		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
 	if (!confirm(o)) {
@@ -646,6 +710,15 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	if ((rc = clone_at(url, commit, o->workdir, err)) != 0)
 		goto out;
 	say(o, "code: %s at %s", url, commit);
+	/* what the clone holds is proven before anything runs: no link where
+	 * kernodeck writes, the files the plan showed the same bytes */
+	if ((rc = contain_check_tree(o->workdir, rdoc.root, 1, err)) != 0 ||
+	    (rc = contain_check_copies(o->workdir, o->dossier, rdoc.root, say_line,
+				       (void *)o, err)) != 0) {
+		struct kd_err e2;
+		fsutil_rmtree(o->workdir, &e2);   /* our clone: nothing of it ran */
+		goto out;
+	}
 	contain_env(o->workdir, env);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */

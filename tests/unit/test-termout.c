@@ -1,0 +1,122 @@
+/*
+ * test-termout.c - the one way out to the terminal: control characters,
+ * C1 controls, bidirectional overrides and bytes that are not UTF-8 are
+ * shown visibly, valid UTF-8 text is kept, and the stdio filter gives the
+ * same result whatever the writes' boundaries.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kernodeck/termout.h"
+
+static void
+expect(const char *in, size_t n, int flags, const char *want)
+{
+	size_t len;
+	char *out = termout_clean(in, n, flags, &len);
+
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	assert_int_equal(len, strlen(want));
+	free(out);
+}
+
+static void
+test_controls(void **state)
+{
+	(void)state;
+	expect("a\033]2;PWNED\007b", 12, 0, "a\\x1b]2;PWNED\\x07b");
+	expect("\033]52;c;aGk=\033\\", 13, 0, "\\x1b]52;c;aGk=\\x1b\\");
+	expect("x\rhidden\b\177", 10, 0, "x\\x0dhidden\\x08\\x7f");
+	expect("a\0b", 3, 0, "a\\x00b");
+	expect("tab\there\nnext", 13, 0, "tab\there\\x0anext");
+	expect("tab\there\nnext", 13, TERMOUT_KEEP_NL, "tab\there\nnext");
+}
+
+static void
+test_utf8(void **state)
+{
+	(void)state;
+	expect("caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80", 14, 0, "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");
+	/* C1 controls (CSI is U+009B) and bidi overrides */
+	expect("\xc2\x9b" "31m", 5, 0, "\\u009b31m");
+	expect("\xc2\x85", 2, 0, "\\u0085");
+	expect("a\xe2\x80\xae" "b\xe2\x81\xa6", 8, 0, "a\\u202eb\\u2066");
+	/* bytes that are not UTF-8: a lone C1 byte, overlong, surrogate, cut */
+	expect("\x9b" "31m", 4, 0, "\\x9b31m");
+	expect("\xc0\xaf", 2, 0, "\\xc0\\xaf");
+	expect("\xe0\x80\xaf", 3, 0, "\\xe0\\x80\\xaf");
+	expect("\xed\xa0\x80", 3, 0, "\\xed\\xa0\\x80");
+	expect("\xf4\x90\x80\x80", 4, 0, "\\xf4\\x90\\x80\\x80");
+	expect("end\xe2\x9c", 5, 0, "end\\xe2\\x9c");
+	expect("\xff\xfe", 2, 0, "\\xff\\xfe");
+}
+
+static void
+test_str_and_unsafe(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	/* cut at a character, never inside an escape */
+	assert_string_equal(termout_str("ab\033cd", 0, buf, sizeof buf), "ab\\x1bc");
+	assert_string_equal(termout_str("abcd\033", 0, buf, sizeof buf), "abcd");
+	assert_int_equal(termout_unsafe("plain caf\xc3\xa9\n", 11), 0);
+	assert_int_equal(termout_unsafe("a\033b\xc2\x9b", 5), 3);
+}
+
+/* The filter on a pipe: a character split between two writes is kept
+ * whole, an ESC is shown, whatever the boundaries. */
+static void
+test_filter(void **state)
+{
+	static const char text[] = "ok \xe2\x9c\x93 \033[2J caf\xc3\xa9\n";
+	const char *want = "ok \xe2\x9c\x93 \\x1b[2J caf\xc3\xa9\n";
+	char got[256];
+	int p[2], saved;
+	ssize_t n;
+	FILE *keep = stdout;
+
+	(void)state;
+	for (size_t cut = 0; cut < sizeof text - 1; cut++) {
+		assert_int_equal(pipe(p), 0);
+		saved = dup(STDOUT_FILENO);
+		dup2(p[1], STDOUT_FILENO);
+		close(p[1]);
+		assert_int_equal(termout_install(1), 0);
+		fwrite(text, 1, cut, stdout);
+		fflush(stdout);
+		fwrite(text + cut, 1, sizeof text - 1 - cut, stdout);
+		fclose(stdout);
+		stdout = keep;
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+		n = read(p[0], got, sizeof got - 1);
+		close(p[0]);
+		assert_true(n > 0);
+		got[n] = '\0';
+		assert_string_equal(got, want);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_controls),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_str_and_unsafe),
+		cmocka_unit_test(test_filter),
+	};
+	return cmocka_run_group_tests_name("termout", tests, NULL, NULL);
+}
