@@ -474,12 +474,17 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 			  ctx->state.st[k].checked_at ? ctx->state.st[k].checked_at : "-");
 	}
 	sb_puts(&b, "\n## Deviations\n\n");
-	if (json_array_size(devs) == 0)
+	size_t current = 0;
+	json_array_foreach(devs, i, v)
+		current += !json_is_false(json_object_get(v, "needed"));
+	if (current == 0)
 		sb_puts(&b, "None: every check passed.\n");
 	else
 		sb_puts(&b, "| stage | check | what differs | why | kind | by, when |\n"
 			"|---|---|---|---|---|---|\n");
 	json_array_foreach(devs, i, v) {
+		if (json_is_false(json_object_get(v, "needed")))
+			continue;
 		sb_puts(&b, "| ");
 		sb_cell(&b, json_string_value(json_object_get(v, "stage")));
 		sb_puts(&b, " | `");
@@ -494,6 +499,20 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		sb_puts(&b, ", ");
 		sb_cell(&b, json_string_value(json_object_get(v, "time")));
 		sb_puts(&b, " |\n");
+	}
+	if (current < json_array_size(devs)) {
+		sb_puts(&b, "\nNo longer needed (recorded on checks that pass now; "
+			"`kernodeck deviate DIR --stage ID --check CHECK --withdraw` takes one back):");
+		json_array_foreach(devs, i, v) {
+			if (!json_is_false(json_object_get(v, "needed")))
+				continue;
+			sb_puts(&b, " `");
+			sb_cell(&b, json_string_value(json_object_get(v, "stage")));
+			sb_puts(&b, "/");
+			sb_cell(&b, json_string_value(json_object_get(v, "check")));
+			sb_puts(&b, "`");
+		}
+		sb_puts(&b, ".\n");
 	}
 	sb_puts(&b, "\n## Credentials\n\n");
 	if (json_array_size(creds) == 0)

@@ -38,7 +38,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--strict] [--format text|yaml|json] [--junit FILE]\n"
 	  "                  [--state-dir D] [--quiet]" },
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]\n"
-	  "                  [--state-dir D]" },
+	  "                  [--withdraw] [--state-dir D]" },
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH] [--state-dir D]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir D]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
