@@ -44,7 +44,7 @@ static const struct command commands[] = {
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
 	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--state-dir D] [--out DIR] [--relative] [--redact] [--leave-out FILE]..." },
-	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
+	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--repo PATH|URL] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
 	{ "demo", main_demo, "demo [DIR] [--create-only]" },
 	{ NULL, NULL, NULL },
