@@ -878,6 +878,55 @@ contract_json(const struct kd_ctx *ctx, struct sb *b)
 	json_decref(c);
 }
 
+/* Is an environment variable recorded by stage 2 one that changes the
+ * computation (set here), and not one of this machine's places (PATH,
+ * CUDA_HOME, a module list, a Slurm job)? */
+static int
+env_sets_run(const char *k)
+{
+	static const char *const place[] = { "PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH",
+					     "PYTHONHOME", "VIRTUAL_ENV", "LOADEDMODULES", "MODULEPATH",
+					     "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "ROCM_HOME",
+					     "HIP_PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV" };
+
+	for (size_t i = 0; i < sizeof place / sizeof place[0]; i++)
+		if (strcmp(k, place[i]) == 0)
+			return 0;
+	return strncmp(k, "SLURM_", 6) != 0;
+}
+
+/* The environment variables that change the run, as stage 2 recorded them:
+ * set to the recorded value unless the person sets them; pip's are named,
+ * not set (they change where packages come from). */
+static void
+env_block(const struct kd_ctx *ctx, struct sb *b)
+{
+	const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+	const char *k;
+	json_t *v;
+	int any = 0;
+
+	sb_puts(b, "\n# Environment variables that change the run, as recorded on this machine\n");
+	json_object_foreach((json_t *)env, k, v) {
+		const char *val = json_string_value(v);
+		char *q;
+		/* a line break would end the comment or the word: never written */
+		if (val == NULL || strpbrk(val, "\n\r") != NULL || !env_sets_run(k) || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+		    != strlen(k))
+			continue;
+		q = dossier_shell_quote(val);
+		if (strncmp(k, "PIP_", 4) == 0 || strncmp(k, "UV_", 3) == 0)
+			sb_printf(b, "# %s=%s was set in the shell: pip applies it to the rebuild; "
+				  "set it only if this rebuild needs it\n", k, q);
+		else
+			sb_printf(b, "[ -n \"${%s+set}\" ] || %s=%s; export %s\n", k, k, q, k);
+		free(q);
+		any = 1;
+	}
+	if (!any)
+		sb_puts(b, "# (none recorded)\n");
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -928,6 +977,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
+	env_block(ctx, &b);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
 		"DATA=\"${DATA:-$WORK}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");
