@@ -179,7 +179,11 @@ detail_head(struct detail *d, const struct kd_screen *scr, int w)
 	head_add(d, w, d->is_check && (r->status == KD_R_FAIL || r->status == KD_R_WARN) && !stale
 		 ? "First error" : "Note", r->first_error);
 	head_add(d, w, "Hint", r->hint);
-	if (dev != NULL) {
+	if (dev != NULL && !stale && !stage_deviation_needed(&scr->ctx->state, scr->idx, r->id)) {
+		snprintf(buf, sizeof buf, "no longer needed: the check passes now (W takes it "
+			 "back; why was: %s)", dev->why ? dev->why : "");
+		head_add(d, w, "Deviation", buf);
+	} else if (dev != NULL) {
 		snprintf(buf, sizeof buf, "%s: %s (why: %s; %s, %s)",
 			 dev->intentional ? "intentional" : "to fix", dev->what ? dev->what : "",
 			 dev->why ? dev->why : "", dev->author ? dev->author : "?",
@@ -289,6 +293,29 @@ detail_scroll(struct detail *d, int action, int rows)
 		d->top = 0;
 }
 
+/* W: take back the row's deviation, after a yes; saved at once. */
+static unsigned
+detail_withdraw(struct kd_screen *scr, const struct detail *d)
+{
+	struct kd_err err = { 0 };
+	char q[1024];
+
+	if (stage_find_deviation(&scr->ctx->state, scr->idx, d->row->id) == NULL) {
+		kd_frame_message(scr, KD_C_DIM, "This check has no deviation to take back.");
+		return 0;
+	}
+	snprintf(q, sizeof q, "Take back the deviation recorded for %s?%s", d->row->id,
+		 stage_deviation_needed(&scr->ctx->state, scr->idx, d->row->id)
+		 ? " Its check still fails: the stage will fail again." : "");
+	if (!kd_dialog_confirm(scr, "Withdraw the deviation", q))
+		return 0;
+	if (stage_withdraw_deviation(&scr->ctx->state, scr->idx, d->row->id, &err) != 0)
+		return 0;
+	kd_frame_save(scr);
+	kd_frame_message(scr, KD_C_NORMAL, "Deviation for %s withdrawn.", d->row->id);
+	return KD_REDRAW;
+}
+
 unsigned
 kd_detail_run(struct kd_screen *scr, size_t index)
 {
@@ -305,13 +332,13 @@ kd_detail_run(struct kd_screen *scr, size_t index)
 	for (;;) {
 		int key, a;
 
-		scr->msg[0] = '\0';
 		detail_draw(scr, &d);
 		key = kd_tui_key(scr, 1);
 		if (key < 0)
 			break;
 		if (key == 0 || key == KD_K_RESIZE)
 			continue;
+		scr->msg[0] = '\0';   /* a message stays until the next key */
 		a = kd_key_action(KD_KC_DETAIL, key);
 		if (a == KD_A_CLOSE || kd_key_action(KD_KC_MAIN, key) == KD_A_QUIT)
 			break;
@@ -325,6 +352,12 @@ kd_detail_run(struct kd_screen *scr, size_t index)
 			detail_search(scr, &d);
 		else if (a == KD_A_SEARCH_NEXT && d.search[0] != '\0')
 			detail_find(scr, &d, d.match + 1);
+		else if (a == KD_A_WITHDRAW && d.is_check && !scr->ctx->readonly) {
+			unsigned wf = detail_withdraw(scr, &d);
+			flags |= wf;
+			if (wf & KD_REDRAW)
+				break;   /* back to the table, which says it is done */
+		}
 		else if (a == KD_A_DETAIL_DEV && d.is_check && !scr->ctx->readonly) {
 			flags |= kd_dialog_deviation(scr, d.row);
 			if (flags & KD_SAVE)

@@ -1,7 +1,7 @@
 /*
  * cmd-deviate.c - `kernodeck deviate DIR --stage ID --check CHECK --why
  * TEXT`: record a deviation headless, under the same rules as the
- * walkthrough (stage_record_deviation).
+ * walkthrough (stage_record_deviation); `--withdraw` takes one back.
  */
 #include "config.h"
 
@@ -27,7 +27,9 @@ static int
 deviate_usage(FILE *fp, int rc)
 {
 	fputs("usage: kernodeck deviate DIR --stage ID --check CHECK --why TEXT\n"
-	      "                         [--what TEXT] [--intentional] [--state-dir DIR]\n", fp);
+	      "                         [--what TEXT] [--intentional] [--state-dir DIR]\n"
+	      "       kernodeck deviate DIR --stage ID --check CHECK --withdraw [--state-dir DIR]\n",
+	      fp);
 	return rc;
 }
 
@@ -40,6 +42,7 @@ cmd_deviate(int argc, char **argv)
 		{ "why", required_argument, NULL, 'w' },
 		{ "what", required_argument, NULL, 'W' },
 		{ "intentional", no_argument, NULL, 'i' },
+		{ "withdraw", no_argument, NULL, 'x' },
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -48,7 +51,7 @@ cmd_deviate(int argc, char **argv)
 	const char *dir = NULL;
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
-	int c, i, rc, intentional = 0;
+	int c, i, rc, intentional = 0, withdraw = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -58,6 +61,7 @@ cmd_deviate(int argc, char **argv)
 		case 'w': why = optarg; break;
 		case 'W': what = optarg; break;
 		case 'i': intentional = 1; break;
+		case 'x': withdraw = 1; break;
 		case 'd': state_dir = optarg; break;
 		case 'h': return deviate_usage(stdout, 0);
 		default: return deviate_usage(stderr, 2);
@@ -65,14 +69,17 @@ cmd_deviate(int argc, char **argv)
 	}
 	if (optind < argc)
 		dir = argv[optind++];
-	if (dir == NULL || optind < argc || stage == NULL || check == NULL || why == NULL)
+	if (dir == NULL || optind < argc || stage == NULL || check == NULL ||
+	    (why == NULL) != (withdraw != 0) || (withdraw && (what || intentional)))
 		return deviate_usage(stderr, 2);
 	if ((i = stage_index(stage)) < 0) {
 		fprintf(stderr, "kernodeck deviate: unknown stage \"%s\"\n", stage);
 		return 2;
 	}
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc == 0)
+	if (rc == 0 && withdraw)
+		rc = stage_withdraw_deviation(&ctx.state, i, check, &err);
+	else if (rc == 0)
 		rc = stage_record_deviation(&ctx.state, i, check, what, why, intentional,
 					    kd_author(), &err);
 	if (rc == 0)
@@ -82,8 +89,13 @@ cmd_deviate(int argc, char **argv)
 		kd_ctx_close(&ctx);
 		return rc == KD_EFAIL ? 3 : rc;
 	}
-	printf("deviation recorded: stage %s, check %s (%s); stage is now %s\n", stage, check,
-	       intentional ? "intentional" : "to fix", kd_status_name(ctx.state.st[i].status));
+	if (withdraw)
+		printf("deviation withdrawn: stage %s, check %s; stage is now %s\n", stage, check,
+		       kd_status_name(ctx.state.st[i].status));
+	else
+		printf("deviation recorded: stage %s, check %s (%s); stage is now %s\n", stage,
+		       check, intentional ? "intentional" : "to fix",
+		       kd_status_name(ctx.state.st[i].status));
 	kd_ctx_close(&ctx);
 	return 0;
 }

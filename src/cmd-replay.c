@@ -28,7 +28,7 @@ cmd_replay(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			puts("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-			     "[--yes]\n\nVerify the dossier's SHA256SUMS, show every command and ask "
+			     "[--repo PATH|URL] [--yes]\n\nVerify the dossier's SHA256SUMS, show every command and ask "
 			     "once (--yes: do not ask),\nclone the code at the recorded commit into "
 			     "DIR (default ./kernodeck-replay), check\nthe data digests (where the "
 			     "reference says, or under --data), rebuild and run\nstages 2 to 6.  Exit 0 "
@@ -46,9 +46,11 @@ cmd_replay(int argc, char **argv)
 			data = kd_abspath(argv[++i]);
 		else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
 			o.python = argv[++i];
+		else if (strcmp(argv[i], "--repo") == 0 && i + 1 < argc)
+			o.repo = argv[++i];
 		else if (argv[i][0] == '-' || dossier != NULL) {
 			fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] "
-			      "[--python PATH] [--yes]\n", stderr);
+			      "[--python PATH] [--repo PATH|URL] [--yes]\n", stderr);
 			free(work);
 			free(data);
 			free(dossier);
@@ -58,7 +60,7 @@ cmd_replay(int argc, char **argv)
 	}
 	if (dossier == NULL) {
 		fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-		      "[--yes]\n", stderr);
+		      "[--repo PATH|URL] [--yes]\n", stderr);
 		free(work);
 		free(data);
 		return KD_EINPUT;

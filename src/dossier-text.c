@@ -436,12 +436,17 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		free(fleet);
 	}
 	sb_puts(&b, "\n## Deviations\n\n");
-	if (json_array_size(devs) == 0)
+	size_t current = 0;
+	json_array_foreach(devs, i, v)
+		current += !json_is_false(json_object_get(v, "needed"));
+	if (current == 0)
 		sb_puts(&b, "None: every check passed.\n");
 	else
 		sb_puts(&b, "| stage | check | what differs | why | kind | by, when |\n"
 			"|---|---|---|---|---|---|\n");
 	json_array_foreach(devs, i, v) {
+		if (json_is_false(json_object_get(v, "needed")))
+			continue;
 		sb_puts(&b, "| ");
 		sb_cell(&b, json_string_value(json_object_get(v, "stage")));
 		sb_puts(&b, " | `");
@@ -456,6 +461,20 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		sb_puts(&b, ", ");
 		sb_cell(&b, json_string_value(json_object_get(v, "time")));
 		sb_puts(&b, " |\n");
+	}
+	if (current < json_array_size(devs)) {
+		sb_puts(&b, "\nNo longer needed (recorded on checks that pass now; "
+			"`kernodeck deviate DIR --stage ID --check CHECK --withdraw` takes one back):");
+		json_array_foreach(devs, i, v) {
+			if (!json_is_false(json_object_get(v, "needed")))
+				continue;
+			sb_puts(&b, " `");
+			sb_cell(&b, json_string_value(json_object_get(v, "stage")));
+			sb_puts(&b, "/");
+			sb_cell(&b, json_string_value(json_object_get(v, "check")));
+			sb_puts(&b, "`");
+		}
+		sb_puts(&b, ".\n");
 	}
 	{
 		char *cr = dossier_creds_readme(creds);   /* dossier-creds.c */
@@ -862,6 +881,55 @@ base_layer(struct sb *b)
 		"fi\n");
 }
 
+/* Is an environment variable recorded by stage 2 one that changes the
+ * computation (set here), and not one of this machine's places (PATH,
+ * CUDA_HOME, a module list, a Slurm job)? */
+static int
+env_sets_run(const char *k)
+{
+	static const char *const place[] = { "PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH",
+					     "PYTHONHOME", "VIRTUAL_ENV", "LOADEDMODULES", "MODULEPATH",
+					     "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "ROCM_HOME",
+					     "HIP_PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV" };
+
+	for (size_t i = 0; i < sizeof place / sizeof place[0]; i++)
+		if (strcmp(k, place[i]) == 0)
+			return 0;
+	return strncmp(k, "SLURM_", 6) != 0;
+}
+
+/* The environment variables that change the run, as stage 2 recorded them:
+ * set to the recorded value unless the person sets them; pip's are named,
+ * not set (they change where packages come from). */
+static void
+env_block(const struct kd_ctx *ctx, struct sb *b)
+{
+	const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+	const char *k;
+	json_t *v;
+	int any = 0;
+
+	sb_puts(b, "\n# Environment variables that change the run, as recorded on this machine\n");
+	json_object_foreach((json_t *)env, k, v) {
+		const char *val = json_string_value(v);
+		char *q;
+		/* a line break would end the comment or the word: never written */
+		if (val == NULL || strpbrk(val, "\n\r") != NULL || !env_sets_run(k) || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+		    != strlen(k))
+			continue;
+		q = dossier_shell_quote(val);
+		if (strncmp(k, "PIP_", 4) == 0 || strncmp(k, "UV_", 3) == 0)
+			sb_printf(b, "# %s=%s was set in the shell: pip applies it to the rebuild; "
+				  "set it only if this rebuild needs it\n", k, q);
+		else
+			sb_printf(b, "[ -n \"${%s+set}\" ] || %s=%s; export %s\n", k, k, q, k);
+		free(q);
+		any = 1;
+	}
+	if (!any)
+		sb_puts(b, "# (none recorded)\n");
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -909,6 +977,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
+	env_block(ctx, &b);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
 		"DATA=\"${DATA:-$WORK}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");

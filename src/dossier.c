@@ -343,6 +343,9 @@ dossier_deviations(const struct kd_ctx *ctx)
 			json_object_set_new(o, "what", d->what ? json_string(d->what) : json_null());
 			json_object_set_new(o, "why", json_string(d->why ? d->why : ""));
 			json_object_set_new(o, "intentional", json_boolean(d->intentional));
+			/* recorded on a check that passes now: not a current deviation */
+			json_object_set_new(o, "needed",
+					    json_boolean(stage_deviation_needed(&ctx->state, i, d->check)));
 			json_object_set_new(o, "author", d->author ? json_string(d->author) : json_null());
 			json_object_set_new(o, "time", d->time ? json_string(d->time) : json_null());
 			json_array_append_new(a, o);

@@ -223,6 +223,89 @@ out:
 	return rc;
 }
 
+/* Copy one regular file (mode kept) or link; folders by copy_tree. */
+static int copy_tree(const char *src, const char *dst, int depth);
+
+static int
+copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), out, rc = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode & 07777);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			rc = -1;
+			break;
+		}
+	if (n < 0 || fsync(out) != 0)
+		rc = -1;
+	close(in);
+	if (close(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+static int
+copy_tree(const char *src, const char *dst, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (depth > 64 || lstat(src, &st) != 0)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		char t[PATH_MAX];
+		ssize_t n = readlink(src, t, sizeof t - 1);
+		if (n < 0)
+			return -1;
+		t[n] = '\0';
+		return symlink(t, dst);
+	}
+	if (S_ISREG(st.st_mode))
+		return copy_file(src, dst, st.st_mode);
+	if (!S_ISDIR(st.st_mode) || mkdir(dst, st.st_mode & 07777) != 0 || (d = opendir(src)) == NULL)
+		return -1;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		char *s, *t;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		s = fsutil_join(src, de->d_name);
+		t = fsutil_join(dst, de->d_name);
+		rc = s && t ? copy_tree(s, t, depth + 1) : -1;
+		free(s);
+		free(t);
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+fsutil_move_tree(const char *src, const char *dst, struct kd_err *err)
+{
+	if (rename(src, dst) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return kd_err_sys(err, KD_EENV, src, errno, "cannot move %s to %s", src, dst);
+	/* another file system: copy, then remove the original only when the
+	 * whole copy is there */
+	if (copy_tree(src, dst, 0) != 0) {
+		int e = errno;
+		fsutil_rmtree(dst, NULL);
+		return kd_err_sys(err, KD_EENV, dst, e, "cannot copy %s to %s", src, dst);
+	}
+	return fsutil_rmtree(src, err);
+}
+
 int
 fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 {

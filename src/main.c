@@ -42,13 +42,13 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--strict] [--format text|yaml|json] [--junit FILE]\n"
 	  "                  [--state-dir D] [--quiet]" },
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]\n"
-	  "                  [--state-dir D]" },
+	  "                  [--withdraw] [--state-dir D]" },
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH] [--state-dir D]" },
 	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir D]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
 	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
 	{ "dossier", cmd_dossier, "dossier [DIR] [--state-dir D] [--out DIR] [--relative] [--redact] [--leave-out FILE]..." },
-	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
+	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--repo PATH|URL] [--yes]" },
 	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
 	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [--timeout SECONDS] [--state-dir DIR] [--quiet] [-- SRUN_ARGS...]" },
 	{ "demo", main_demo, "demo [DIR] [--training] [--create-only]" },

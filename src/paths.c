@@ -32,18 +32,50 @@ kd_share_path(const char *rel)
 	return r;
 }
 
+/* p without "." parts and repeated slashes ("/a/./b//c/" -> "/a/b/c"),
+ * in place; a ".." part is left to realpath (a link may stand before it). */
+static char *
+tidy(char *p)
+{
+	char *o = p, *s = p;
+
+	while (*s) {
+		if (s[0] == '/' && (s[1] == '/' || (s[1] == '.' && (s[2] == '/' || s[2] == '\0')))) {
+			s += s[1] == '/' ? 1 : 2;
+			continue;
+		}
+		*o++ = *s++;
+	}
+	while (o > p + 1 && o[-1] == '/')
+		o--;
+	*o = '\0';
+	return p;
+}
+
 char *
 kd_abspath(const char *path)
 {
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], real[PATH_MAX], *p;
 
-	if (path[0] == '/')
+	if (path[0] == '/') {
+		p = strdup(path);
+	} else if (getcwd(cwd, sizeof cwd) == NULL) {
 		return strdup(path);
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		return strdup(path);
-	if (strcmp(path, ".") == 0)
+	} else if (strcmp(path, ".") == 0) {
 		return strdup(cwd);
-	if (strncmp(path, "./", 2) == 0)
-		path += 2;
-	return fsutil_join(cwd, path);
+	} else {
+		if (strncmp(path, "./", 2) == 0)
+			path += 2;
+		p = fsutil_join(cwd, path);
+	}
+	if (p == NULL)
+		return NULL;
+	tidy(p);
+	/* "build/../kernodeck-demo": shown as the folder it is */
+	if ((strstr(p, "/../") != NULL || (strlen(p) >= 3 && strcmp(p + strlen(p) - 3, "/..") == 0)) &&
+	    realpath(p, real) != NULL) {
+		free(p);
+		p = strdup(real);
+	}
+	return p;
 }

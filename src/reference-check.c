@@ -337,6 +337,18 @@ check_remote(const json_t *ref, const json_t *code, struct kd_rows *rows)
 		return;
 	}
 	kd_rows_add(rows, "code.remote", KD_R_PASS, label, rem, NULL, NULL);
+	/* a commit no remote-tracking branch holds: a replay elsewhere will not
+	 * find it (said now, not when the clone fails) */
+	if (json_is_false(json_object_get(code, "on_remote_branch"))) {
+		struct kd_row *r = kd_rows_add(rows, "code.pushed", KD_R_WARN,
+					       "the commit is on a remote branch",
+					       "on no remote-tracking branch: not pushed?",
+					       "pushed to the remote", NULL);
+		kd_row_set_error(r, "the commit is on no remote-tracking branch (git branch -r "
+				 "--contains finds none): a clone of the remote will not have it",
+				 "git push (then git fetch), or replay with --repo PATH naming a "
+				 "clone that has the commit");
+	}
 }
 
 static void

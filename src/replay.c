@@ -672,7 +672,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	commit = str_of(dy.root, "code.commit");
 	local = str_of(dy.root, "code.local_path");
-	url = str_of(dy.root, "code.remote") ? str_of(dy.root, "code.remote") : local;
+	url = o->repo ? o->repo : str_of(dy.root, "code.remote") ? str_of(dy.root, "code.remote")
+	      : local;
 	if (commit == NULL || url == NULL || !repo_is_full_id(commit)) {
 		rc = kd_err_set(err, KD_EINPUT, "dossier.yaml", 0,
 				"the dossier records no commit and repository to clone");
@@ -687,9 +688,14 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	}
 	if (!empty_or_missing(o->workdir)) {
+		char mark[PATH_MAX];
+		snprintf(mark, sizeof mark, "%s/kernodeck", o->workdir);
 		rc = kd_err_set(err, KD_EINPUT, o->workdir, 0,
-				"%s exists and is not empty: the replay needs a clean folder",
-				o->workdir);
+				fsutil_exists(mark)
+				? "%s holds an earlier replay (it failed, or was done): remove it "
+				  "(rm -rf %s) or give another --workdir to replay again"
+				: "%s exists and is not empty: the replay needs a clean folder "
+				  "(give a new --workdir)", o->workdir, o->workdir);
 		goto out;
 	}
 	{

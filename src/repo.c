@@ -248,6 +248,34 @@ read_remote(git_repository *repo, struct repo_info *ri)
 	git_remote_free(r);
 }
 
+/* Is HEAD's commit on some remote-tracking branch (the branch's commit or
+ * an ancestor of it)?  -1 when the repository has none (never fetched). */
+static int
+head_on_remote(git_repository *repo, const char *commit)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	git_oid head;
+	int found = 0, any = 0;
+
+	if (git_oid_fromstr(&head, commit) != 0 ||
+	    git_reference_iterator_glob_new(&it, repo, "refs/remotes/*") != 0)
+		return -1;
+	while (!found && git_reference_next(&ref, it) == 0) {
+		git_object *o = NULL;
+		if (git_reference_peel(&o, ref, GIT_OBJECT_COMMIT) == 0) {
+			const git_oid *tip = git_object_id(o);
+			any = 1;
+			found = git_oid_equal(tip, &head) ||
+				git_graph_descendant_of(repo, tip, &head) == 1;
+			git_object_free(o);
+		}
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return found ? 1 : any ? 0 : -1;
+}
+
 static int
 sub_name_cb(git_submodule *sm, const char *name, void *payload)
 {
@@ -378,6 +406,8 @@ repo_inspect(const char *dir, struct repo_info *ri, struct kd_err *err)
 		qsort(ri->tags, ri->ntags, sizeof *ri->tags, cmp_str);
 	}
 	read_remote(repo, ri);
+	ri->on_remote = ri->remote_name != NULL && ri->commit[0] ? head_on_remote(repo, ri->commit)
+			: -1;
 	read_submodules(repo, ri);
 	rc = read_status(repo, ri, err);
 	if (rc != 0)
@@ -438,6 +468,8 @@ repo_info_to_json(const struct repo_info *ri)
 	json_object_set_new(o, "remote_name", str_or_null(ri->remote_name));
 	json_object_set_new(o, "remote", str_or_null(ri->remote_url));
 	json_object_set_new(o, "remote_had_credentials", json_boolean(ri->remote_had_credentials));
+	json_object_set_new(o, "on_remote_branch", ri->on_remote < 0 ? json_null()
+			    : json_boolean(ri->on_remote));
 	a = json_array();
 	for (i = 0; i < ri->ndirty; i++)
 		json_array_append_new(a, json_pack("{s:s?, s:s?}", "path", ri->dirty[i].path,

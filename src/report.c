@@ -32,6 +32,40 @@ in_range(int i, int only, int upto)
 	return only >= 0 ? i == only : i <= upto;
 }
 
+/* The verdict over the stages reported: "passed", "deviation" (passed
+ * with deviations), or the status of the first that neither passed nor
+ * deviated ("failed", "pending", "stale"), as check's exit status. */
+static const char *
+overall_status(const struct kd_ctx *ctx, int only, int upto)
+{
+	int dev = 0;
+
+	for (int i = 0; i < KD_NSTAGES; i++) {
+		enum kd_status s = ctx->state.st[i].status;
+		if (!in_range(i, only, upto))
+			continue;
+		if (s == KD_ST_DEVIATION)
+			dev = 1;
+		else if (s != KD_ST_PASSED)
+			return kd_status_name(s);
+	}
+	return dev ? "deviation" : "passed";
+}
+
+/* Mark each deviation of a stage's tree that its check no longer needs. */
+static void
+mark_needed(const struct kd_ctx *ctx, int i, json_t *stage)
+{
+	json_t *d;
+	size_t k;
+
+	json_array_foreach(json_object_get(stage, "deviations"), k, d) {
+		const char *c = json_string_value(json_object_get(d, "check"));
+		json_object_set_new(d, "needed",
+				    json_boolean(stage_deviation_needed(&ctx->state, i, c)));
+	}
+}
+
 json_t *
 report_tree(const struct kd_ctx *ctx, int only, int upto)
 {
@@ -41,11 +75,13 @@ report_tree(const struct kd_ctx *ctx, int only, int upto)
 	json_object_set_new(root, "kernodeck", json_string(PACKAGE_VERSION));
 	json_object_set_new(root, "project", json_string(ctx->project_dir));
 	json_object_set_new(root, "reference_identity", json_string(ctx->ref_id));
+	json_object_set_new(root, "status", json_string(overall_status(ctx, only, upto)));
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		json_t *o;
 		if (!in_range(i, only, upto))
 			continue;
 		o = json_deep_copy(json_object_get(sts, kd_stages[i]->id));
+		mark_needed(ctx, i, o);
 		json_object_set_new(o, "id", json_string(kd_stages[i]->id));
 		json_object_set_new(o, "title", json_string(kd_stages[i]->title));
 		if (kd_ctx_obs(ctx, i) != NULL)
@@ -108,11 +144,47 @@ report_print(FILE *fp, const struct kd_ctx *ctx, int only, int upto, enum kd_for
 				fprintf(fp, "       error: %s\n", r->first_error);
 			if (r->status == KD_R_FAIL && r->hint)
 				fprintf(fp, "       hint: %s\n", r->hint);
-			if (d != NULL)
+			if (d != NULL && !stage_deviation_needed(&ctx->state, i, r->id))
+				fprintf(fp, "       deviation no longer needed (the check passes now; "
+					"deviate --withdraw takes it back): %s\n", d->why);
+			else if (d != NULL)
 				fprintf(fp, "       deviation (%s): %s\n",
 					d->intentional ? "intentional" : "to fix", d->why);
 		}
 	}
+}
+
+/* A stage that did not run (check stopped before it), was never checked,
+ * or is stale: one skipped test case, with why. */
+static void
+junit_skipped(FILE *fp, int i, const struct kd_stage_state *ss, int after_stop)
+{
+	const char *why = after_stop ? "not run: check stopped at an earlier stage"
+			  : ss->status == KD_ST_STALE ? "stale: an earlier stage changed; not checked again"
+			  : "not run: the stage has no check results";
+
+	fprintf(fp, "  <testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n"
+		"    <testcase classname=\"kernodeck.%s\" name=\"%s\"><skipped message=\"%s\"/>"
+		"</testcase>\n  </testsuite>\n", kd_stages[i]->id, kd_stages[i]->id,
+		kd_stages[i]->id, why);
+}
+
+/* Is stage i a skipped test case in the JUnit report? */
+static int
+junit_skips(const struct kd_ctx *ctx, int i, int only, int upto)
+{
+	return only < 0 && (i > upto || ctx->state.st[i].rows.n == 0 ||
+			    ctx->state.st[i].status == KD_ST_STALE);
+}
+
+static int
+junit_nskipped(const struct kd_ctx *ctx, int only, int upto)
+{
+	int n = 0;
+
+	for (int i = 0; i < KD_NSTAGES; i++)
+		n += junit_skips(ctx, i, only, upto);
+	return n;
 }
 
 /* XML text with the five special characters escaped. */
@@ -146,7 +218,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 	if (fp == NULL)
 		return kd_err_sys(err, KD_EENV, path, 0, "cannot build %s", path);
 	for (int i = 0; i < KD_NSTAGES; i++)
-		if (in_range(i, only, upto))
+		if (in_range(i, only, upto) && !junit_skips(ctx, i, only, upto))
 			for (size_t k = 0; k < ctx->state.st[i].rows.n; k++) {
 				const struct kd_row *r = &ctx->state.st[i].rows.v[k];
 				tests++;
@@ -154,11 +226,16 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 					failures++;
 			}
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(fp, "<testsuites name=\"kernodeck\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n",
-		tests, failures);
+	fprintf(fp, "<testsuites name=\"kernodeck\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
+		"skipped=\"%d\">\n", tests + junit_nskipped(ctx, only, upto), failures,
+		junit_nskipped(ctx, only, upto));
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		const struct kd_stage_state *ss = &ctx->state.st[i];
 		int t = 0, f = 0;
+		if (junit_skips(ctx, i, only, upto)) {
+			junit_skipped(fp, i, ss, i > upto);
+			continue;
+		}
 		if (!in_range(i, only, upto))
 			continue;
 		for (size_t k = 0; k < ss->rows.n; k++) {

@@ -491,6 +491,19 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	int created = 0;
 
 	b.obs = res->obs = json_object();
+	{
+		/* the PIP_* of the shell (values redacted), those kernodeck sets
+		 * itself aside: pip applies them to the install */
+		json_t *env = sysinfo_env(), *pe = json_object();
+		const char *k;
+		json_t *v;
+		json_object_foreach(env, k, v)
+			if (strncmp(k, "PIP_", 4) == 0 && strcmp(k, "PIP_NO_INPUT") != 0 &&
+			    strcmp(k, "PIP_DISABLE_PIP_VERSION_CHECK") != 0)
+				json_object_set(pe, k, v);
+		json_decref(env);
+		json_object_set_new(b.obs, "pip_env", pe);
+	}
 	b.steps = json_array();
 	json_object_set_new(b.obs, "steps", b.steps);
 	b.venv = fsutil_join(ctx->project_dir, REBUILD_VENV);
@@ -816,6 +829,36 @@ check_inventory(const json_t *obs, struct kd_rows *rows)
 			 "read the pip-freeze log");
 }
 
+/* pip reads PIP_* from the environment: a PIP_FIND_LINKS or PIP_INDEX_URL
+ * of the shell changes where this rebuild's packages come from. */
+static void
+check_pip_env(const json_t *obs, struct kd_rows *rows)
+{
+	const json_t *env = json_object_get(obs, "pip_env");
+	char list[1024];
+	size_t n = 0;
+	const char *k;
+	json_t *v;
+	struct kd_row *r;
+
+	if (json_object_size(env) == 0) {
+		kd_rows_add(rows, "rebuild.env", KD_R_PASS, "no pip setting from the shell",
+			    "none", "none", NULL);
+		return;
+	}
+	list[0] = '\0';
+	json_object_foreach((json_t *)env, k, v)
+		if (n < sizeof list)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s=%s", n ? ", " : "", k,
+					      json_string_value(v) ? json_string_value(v) : "");
+	r = kd_rows_add(rows, "rebuild.env", KD_R_WARN, "no pip setting from the shell", list,
+			"none", NULL);
+	kd_row_set_error(r, "pip applies these variables of the shell to this rebuild; "
+			 "another machine will not have them",
+			 "write what the rebuild needs into requirements-rebuild.txt (--find-links, "
+			 "--index-url) and unset the variables, or record a deviation");
+}
+
 static int
 rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
@@ -844,6 +887,7 @@ rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 		strdup(REBUILD_REQUIREMENTS);
 	check_lint(json_object_get(rq, "lint"), rows);
 	rebuild_base_check(obs, rows);
+	check_pip_env(obs, rows);
 	check_venv(obs, rows);
 	check_install(obs, rows);
 	check_inventory(obs, rows);

@@ -330,8 +330,12 @@ on_hash_progress(void *u, uint64_t done, uint64_t total, double rate)
 	char step[160];
 	double left = rate > 0 && total > done ? (double)(total - done) / rate : 0;
 
-	snprintf(step, sizeof step, "hashing: %" PRIu64 " / %" PRIu64 " MiB, %.0f MiB/s, %.0f s left",
-		 done >> 20, total >> 20, rate / 1048576.0, left);
+	if (total < (1u << 20))   /* small inputs: no "0 / 0 MiB, 0 MiB/s" */
+		snprintf(step, sizeof step, "hashing: %" PRIu64 " / %" PRIu64 " KiB",
+			 (done + 1023) >> 10, (total + 1023) >> 10);
+	else
+		snprintf(step, sizeof step, "hashing: %" PRIu64 " / %" PRIu64 " MiB, %.0f MiB/s, "
+			 "%.0f s left", done >> 20, total >> 20, rate / 1048576.0, left);
 	kd_sink_step(g->sink, step, total > 0 ? (double)done / (double)total : -1);
 }
 

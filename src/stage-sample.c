@@ -49,7 +49,27 @@
 struct follow {
 	const struct kd_sink *sink;
 	struct pytrace tr;
+	char first_err[512];    /* the first line that says error, fatal... */
+	char last[512];         /* the last line that was not blank */
 };
+
+/* Does a line of output say something failed ("error:", "Fatal", ...)? */
+static int
+says_error(const char *line, size_t len)
+{
+	static const char *const words[] = { "error", "fatal", "exception", "no such file",
+					     "not found", "cannot", "failed" };
+	char low[512];
+	size_t n = len < sizeof low - 1 ? len : sizeof low - 1;
+
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
+	low[n] = '\0';
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(low, words[i]) != NULL)
+			return 1;
+	return 0;
+}
 
 /* The sink has the line already (the step streams it): the traceback
  * follower reads it too, and a step it announces goes to the sink. */
@@ -57,9 +77,18 @@ static void
 follow_line(void *u, const char *line, size_t len)
 {
 	struct follow *f = u;
+	size_t n = len < sizeof f->last - 1 ? len : sizeof f->last - 1;
 
 	if (pytrace_feed(&f->tr, line, len))
 		kd_sink_step(f->sink, f->tr.step, -1);
+	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+		n--;
+	if (n == 0)
+		return;
+	memcpy(f->last, line, n);
+	f->last[n] = '\0';
+	if (f->first_err[0] == '\0' && says_error(line, n))
+		memcpy(f->first_err, f->last, n + 1);
 }
 
 /* --- moving the previous outputs aside --- */
@@ -97,8 +126,9 @@ move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err
 
 	snprintf(suffix, sizeof suffix, "-%s", base);
 	dest = fsutil_stamped_name(dir, "", suffix);
-	if (dest == NULL || fsutil_mkdirs(dir, NULL) != 0 || rename(abs, dest) != 0) {
-		/* rename failed (other file system, no kernodeck folder): put it beside */
+	/* into the state folder, on whatever file system it is (a copy there
+	 * when rename cannot): beside the project, it made code.clean fail */
+	if (dest == NULL || fsutil_mkdirs(dir, NULL) != 0 || fsutil_move_tree(abs, dest, NULL) != 0) {
 		free(dest);
 		snprintf(prefix, sizeof prefix, "%s.old-", abs);
 		dest = fsutil_stamped_name(NULL, prefix, "");
@@ -354,8 +384,10 @@ reread_outputs(const struct kd_ctx *ctx, const char *folder, json_t *obs)
 		char ebuf[1200];
 
 		if (!fsutil_exists(p)) {
-			json_array_append_new(list, json_pack("{s:s, s:b}", "file", json_string_value(f),
-							      "missing", 1));
+			json_t *m = json_pack("{s:s, s:b}", "file", json_string_value(f), "missing", 1);
+			json_t *here = output_files(NULL, folder, NULL);
+			json_object_set_new(m, "folder_holds", here);
+			json_array_append_new(list, m);
 		} else if (output_load(p, format, tensor, idcol ? idcol : idkey, &out, &err) != 0) {
 			json_array_append_new(list, json_pack("{s:s, s:s}", "file", json_string_value(f),
 							      "error", kd_err_format(&err, ebuf, sizeof ebuf)));
@@ -460,7 +492,11 @@ run_entry(struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *o
 	if (step == NULL)
 		step = f.tr.step;   /* no traceback (a signal, an exit code): the last step announced */
 	json_object_set_new(fail, "step", step ? json_string(step) : json_null());
-	json_object_set_new(fail, "error", f.tr.error ? json_string(f.tr.error) : json_null());
+	/* no traceback (argparse, a C program, a shell script): the first line
+	 * that says error, else the last line it printed */
+	json_object_set_new(fail, "error", f.tr.error ? json_string(f.tr.error)
+			    : f.first_err[0] ? json_string(f.first_err)
+			    : f.last[0] ? json_string(f.last) : json_null());
 	if (pytrace_frame(&f.tr) != NULL)
 		json_object_set_new(fail, "frame", json_string(pytrace_frame(&f.tr)));
 	if (pytrace_code(&f.tr) != NULL)
@@ -632,6 +668,24 @@ row_entry_point(const json_t *obs, struct kd_rows *rows)
 			 : "the log holds the whole output; fix the first error and check again");
 }
 
+/* "loss.csv is missing; out holds losses.csv" (the outputs it could read). */
+static const char *
+missing_text(const char *file, const json_t *holds, const char *folder)
+{
+	static char buf[1024];
+	size_t n, i;
+	const json_t *h;
+
+	n = (size_t)snprintf(buf, sizeof buf, "%s is missing; %s holds ", file, folder);
+	if (json_array_size(holds) == 0 && n < sizeof buf)
+		snprintf(buf + n, sizeof buf - n, "no output file");
+	json_array_foreach(holds, i, h)
+		if (n < sizeof buf)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "",
+					      json_string_value(h));
+	return buf;
+}
+
 static void
 row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 {
@@ -640,6 +694,7 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 	const json_t *want = yamlio_get(ctx->ref, "result.count");
 	size_t i, good = 0, missing = 0, bad = 0;
 	const char *first_bad = NULL, *first_missing = NULL;
+	const json_t *holds = NULL;
 	long long expected;
 	struct kd_row *r;
 	char exp[64];
@@ -655,8 +710,10 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 	json_array_foreach(files, i, f) {
 		if (json_object_get(f, "missing")) {
 			missing++;
-			if (!first_missing)
+			if (!first_missing) {
 				first_missing = jstr(f, "file", "?");
+				holds = json_object_get(f, "folder_holds");
+			}
 		} else if (json_object_get(f, "error")) {
 			bad++;
 			if (!first_bad)
@@ -678,7 +735,12 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 	if (first_bad)
 		kd_row_set_error(r, first_bad, "the file does not follow its format: see the error");
 	else if (first_missing)
-		kd_row_set_error(r, first_missing, "the entry point did not write this file");
+		kd_row_set_error(r, missing_text(first_missing, holds,
+						 yamlio_get_str(ctx->ref, "result.outputs") ?
+						 yamlio_get_str(ctx->ref, "result.outputs") :
+						 jstr(outs, "folder", "?")),
+				 "the entry point did not write this file: compare result.files with "
+				 "what it wrote");
 	else
 		kd_row_set_error(r, good == 0 ? "no output file found" : "a different number of outputs",
 			 "compare result.files / result.count with what the entry point writes");

@@ -363,6 +363,12 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 	if (p == NULL || *p == '\0')
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "a deviation needs a reason (why): it cannot be empty");
+	if (stage_never_deviable(check))
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "check %s can never be deviated: no deviation lets a credential "
+				  "into the dossier; take the value out (the walkthrough's x, or "
+				  "${NAME} in its source) or leave the file out (dossier --leave-out)",
+				  check);
 	if (check == NULL || (row = kd_rows_find(&ss->rows, check)) == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "stage %s has no check \"%s\" (run its checks first)",
@@ -401,6 +407,49 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 	d->time = strdup(now);
 	stage_recompute(s, i);
 	return 0;
+}
+
+int
+stage_never_deviable(const char *check)
+{
+	static const char *const never[] = { "dossier.secret", "dossier.written" };
+
+	for (size_t k = 0; check != NULL && k < sizeof never / sizeof never[0]; k++)
+		if (strncmp(check, never[k], strlen(never[k])) == 0)
+			return 1;
+	return 0;
+}
+
+int
+stage_withdraw_deviation(struct kd_state *s, int i, const char *check, struct kd_err *err)
+{
+	struct kd_stage_state *ss;
+
+	if (i < 0 || i >= KD_NSTAGES)
+		return kd_err_set(err, KD_EINPUT, NULL, 0, "unknown stage");
+	ss = &s->st[i];
+	for (size_t k = 0; check != NULL && k < ss->ndevs; k++) {
+		if (strcmp(ss->devs[k].check, check) != 0)
+			continue;
+		deviation_free(&ss->devs[k]);
+		memmove(&ss->devs[k], &ss->devs[k + 1], (ss->ndevs - k - 1) * sizeof *ss->devs);
+		ss->ndevs--;
+		stage_recompute(s, i);
+		return 0;
+	}
+	return kd_err_set(err, KD_EINPUT, NULL, 0, "stage %s has no deviation for check \"%s\"",
+			  kd_stages[i]->id, check ? check : "");
+}
+
+int
+stage_deviation_needed(const struct kd_state *s, int i, const char *check)
+{
+	const struct kd_row *row = kd_rows_find(&s->st[i].rows, check);
+
+	/* not checked again since, or stale: still what was recorded */
+	if (row == NULL || s->st[i].status == KD_ST_STALE)
+		return 1;
+	return row->status == KD_R_FAIL || row->status == KD_R_WARN;
 }
 
 void

@@ -456,9 +456,14 @@ static const char *const env_names[] = {
 	"TORCH_CUDA_ARCH_LIST", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF",
 	"PYTORCH_ROCM_ARCH", "CUBLAS_WORKSPACE_CONFIG", "CUDA_LAUNCH_BLOCKING",
 	"CUDA_MODULE_LOADING", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-	"LOADEDMODULES", "MODULEPATH",
+	"LOADEDMODULES", "MODULEPATH", "ATEN_CPU_CAPABILITY", "PYTHONHASHSEED",
+	"PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE",
 };
-static const char *const env_prefixes[] = { "NCCL_", "SLURM_", "TORCH_", "HSA_" };
+/* the families that change a run: pip's options, CUDA and cuBLAS/cuDNN,
+ * the thread pools (OpenMP, MKL, OpenBLAS), PyTorch's own */
+static const char *const env_prefixes[] = { "NCCL_", "SLURM_", "TORCH_", "HSA_", "PIP_",
+					    "CUDA_", "CUBLAS_", "CUDNN_", "MKL_", "OMP_", "KMP_",
+					    "OPENBLAS_", "PYTORCH_", "UV_" };
 /* Secret-shaped names are never copied, whatever their prefix. */
 static const char *const env_secret_words[] = {
 	"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH",
@@ -568,7 +573,8 @@ sysinfo_observe(json_t **obs, const struct kd_sink *sink, struct kd_err *err)
 	json_decref(gpu);
 	json_object_set_new(o, "tools", tools);
 	json_object_set_new(o, "env", sysinfo_env());
-	kd_sink_step(sink, "system observed", 1.0);
+	/* 0.8: the system stage goes on with the PyTorch variant (0.9) */
+	kd_sink_step(sink, "system observed", 0.8);
 	*obs = o;
 	return 0;
 }

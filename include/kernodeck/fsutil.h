@@ -32,6 +32,9 @@ int fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
  * NULL.  Returns the descriptor, or -1 with err set (KD_EINPUT). */
 struct stat;
 int fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err);
+/* Move a file or folder: rename, or across file systems a copy (links
+ * kept as links) and then the removal of the original. */
+int fsutil_move_tree(const char *src, const char *dst, struct kd_err *err);
 /* mkdir -p with mode 0755. */
 int fsutil_mkdirs(const char *path, struct kd_err *err);
 /* Join two path parts into a malloc'd string. */

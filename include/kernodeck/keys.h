@@ -116,6 +116,8 @@ enum kd_key_context { KD_KEY_CONTEXT_INFO(KD_KC_ENUM) KD_KC__COUNT };
 	  "next match of the search") \
 	X(KD_A_DETAIL_DEV, KD_KC_DETAIL, "d, F6", 'd', KD_K_F(6), 0, "deviate", \
 	  "record a deviation for this check") \
+	X(KD_A_WITHDRAW,  KD_KC_DETAIL, "W", 'W', 0, 0, "withdraw", \
+	  "take back this check's deviation (asks first)") \
 	X(KD_A_ADD,       KD_KC_LIST, "a, Insert", 'a', KD_K_IC, 0, "add", \
 	  "add an item") \
 	X(KD_A_ITEM_EDIT, KD_KC_LIST, "Enter, e", '\n', '\r', 'e', "edit", \

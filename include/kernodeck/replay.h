@@ -23,6 +23,7 @@ struct replay_opts {
 	const char *workdir;    /* a folder that does not exist yet, or is empty */
 	const char *data;       /* where data and weights moved, or NULL */
 	const char *python;     /* --python, or NULL */
+	const char *repo;       /* --repo: the repository to clone instead, or NULL */
 	int yes;
 	const struct kd_sink *sink;
 };

@@ -64,6 +64,8 @@ struct repo_info {
 	char *remote_name;   /* "origin", else the first remote, or NULL */
 	char *remote_url;    /* credentials stripped, or NULL */
 	int remote_had_credentials;
+	int on_remote;       /* HEAD is on a remote-tracking branch: 1, not: 0,
+				no remote-tracking branch at all: -1 */
 	struct repo_file *dirty;
 	size_t ndirty;
 	int dirty_truncated; /* more than KD_CAP_REPO_DIRTY */

@@ -214,6 +214,14 @@ int stage_can_advance(const struct kd_state *s, int i, char *why, size_t len);
 int stage_record_deviation(struct kd_state *s, int i, const char *check,
 			   const char *what, const char *why, int intentional,
 			   const char *author, struct kd_err *err);
+/* A check no deviation may ever cover (a credential in the dossier). */
+int stage_never_deviable(const char *check);
+/* Take back the deviation of stage i for check (KD_EINPUT when there is
+ * none); the stage's status is recomputed. */
+int stage_withdraw_deviation(struct kd_state *s, int i, const char *check, struct kd_err *err);
+/* Is the deviation for check still needed: its row fails or warns (or the
+ * stage is stale, or the row is gone)?  0: its check passes now. */
+int stage_deviation_needed(const struct kd_state *s, int i, const char *check);
 /* An input of stage i changed: i and every later passed/deviation stage
  * become stale. */
 void stage_mark_changed(struct kd_state *s, int i);

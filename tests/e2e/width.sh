@@ -10,7 +10,7 @@
 . "$KD_SRCDIR/tests/e2e/tui-lib.inc"
 trap 'tm_stop_all; rm -rf "$KD_TMP"' EXIT
 
-tui_require "width: 120 columns" "width: detail 80x24" "width: evidence" "width: stale"
+tui_require "width: 120 columns" "width: detail 80x24" "width: evidence" "width: stale" "withdraw: W"
 
 P="$KD_TMP/project"
 git_project "$P" >/dev/null 2>&1
@@ -75,4 +75,20 @@ check "width: a stale stage says so above its checks" tm_wait "stale: results of
 tm_screen >"$KD_TMP/stale"
 check "width: its rows show stale, no old FAIL or pass" sh -c "grep -q ' stale  *no credential' '$KD_TMP/stale' && ! sed -n '/── Checks/,/── Log/p' '$KD_TMP/stale' | grep -qE ' (FAIL|pass|dev) '"
 tm_keys q
+tm_stop
+
+# 4. W in a check's detail takes its deviation back, after a yes (point 3)
+tm_start_env 80 24 "TERM=xterm-256color NO_COLOR=1" "$KD_BIN" "$P"
+tm_wait "3/7 Rebuild" >/dev/null
+tm_keys j
+tm_keys Enter
+tm_wait "Check detail" >/dev/null
+tm_keys W
+check "withdraw: W asks first" tm_wait "Take back the deviation recorded for rebuild.lint.credential"
+tm_keys y
+check "withdraw: ... and says it is done" tm_wait "withdrawn"
+tm_keys Escape
+tm_keys q
+tm_wait "kd-exited-with-0" >/dev/null
+check "withdraw: the state no longer holds it" sh -c "! grep -q 'wraps a long deviation' '$S'"
 tm_stop
