@@ -212,9 +212,11 @@ contain_show_diff(const char *a, const char *b, const char *name,
 	}
 }
 
-/* The clone's rel and the dossier's project/rel: the same bytes. */
+/* The clone's rel and the dossier's project/rel: the same bytes.  With
+ * dossier_only, a file the clone lacks is no refusal: replay restores it
+ * from the dossier's copy (capture's inventory, in a folder git ignores). */
 static int
-same_copy(const char *workdir, const char *dossier, const char *rel,
+same_copy(const char *workdir, const char *dossier, const char *rel, int dossier_only,
 	  void (*show)(void *u, const char *line), void *u, struct kd_err *err)
 {
 	char *dp = fsutil_join(dossier, "project"), *copy = fsutil_join(dp, rel);
@@ -226,7 +228,7 @@ same_copy(const char *workdir, const char *dossier, const char *rel,
 	hb = cp != NULL && fsutil_read_file(cp, KD_CAP_TEXT_FILE, &b, &bl, NULL) == 0;
 	if (ha && hb && al == bl && memcmp(a, b, al) == 0)
 		goto out;
-	if (!ha && !hb)
+	if ((!ha && !hb) || (ha && !hb && dossier_only))
 		goto out;
 	if (ha && hb) {
 		contain_show_diff(a, b, rel, show, u);
@@ -257,10 +259,10 @@ contain_check_copies(const char *workdir, const char *dossier, const json_t *ref
 		     void (*show)(void *u, const char *line), void *u, struct kd_err *err)
 {
 	const char *inv = yamlio_get_str(ref, "python.inventory");
-	int rc = same_copy(workdir, dossier, "requirements-rebuild.txt", show, u, err);
+	int rc = same_copy(workdir, dossier, "requirements-rebuild.txt", 0, show, u, err);
 
 	if (rc == 0 && inv != NULL && escapes(inv) == NULL)
-		rc = same_copy(workdir, dossier, inv, show, u, err);
+		rc = same_copy(workdir, dossier, inv, 1, show, u, err);
 	return rc;
 }
 

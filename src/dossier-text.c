@@ -898,13 +898,14 @@ env_sets_run(const char *k)
 	return strncmp(k, "SLURM_", 6) != 0;
 }
 
-/* The environment variables that change the run, as stage 2 recorded them:
- * set to the recorded value unless the person sets them; pip's are named,
- * not set (they change where packages come from). */
+/* The environment variables that change the run, as stage 2 recorded them
+ * (dossier.yaml's environment, so that replay makes the same script from
+ * the dossier alone): set to the recorded value unless the person sets
+ * them; pip's are named, not set (they change where packages come from). */
 static void
-env_block(const struct kd_ctx *ctx, struct sb *b)
+env_block(const json_t *tree, struct sb *b)
 {
-	const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+	const json_t *env = json_object_get(tree, "environment");
 	const char *k;
 	json_t *v;
 	int any = 0;
@@ -977,7 +978,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
-	env_block(ctx, &b);
+	env_block(tree, &b);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
 		"DATA=\"${DATA:-$WORK}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");

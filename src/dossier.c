@@ -413,6 +413,13 @@ build_tree(struct kd_ctx *ctx, const char *created)
 			    json_deep_copy(yamlio_get(ctx->ref, "code.entry_point")));
 	json_object_set_new(t, "code", code);
 	json_object_set_new(t, "interpreter", ctx->python ? json_string(ctx->python) : json_null());
+	{
+		/* the variables that change the run, as stage 2 recorded them
+		 * (redacted there): procedure.sh sets or names them */
+		const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+		json_object_set_new(t, "environment", json_is_object(env) ? json_deep_copy(env) :
+				    json_object());
+	}
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));
 	json_object_set_new(t, "inventory", observed_inventory(ctx));
