@@ -344,7 +344,8 @@ static const struct vrule v_item[] = {
 static const struct vrule v_install[] = {
 	{ "procedure", V_TEXT, NULL, 0, NULL },
 	{ "sources", V_LIST | V_TEXT, NULL, V_STR, NULL },
-	{ "system_site_packages", V_BOOL | V_NULL, NULL, 0, NULL }, VEND,
+	{ "system_site_packages", V_BOOL | V_NULL, NULL, 0, NULL },
+	{ "base", V_TEXT, NULL, 0, NULL }, VEND,
 };
 static const struct vrule v_python[] = {
 	{ "version", V_TEXT | V_NUM, NULL, 0, NULL }, { "interpreter", V_TEXT, NULL, 0, NULL },
