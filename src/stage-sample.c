@@ -523,6 +523,7 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	n = entry_argv(ctx, ep, argv, &uses_venv, &why);
 	if (n == 0) {
 		json_object_set_new(obs, "entry_point_error", json_string(why));
+		resume_gather(ctx, sink, obs);
 		return 0;
 	}
 	json_object_set_new(obs, "entry_point", json_deep_copy(ep));
@@ -550,8 +551,9 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	run_entry(ctx, argv, sink, obs);
 	kd_sink_step(sink, "rereading the outputs", -1);
 	reread_outputs(ctx, abs, obs);
-	resume_gather(ctx, sink, obs);
 out:
+	if (rc == 0)
+		resume_gather(ctx, sink, obs);   /* whatever the entry point did */
 	for (size_t i = 0; i < n; i++)
 		free(argv[i]);
 	free(abs);
