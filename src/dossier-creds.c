@@ -137,6 +137,35 @@ netrc_has(const char *host)
 	return found;
 }
 
+/* The file a line includes (-r FILE, -rFILE, --requirement[=| ]FILE, the
+ * same for -c and --constraint), into out. */
+static int
+include_of(const char *s, size_t n, char *out, size_t cap)
+{
+	static const char *const opt[] = { "--requirement", "--constraint", "-r", "-c" };
+	const char *e = s + n, *v = NULL;
+	size_t l = 0;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	for (size_t i = 0; i < sizeof opt / sizeof opt[0] && v == NULL; i++) {
+		size_t ol = strlen(opt[i]);
+		if ((size_t)(e - s) > ol && strncmp(s, opt[i], ol) == 0 &&
+		    (opt[i][1] != '-' || s[ol] == ' ' || s[ol] == '=' || s[ol] == '\t'))
+			v = s + ol;
+	}
+	if (v == NULL)
+		return 0;
+	while (v < e && (*v == ' ' || *v == '\t' || *v == '='))
+		v++;
+	while (v + l < e && !strchr(" \t\r#", v[l]))
+		l++;
+	if (l == 0 || l >= cap)
+		return 0;
+	snprintf(out, cap, "%.*s", (int)l, v);
+	return 1;
+}
+
 /* One rebuild file (rel, inside the project): its ${NAME}s, its index
  * hosts with a netrc entry, and the files it includes (queued). */
 static void
@@ -180,8 +209,7 @@ scan_rebuild(const struct kd_ctx *ctx, const char *rel, json_t *a, json_t *queue
 			cred_add(a, "netrc", host, "the package index's account (pip reads the netrc)",
 				 where);
 		/* -r FILE, -c FILE: followed, relative to this file */
-		if (sscanf(s, " %*[-rc] %4095s", inc) == 1 || sscanf(s, " --requirement %4095s", inc) == 1 ||
-		    sscanf(s, " --constraint %4095s", inc) == 1) {
+		if (include_of(s, n, inc, sizeof inc)) {
 			char *dir = strdup(rel), *slash = dir ? strrchr(dir, '/') : NULL, *j;
 			if (slash)
 				*slash = '\0';

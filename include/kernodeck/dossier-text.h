@@ -1,7 +1,8 @@
 /*
  * dossier-text.h - the parts of a dossier written for people and shells:
  * README.md and procedure.sh, and the small summaries both use (is this
- * run a variant, which credentials must be provided, every deviation).
+ * run a variant, every deviation); the credentials to provide are
+ * dossier-creds.h's.
  */
 #ifndef KD_DOSSIER_TEXT_H
 #define KD_DOSSIER_TEXT_H

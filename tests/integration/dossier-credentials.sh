@@ -27,7 +27,11 @@ cat >"$P/requirements-rebuild.txt" <<'REQ'
 -r extra-rebuild.txt
 numpy
 REQ
-printf -- '--extra-index-url https://__token__:${MIRROR_TOKEN}@mirror.invalid/simple\n' >"$P/extra-rebuild.txt"
+printf -- '--extra-index-url https://__token__:${MIRROR_TOKEN}@mirror.invalid/simple\n--requirement=sub/more.txt\n' \
+	>"$P/extra-rebuild.txt"
+mkdir -p "$P/sub"
+printf 'requests==2.0\n-c pins.txt\n' >"$P/sub/more.txt"
+printf 'lab-tool @ git+https://oauth2:${SUB_TOKEN}@git.invalid/lab/tool.git\n' >"$P/sub/pins.txt"
 code_reference "$P" >"$P/kernodeck/reference.yaml"
 printf 'goal: close-values\nresult:\n  criterion: same output (the remote token is %s)\n' "$RTOK" \
 	>>"$P/kernodeck/reference.yaml"
@@ -46,11 +50,13 @@ check "so is the header's token" grep -q "kernodeck/logs/clone.log:2: known-valu
 expect_exit 0 "the dossier is written with --redact" "$KD_BIN" dossier "$P" --redact
 Y="$P/kernodeck/dossier/dossier.yaml"
 sed -n '/^credentials:/,/^[a-z]/p' "$Y" | sed 's/^/# /' | head -40
-for n in env:LAB_INDEX_TOKEN env:MIRROR_TOKEN netrc:files.lab.invalid netrc:git.invalid; do
+for n in env:LAB_INDEX_TOKEN env:MIRROR_TOKEN env:SUB_TOKEN netrc:files.lab.invalid netrc:git.invalid; do
 	check "dossier.yaml lists $n" grep -q "provide: $n\$" "$Y"
 done
 check "where: the rebuild file's index URL" grep -q "requirements-rebuild.txt line 1 (the index URL)" "$Y"
 check "where: the include's extra index URL" grep -q "extra-rebuild.txt line 1 (an extra index URL)" "$Y"
+check "where: an include of an include, relative to its file (-c in sub/)" \
+	grep -q "sub/pins.txt line 1 (a VCS requirement's URL)" "$Y"
 check "where: the git remote" grep -q "the git remote (code.remote" "$Y"
 check "how: set the variable in the environment" grep -q "set LAB_INDEX_TOKEN in the environment" "$Y"
 check "how: a netrc entry for the host" grep -q "a netrc entry (machine files.lab.invalid" "$Y"
