@@ -34,6 +34,7 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
 #include "kernodeck/report.h"
@@ -552,11 +553,14 @@ cmd_diff(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n\nCompare two "
+			puts("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n"
+			     "       kernodeck diff FLEET_FOLDER [--format text|json|yaml]\n\nCompare two "
 			     "dossiers (or `kernodeck check --format yaml|json` captures) layer\nby "
 			     "layer: code, data and weights, Python and packages, system and backend,\n"
 			     "result, deviations; only what differs.  Numbers that print the same are\n"
 			     "not differences; times, durations and log names are left out unless --all.\n"
+			     "A fleet folder (kernodeck/fleet/JOB, or a project's kernodeck folder for\n"
+			     "its latest) gives the matrix of its nodes, as `kernodeck fleet` prints it.\n"
 			     "Exit 0: no difference; 1: differences; 2: an input is missing or malformed.");
 			return 0;
 		}
@@ -574,6 +578,8 @@ cmd_diff(int argc, char **argv)
 			paths[n++] = argv[i];
 		}
 	}
+	if (n == 1)   /* a fleet folder: the matrix of its nodes */
+		return fleet_diff(paths[0], fmt);
 	if (n != 2) {
 		fputs("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n", stderr);
 		return KD_EINPUT;

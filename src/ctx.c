@@ -321,6 +321,8 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 				ctx->readonly = 1;
 			else if (rc == KD_EENV && lock_mode == KD_LOCK_READONLY_OK)
 				ctx->readonly = 1;
+			else if (rc == KD_EFAIL)   /* held by another: exit 3 */
+				return err->code = KD_EENV;
 			else if (rc != 0)
 				return rc;
 		}

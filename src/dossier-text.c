@@ -23,8 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/yamlio.h"
@@ -464,6 +467,14 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
+	{
+		char *rs = dossier_resume_readme(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, "\n");
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\n## Verdicts\n\n| stage | status | checked at |\n|---|---|---|\n");
 	for (int k = 0; k < KD_NSTAGES; k++) {
 		int self = strcmp(kd_stages[k]->id, "dossier") == 0;
@@ -472,6 +483,12 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 			  kd_status_name(ctx->state.st[k].status),
 			  self ? json_string_value(json_object_get(tree, "created")) :
 			  ctx->state.st[k].checked_at ? ctx->state.st[k].checked_at : "-");
+	}
+	{
+		char *fleet = fleet_markdown(ctx->state_dir);   /* kernodeck fleet ran here */
+		if (fleet != NULL)
+			sb_puts(&b, fleet);
+		free(fleet);
 	}
 	sb_puts(&b, "\n## Deviations\n\n");
 	size_t current = 0;
@@ -529,7 +546,17 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		"the output; explicit interpreter paths, no activation).\n"
 		"- With kernodeck: `kernodeck replay DOSSIER --workdir WORKDIR` (verifies "
 		"SHA256SUMS, shows every command and asks once, then runs stages 2 to 6).\n"
-		"- Integrity: `sha256sum -c SHA256SUMS` in this folder.\n\n"
+		"- Integrity: `sha256sum -c SHA256SUMS` in this folder.\n");
+	if (yamlio_get_str(ctx->ref, "python.install.base") != NULL) {
+		sb_puts(&b, "- Base environment: the venv was layered on `");
+		sb_cell(&b, yamlio_get_str(ctx->ref, "python.install.base"));
+		sb_puts(&b, "` (`python.install.base`): its interpreter made the venv, and its package "
+			"folders are named in the venv's `" BASEENV_PTH "`, after the venv's own.  It "
+			"must exist where the rebuild runs (`BASE=` in procedure.sh names another); "
+			"its inventory is `kernodeck/" BASEENV_INVENTORY "`, and `kernodeck/rebuild.yaml` "
+			"says which packages came from it.\n");
+	}
+	sb_puts(&b, "\n"
 		"Files: `dossier.yaml` (everything, machine-readable), `data-references.yaml`, "
 		"`project/` (the rebuild file and the reference inventory), `kernodeck/` "
 		"(state, reference, observations of every stage, installed-after.txt, logs).\n");
@@ -927,6 +954,41 @@ env_block(const struct kd_ctx *ctx, struct sb *b)
 		sb_puts(b, "# (none recorded)\n");
 }
 
+/* BASE and PY when the rebuild is layered on a base environment: PY is
+ * the base's interpreter (bin/python3 of a folder, or the file itself). */
+static void
+base_vars(struct sb *b, const struct kd_ctx *ctx, const char *base)
+{
+	char *abs = base[0] == '/' ? strdup(base) : fsutil_join(ctx->project_dir, base);
+	char *q = dossier_shell_quote(abs ? abs : base);
+
+	sb_printf(b, "\n# the base environment (python.install.base): its packages are seen by the\n"
+		  "# rebuilt venv through a .pth file; override with BASE=/path/to/it\n"
+		  "BASE=${BASE:-%s}\n"
+		  "if [ -d \"$BASE\" ] && [ -x \"$BASE/bin/python3\" ]; then PY=${PY:-$BASE/bin/python3}\n"
+		  "elif [ -d \"$BASE\" ]; then PY=${PY:-$BASE/bin/python}\n"
+		  "else PY=${PY:-$BASE}; fi\n"
+		  "base_query() {   # dirs | freeze: what the base's interpreter reports\n"
+		  "\t\"$PY\" -s - \"$1\" <<'KD_BASE'\n%sKD_BASE\n}\n", q, baseenv_query_py);
+	free(q);
+	free(abs);
+}
+
+/* The layer: the base's package folders in the venv's .pth, and the
+ * base's inventory compared with the one the dossier recorded. */
+static void
+base_layer(struct sb *b)
+{
+	sb_puts(b, "SITE=$(.venv-rebuild/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')\n"
+		"{ echo \"# kernodeck: the package folders of the base environment $BASE\"; base_query dirs; } "
+		"> \"$SITE/" BASEENV_PTH "\"\n"
+		"base_query freeze > base-inventory.txt\n"
+		"if [ -f \"$DOSSIER/kernodeck/" BASEENV_INVENTORY "\" ]; then\n"
+		"\tdiff \"$DOSSIER/kernodeck/" BASEENV_INVENTORY "\" base-inventory.txt || echo \"the base "
+		"environment differs from the one the dossier recorded (lines < dossier, > this machine)\"\n"
+		"fi\n");
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -935,6 +997,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	const char *py = str_or(ref, "python.interpreter", ctx->python ? ctx->python : "/usr/bin/python3");
 	const char *remote = str_or(ref, "code.remote", NULL);
 	int ssp = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
+	const char *base = str_or(ref, "python.install.base", NULL);
 	char *q;
 	size_t i;
 
@@ -962,9 +1025,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	if (json_array_size(json_object_get(tree, "credentials")) == 0)
 		sb_puts(&b, "# (none needed)\n");
-	q = dossier_shell_quote(py);
-	sb_printf(&b, "\nPY=${PY:-%s}\n", q);
-	free(q);
+	if (base != NULL) {
+		base_vars(&b, ctx, base);
+	} else {
+		q = dossier_shell_quote(py);
+		sb_printf(&b, "\nPY=${PY:-%s}\n", q);
+		free(q);
+	}
 	sb_puts(&b, "DOSSIER=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
 	if (remote == NULL && json_is_true(json_object_get(tree, "relative"))) {
 		/* no absolute path: the project is two folders above its dossier */
@@ -1022,12 +1089,15 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 			sb_puts(&b, "echo '(no local data or weights item recorded)'\n");
 	}
 
-	sb_printf(&b, "\nstep \"3. rebuild: a fresh venv with $PY\"\n"
-		  "\"$PY\" -m venv%s .venv-rebuild\n"
-		  ".venv-rebuild/bin/python -m pip --version\n"
+	sb_printf(&b, "\nstep \"3. rebuild: a fresh venv with $PY%s\"\n"
+		  "%s\"$PY\" -m venv%s .venv-rebuild\n", base ? ", layered on the base environment "
+		  "$BASE" : "", base ? "test -e \"$BASE\" || { echo \"the base environment $BASE is "
+		  "missing\" >&2; exit 1; }\n" : "", ssp ? " --system-site-packages" : "");
+	if (base != NULL)
+		base_layer(&b);
+	sb_printf(&b, ".venv-rebuild/bin/python -m pip --version\n"
 		  ".venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
-		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n",
-		  ssp ? " --system-site-packages" : "");
+		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n");
 
 	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"
 		".venv-rebuild/bin/python -m pip check || echo \"pip check reported the problems above "
@@ -1071,6 +1141,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		".venv-rebuild/bin/python - ");
 	contract_json(ctx, &b);
 	sb_printf(&b, " <<'KD_REREAD'\n%sKD_REREAD\n", reread_py);
+	{
+		char *rs = dossier_resume_procedure(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\necho \"procedure.sh: done in $WORK\"\n");
 	return b.s;
 }

@@ -35,6 +35,7 @@
 
 #include <git2.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
@@ -139,9 +140,23 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			    o->data ? "/" : "", json_string_value(json_object_get(v, "path")),
 			    json_string_value(json_object_get(v, "sha256")) ?
 			    json_string_value(json_object_get(v, "sha256")) : "?");
-	say(o, "  %s -m venv%s .venv-rebuild", py,
-	    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
-	    " --system-site-packages" : "");
+	if (yamlio_get_str(ref, "python.install.base") != NULL) {
+		struct baseenv be;
+		struct kd_err e = { 0 };
+		int ok = baseenv_locate(o->workdir, yamlio_get_str(ref, "python.install.base"),
+					&be, &e) == 0;
+		say(o, "  %s -s -c QUERY json   (the base environment %s: its package folders "
+		    "and packages)", ok ? be.python : "?", ok ? be.path : e.msg);
+		say(o, "  %s -m venv%s .venv-rebuild, then its package folders into "
+		    ".venv-rebuild/.../site-packages/" BASEENV_PTH, ok ? be.python : "?",
+		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
+		    " --system-site-packages" : "");
+		baseenv_free(&be);
+	} else {
+		say(o, "  %s -m venv%s .venv-rebuild", py,
+		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
+		    " --system-site-packages" : "");
+	}
 	say(o, "  .venv-rebuild/bin/python -m pip --version");
 	say(o, "  .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt, which holds:");
 	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {

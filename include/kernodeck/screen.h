@@ -305,6 +305,12 @@ unsigned kd_dialog_notes(struct kd_screen *scr);
 unsigned kd_dialog_list(struct kd_screen *scr, const struct kd_field *f, json_t *root,
 			const char *path);
 
+/* --- fleet.c: the fleet matrix (stages 2 and 5) --- */
+/* Add the "fleet: N nodes, K differ" info row when a fleet folder exists. */
+void kd_fleet_enter(struct kd_screen *scr);
+/* F: the matrix view; KD_* flags (0 for other keys). */
+unsigned kd_fleet_key(struct kd_screen *scr, int key, int action);
+
 /* --- detail.c --- */
 unsigned kd_detail_run(struct kd_screen *scr, size_t row);
 

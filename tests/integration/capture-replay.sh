@@ -53,7 +53,7 @@ mkdir -p "$P/kernodeck"
 cat >"$P/kernodeck/reference.yaml" <<YEOF
 # charlm: the loss curve of 20 training steps must come back
 schema: 1
-goal: training-trajectory
+goal: close-values
 code:
   repository: .
   commit: $(git -C "$P" rev-parse HEAD)
