@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "kernodeck/cmd.h"
+#include "kernodeck/paths.h"
+#include "kernodeck/fsutil.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stop.h"
@@ -33,9 +35,52 @@ print_err(const struct kd_err *err)
 static int
 check_usage(FILE *fp, int rc)
 {
-	fputs("usage: kernodeck check [DIR] [--stage ID] [--python PATH] [--strict]\n"
+	fputs("usage: kernodeck check [DIR] [--stage ID] [--python PATH] [--strict] [--init]\n"
 	      "                       [--format text|yaml|json] [--junit FILE] [--state-dir DIR]\n"
 	      "                       [--quiet]\n", fp);
+	return rc;
+}
+
+/* DIR has no kernodeck/ yet and is a subfolder of a git repository: it is
+ * not made a project (its kernodeck/ would go into the parent's
+ * .git/info/exclude) unless --init says so.  The project above, when there
+ * is one, is named.  Returns 0, or 2 with the message printed. */
+static int
+check_not_subfolder(const char *dir)
+{
+	char *abs = kd_abspath(dir), *kd = abs ? fsutil_join(abs, "kernodeck") : NULL;
+	char *top = NULL, *p;
+	int rc = 0;
+
+	if (abs == NULL || kd == NULL || fsutil_exists(kd))
+		goto out;
+	/* the nearest folder above holding .git */
+	top = strdup(abs);
+	while (top != NULL && (p = strrchr(top, '/')) != NULL && p != top) {
+		char *g;
+		*p = '\0';
+		g = fsutil_join(top, ".git");
+		if (g != NULL && fsutil_exists(g)) {
+			char *tk = fsutil_join(top, "kernodeck");
+			if (tk != NULL && fsutil_exists(tk))
+				fprintf(stderr, "kernodeck check: %s is a subfolder of the project %s: "
+					"run kernodeck check %s\n", abs, top, top);
+			else
+				fprintf(stderr, "kernodeck check: %s is a subfolder of the git repository "
+					"%s, not a project: run kernodeck check %s, or give --init to "
+					"make this folder a project (its kernodeck/ then goes into %s/.git/"
+					"info/exclude); nothing was written\n", abs, top, top, top);
+			free(tk);
+			free(g);
+			rc = 2;
+			break;
+		}
+		free(g);
+	}
+out:
+	free(top);
+	free(kd);
+	free(abs);
 	return rc;
 }
 
@@ -50,6 +95,7 @@ cmd_check(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "init", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -58,7 +104,7 @@ cmd_check(int argc, char **argv)
 	struct kd_sink sink = { kd_sink_print_step, check_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
-	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = 0;
+	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = 0, init = 0;
 	char why[2048];
 
 	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
@@ -71,6 +117,7 @@ cmd_check(int argc, char **argv)
 		case 'd': state_dir = optarg; break;
 		case 'S': strict = 1; break;
 		case 'q': quiet = 1; break;
+		case 'I': init = 1; break;
 		case 'f':
 			if (report_parse_format(optarg, &fmt) != 0) {
 				fprintf(stderr, "kernodeck check: unknown format \"%s\" (text, yaml or json)\n", optarg);
@@ -92,6 +139,8 @@ cmd_check(int argc, char **argv)
 	}
 	if (quiet)
 		sink.on_line = NULL;
+	if (!init && state_dir == NULL && (rc = check_not_subfolder(dir)) != 0)
+		return rc;
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc != 0) {
 		print_err(&err);

@@ -40,7 +40,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--strict] [--format text|yaml|json] [--junit FILE]\n"
-	  "                  [--state-dir D] [--quiet]" },
+	  "                  [--state-dir D] [--quiet] [--init]" },
 	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]\n"
 	  "                  [--withdraw] [--state-dir D]" },
 	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH] [--state-dir D]" },

@@ -81,3 +81,21 @@ if [ -d /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$KD_TMP")" ] 
 else
 	skip "old outputs moved into the state folder on another file system" "no /dev/shm on another file system"
 fi
+
+# a subfolder of a repository is not made a project silently (point 13)
+ex_before=$(cat "$P/.git/info/exclude" 2>/dev/null | sha256sum)
+"$KD_BIN" check "$P/sub" --stage reference >"$KD_TMP/sub.out" 2>&1
+r=$?
+check "check in a subfolder of the project: names the project, exit 2 ($r)" \
+	sh -c "[ $r -eq 2 ] && grep -q 'is a subfolder of the project $P: run kernodeck check $P' '$KD_TMP/sub.out'"
+check "... and writes nothing (no sub/kernodeck, .git/info/exclude as it was)" \
+	sh -c "[ ! -e '$P/sub/kernodeck' ] && [ \"\$(cat '$P/.git/info/exclude' 2>/dev/null | sha256sum)\" = '$ex_before' ]"
+Q=$KD_TMP/q
+mkdir -p "$Q/tools"
+git -C "$Q" init -q
+"$KD_BIN" check "$Q/tools" --stage reference >"$KD_TMP/q.out" 2>&1
+r=$?
+check "check in a subfolder of a repository that is no project: refused, nothing written ($r)" \
+	sh -c "[ $r -eq 2 ] && grep -q 'not a project.*--init' '$KD_TMP/q.out' && [ ! -e '$Q/tools/kernodeck' ] && ! grep -q kernodeck '$Q/.git/info/exclude'"
+"$KD_BIN" check "$Q/tools" --stage reference --init >/dev/null 2>&1
+check "--init makes it a project" test -d "$Q/tools/kernodeck"
