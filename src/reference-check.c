@@ -27,6 +27,7 @@
 #include "kernodeck/redact.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/resume.h"
 #include "kernodeck/yamlio.h"
 
 #define KD_CAP_DIRTY_SHOWN 30    /* files named in a failing code.clean */
@@ -1131,6 +1132,7 @@ reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json_t *
 	check_contract(ref, rows);
 	check_rule(ref, rows);
 	check_samples(ref, obs, rows);
+	resume_reference_rows(ref, rows);
 	check_na(ref, rows);
 	check_warnings(obs, rows);
 	return 0;
