@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
@@ -37,6 +38,7 @@
 #include "kernodeck/redact.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -171,10 +173,14 @@ static int
 add_project_files(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err)
 {
 	const char *inv = yamlio_get_str(ctx->ref, "python.inventory");
-	const char *rels[] = { "requirements-rebuild.txt", inv };
+	const char *insp = yamlio_get_str(ctx->ref, "python.inspect");
+	/* what the replay reads from the project: the inventory and pip
+	 * inspect may be in kernodeck/reference/ (capture), which git ignores
+	 * and the clone does not have */
+	const char *rels[] = { "requirements-rebuild.txt", inv, insp };
 	int rc = 0;
 
-	for (size_t i = 0; i < 2 && rc == 0; i++) {
+	for (size_t i = 0; i < sizeof rels / sizeof rels[0] && rc == 0; i++) {
 		char *src, drel[PATH_MAX];
 		if (!project_rel_ok(rels[i]))
 			continue;
@@ -362,6 +368,25 @@ observed_inventory(const struct kd_ctx *ctx)
 	return o;
 }
 
+/* The base environment the rebuild was layered on (rebuild-base.h), with
+ * where each package came from; null without one. */
+static json_t *
+dossier_base(const struct kd_ctx *ctx)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_index("rebuild"));
+	const json_t *b = json_object_get(obs, "base");
+	json_t *o;
+
+	if (b == NULL)
+		return json_null();
+	o = json_deep_copy(b);
+	json_object_set_new(o, "mechanism", json_string(
+		"the base's interpreter makes the venv; the base's package folders are named in "
+		"the venv's site-packages/" BASEENV_PTH ", after the venv's own"));
+	json_object_set_new(o, "origin", json_deep_copy(yamlio_get(obs, "inventory.origin")));
+	return o;
+}
+
 static json_t *
 build_tree(struct kd_ctx *ctx, const char *created)
 {
@@ -387,6 +412,7 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));
 	json_object_set_new(t, "inventory", observed_inventory(ctx));
+	json_object_set_new(t, "base", dossier_base(ctx));
 	json_object_set_new(t, "deviations", dossier_deviations(ctx));
 	json_object_set(t, "stages", json_object_get(rep, "stages"));
 	json_object_set_new(t, "reference", json_deep_copy(ctx->ref));

@@ -224,6 +224,29 @@ out:
 }
 
 int
+fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
+{
+	struct stat tmp;
+	int fd, fl;
+
+	if (st == NULL)
+		st = &tmp;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path), -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return kd_err_set(err, KD_EINPUT, path, 0,
+				  "%s: not a regular file (a FIFO, a device or a folder is not read)",
+				  path), -1;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+int
 fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 		 struct kd_err *err)
 {

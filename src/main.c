@@ -1,6 +1,7 @@
 /*
  * main.c - kernodeck's command table: the walkthrough, and the headless
- * commands (check, deviate, act, capture, inspect, replay, diff, demo, dossier).
+ * commands (check, deviate, act, capture, inspect, replay, diff, fleet, demo,
+ * dossier).
  */
 #include "config.h"
 
@@ -9,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/frame.h"
+#include "kernodeck/secrets.h"
 #include "kernodeck/stop.h"
 #include "kernodeck/termout.h"
 
@@ -36,16 +39,19 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--format text|yaml|json] [--junit FILE]" },
-	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]" },
-	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH]" },
-	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir DIR]" },
+	{ "check", cmd_check, "check [DIR] [--stage ID] [--python PATH] [--strict] [--format text|yaml|json] [--junit FILE]\n"
+	  "                  [--state-dir D] [--quiet]" },
+	{ "deviate", cmd_deviate, "deviate DIR --stage ID --check CHECK --why TEXT [--what TEXT] [--intentional]\n"
+	  "                  [--state-dir D]" },
+	{ "act", cmd_act, "act DIR [--stage ID [ACTION [ARG]]] [--yes] [--python PATH] [--state-dir D]" },
+	{ "capture", cmd_capture, "capture [DIR] [--python PATH] [--state-dir D]" },
 	{ "inspect", cmd_inspect, "inspect KIND FILE [--format text|json|yaml]" },
 	{ "hash", cmd_hash, "hash [--cache DIR] [--threads N] [--progress] PATH..." },
-	{ "dossier", cmd_dossier, "dossier [DIR] [--out DIR] [--relative] [--redact] [--leave-out FILE]" },
+	{ "dossier", cmd_dossier, "dossier [DIR] [--state-dir D] [--out DIR] [--relative] [--redact] [--leave-out FILE]..." },
 	{ "replay", cmd_replay, "replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] [--yes]" },
-	{ "diff", cmd_diff, "diff A B [--format text|json]" },
-	{ "demo", main_demo, "demo [DIR] [--create-only]" },
+	{ "diff", cmd_diff, "diff A B [--format text|json|yaml] [--all]" },
+	{ "fleet", cmd_fleet, "fleet [DIR] [--nodes N] [--stage ID]... [--collective] [--format text|yaml|json] [--junit FILE] [--timeout SECONDS] [--state-dir DIR] [--quiet] [-- SRUN_ARGS...]" },
+	{ "demo", main_demo, "demo [DIR] [--training] [--create-only]" },
 	{ NULL, NULL, NULL },
 };
 
@@ -72,6 +78,8 @@ main(int argc, char **argv)
 	/* a closed stderr pipe must not kill a headless run; children get the
 	 * default disposition back (run.c) */
 	signal(SIGPIPE, SIG_IGN);
+	/* the credentials this machine holds, hidden wherever they appear */
+	secrets_collect(environ);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "help") == 0)) {
 		usage(stdout);

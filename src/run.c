@@ -74,6 +74,7 @@ struct runner {
 	size_t ltail_cap, ltail_head, ltail_len;
 	char *ring;          /* the tail: ring_len bytes from ring_head */
 	size_t ring_cap, ring_head, ring_len;
+	struct redact_stream rs;   /* a private key block across lines */
 };
 
 static double
@@ -227,11 +228,11 @@ build_env(const struct run_opts *o, const char *mark, const char **pathvar)
 		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_base) &&
 		    !env_listed(environ[i], o->env_set) && !env_listed(environ[i], marks))
 			env[k++] = environ[i];
-	env[k++] = (char *)mark;
 	for (size_t i = 0; i < b; i++)
 		if (strchr(o->env_base[i], '=') != NULL && !env_listed(o->env_base[i], o->env_set) &&
 		    !env_listed(o->env_base[i], marks))
 			env[k++] = (char *)o->env_base[i];
+	env[k++] = (char *)mark;
 	for (size_t i = 0; i < s; i++)
 		if (strchr(o->env_set[i], '=') != NULL)
 			env[k++] = (char *)o->env_set[i];
@@ -452,7 +453,7 @@ static void
 emit_line(struct runner *rn, const char *s, size_t n, int newline)
 {
 	size_t rlen;
-	char *red = redact_text(s, n, &rlen);
+	char *red = redact_stream_line(&rn->rs, s, n, &rlen);
 
 	if (red == NULL)
 		return;
@@ -590,6 +591,10 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 				last_cancel = t;
 				rn->r->cancelled = o->cancelled(o->u) != 0;
 			}
+			if (o->kill_now != NULL && !rn->r->killed_on_request && o->kill_now(o->u)) {
+				kill(-pid, SIGKILL);   /* a kill on purpose: no SIGTERM first */
+				rn->r->killed_on_request = 1;
+			}
 		}
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
 			int grp = group_alive(pid), daemons = marked(rn, 0);
@@ -686,17 +691,23 @@ static void
 log_header(struct runner *rn)
 {
 	const char *const *a = rn->o->argv;
+	size_t n = 0, rl, cap = 1;
+	char *line, *red;
 
+	/* one line, so that "--password VALUE" is seen as one */
+	for (size_t i = 0; a[i] != NULL; i++)
+		cap += strlen(a[i]) + 1;
+	if ((line = malloc(cap)) == NULL)
+		return;
+	for (size_t i = 0; a[i] != NULL; i++)
+		n += (size_t)snprintf(line + n, cap - n, " %s", a[i]);
+	red = redact_text(line, n, &rl);
 	log_put(rn, "# kernodeck: run", 16);
-	for (size_t i = 0; a[i] != NULL; i++) {
-		size_t rl;
-		char *red = redact_text(a[i], strlen(a[i]), &rl);
-		log_put(rn, " ", 1);
-		if (red != NULL)
-			log_put(rn, red, rl);
-		free(red);
-	}
+	if (red != NULL)
+		log_put(rn, red, rl);
 	log_put(rn, "\n", 1);
+	free(red);
+	free(line);
 }
 
 static int
@@ -792,6 +803,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	supervise(&rn, pid, outp[0], buf);
 	outp[0] = -1;   /* closed by supervise */
 	log_out_end(&rn);
+	r->redacted = rn.rs.redacted;
 	if (rn.logfd >= 0) {
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
@@ -874,6 +886,11 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		size_t used = strlen(buf);
 		snprintf(buf + used, len - used, "; left %d process%s behind, ended", r->left_behind,
 			 r->left_behind == 1 ? "" : "es");
+	}
+	if (r->started && r->redacted > 0) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, len - l, ", %zu credential%s redacted from its output",
+			 r->redacted, r->redacted == 1 ? "" : "s");
 	}
 	return buf;
 }

@@ -18,6 +18,7 @@ int cmd_hash(int argc, char **argv);         /* src/cmd-hash.c */
 int cmd_inspect(int argc, char **argv);      /* src/cmd-inspect.c */
 int cmd_replay(int argc, char **argv);       /* src/cmd-replay.c */
 int cmd_diff(int argc, char **argv);         /* src/cmd-diff.c */
+int cmd_fleet(int argc, char **argv);        /* src/cmd-fleet.c */
 /* src/cmd-demo.c: creates the demo; *walk_dir (malloc'd, or NULL with
  * --create-only, --help or an error) is the project the caller opens the
  * walkthrough on. */

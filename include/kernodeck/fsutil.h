@@ -27,6 +27,11 @@ int fsutil_write_atomic(const char *path, const void *data, size_t len,
  * The buffer is NUL-terminated (not counted in *lenp). */
 int fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 		     struct kd_err *err);
+/* Open a file for reading only when it is a regular file (a FIFO is never
+ * waited on, a device or a folder never read); fills *st when st is not
+ * NULL.  Returns the descriptor, or -1 with err set (KD_EINPUT). */
+struct stat;
+int fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err);
 /* mkdir -p with mode 0755. */
 int fsutil_mkdirs(const char *path, struct kd_err *err);
 /* Join two path parts into a malloc'd string. */

@@ -35,6 +35,7 @@ struct run_opts {
 	int (*cancelled)(void *u);   /* polled about 10 times a second */
 	void *u;
 	int keep_stderr_apart;       /* 1: stderr is not captured (inherited) */
+	int (*kill_now)(void *u);    /* polled with cancelled: nonzero sends SIGKILL to the group at once */
 };
 
 struct run_result {
@@ -45,6 +46,7 @@ struct run_result {
 	int term_signal;
 	int timed_out;
 	int cancelled;
+	int killed_on_request;  /* kill_now answered: the group got SIGKILL */
 	double elapsed_s;
 	char *tail;        /* last bytes of output, NUL-terminated (malloc'd) */
 	size_t tail_len;
@@ -54,6 +56,7 @@ struct run_result {
 	int log_errnum;    /* errno of the first failed write to the log, or 0 */
 	int left_behind;   /* processes still alive when a leader that was not
 			    * stopped ended (daemons, setsid): ended, and said */
+	size_t redacted;   /* credentials redacted from the output (redact.h) */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit
