@@ -66,6 +66,7 @@ cmd_dossier(int argc, char **argv)
 	kd_err_clear(&err);
 	if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err)) != 0) {
 		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
+		kd_ctx_close(&ctx);
 		json_decref(leave);
 		return rc;
 	}

@@ -56,7 +56,7 @@ field_bad(const char *file, const char *field, const char *p, const char *why,
 int
 contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
 {
-	static const char *const fields[] = { "result.outputs", "python.inventory",
+	static const char *const fields[] = { "result.outputs", "python.inventory", "python.inspect",
 					      "result.ids.file", "result.ids.reference",
 					      "result.example.path" };
 	const json_t *v;
@@ -240,11 +240,8 @@ same_copy(const char *workdir, const char *dossier, const char *rel, int dossier
 		rc = kd_err_set(err, KD_EINPUT, rel, 0,
 				"%s is in the repository but the dossier holds no copy of it: the "
 				"plan did not show it (refusing)", rel);
-	} else {
-		rc = kd_err_set(err, KD_EINPUT, rel, 0,
-				"%s is in the dossier but not in the repository at the recorded "
-				"commit (refusing)", rel);
 	}
+	/* in the dossier only: the replay puts the dossier's copy in place */
 out:
 	free(a);
 	free(b);
@@ -259,10 +256,13 @@ contain_check_copies(const char *workdir, const char *dossier, const json_t *ref
 		     void (*show)(void *u, const char *line), void *u, struct kd_err *err)
 {
 	const char *inv = yamlio_get_str(ref, "python.inventory");
+	const char *ins = yamlio_get_str(ref, "python.inspect");
 	int rc = same_copy(workdir, dossier, "requirements-rebuild.txt", 0, show, u, err);
 
 	if (rc == 0 && inv != NULL && escapes(inv) == NULL)
 		rc = same_copy(workdir, dossier, inv, 1, show, u, err);
+	if (rc == 0 && ins != NULL && escapes(ins) == NULL)
+		rc = same_copy(workdir, dossier, ins, 1, show, u, err);
 	return rc;
 }
 

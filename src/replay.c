@@ -200,8 +200,9 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
 		    " --system-site-packages" : "");
 	}
-	say(o, "  .venv-rebuild/bin/python -m pip --version");
-	say(o, "  .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt, which holds:");
+	say(o, "  .venv-rebuild/bin/python -I -m pip --version");
+	say(o, "  .venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r "
+	    "requirements-rebuild.txt, which holds:");
 	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
 		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
 			nl = strchr(l, '\n');
@@ -213,7 +214,8 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	}
 	free(req);
 	free(rp);
-	say(o, "  .venv-rebuild/bin/python -m pip freeze --all; pip inspect; pip check");
+	say(o, "  .venv-rebuild/bin/python -I -m pip freeze --all; -I -m pip inspect; "
+	    "-I -m pip check");
 	say(o, "  .venv-rebuild/bin/python %s   (kernodeck's probe: import torch, a small "
 	    "computation on the expected device)", "probe.py");
 	{

@@ -237,6 +237,10 @@ cookie_close(void *cookie)
 	return 0;
 }
 
+/* The cookies of the streams installed, held here too: the stream keeps
+ * its cookie where a leak checker does not look. */
+static struct tcookie *installed[2];
+
 static FILE *
 filtered(int fd, int mode)
 {
@@ -246,6 +250,7 @@ filtered(int fd, int mode)
 
 	if (c == NULL)
 		return NULL;
+	installed[fd == STDERR_FILENO] = c;
 	c->fd = fd;
 	if ((f = fopencookie(c, "w", io)) == NULL) {
 		free(c);
