@@ -307,7 +307,8 @@ apply_edits(struct patch *p, size_t *outlen)
 	size_t total = p->len, o = 0, from = 0;
 	char *out;
 
-	qsort(p->e, p->n, sizeof *p->e, cmp_edit);
+	if (p->n > 0)   /* qsort of a NULL array is undefined, even of none */
+		qsort(p->e, p->n, sizeof *p->e, cmp_edit);
 	for (size_t i = 0; i < p->n; i++) {
 		if (i > 0 && p->e[i].at < p->e[i - 1].at + p->e[i - 1].cut)
 			return NULL;
