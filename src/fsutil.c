@@ -22,8 +22,9 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 
-static int
-write_all(int fd, const char *p, size_t len)
+/* Write all of p to fd, again after a short write or EINTR: 0, or -1 with errno. */
+int
+fsutil_write_all(int fd, const char *p, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
@@ -199,7 +200,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 		errno = ENOSPC;
 		goto fail;
 	}
-	if (write_all(fd, p, len) < 0 || fsync(fd) < 0)
+	if (fsutil_write_all(fd, p, len) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

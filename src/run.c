@@ -95,21 +95,6 @@ sleep_ms(long ms)
 		;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* An executable regular file? */
 static int
@@ -301,7 +286,7 @@ static void
 log_flush(struct runner *rn)
 {
 	if (rn->logfd >= 0 && rn->log_len > 0 &&
-	    write_all(rn->logfd, rn->logbuf, rn->log_len) != 0 && rn->r->log_errnum == 0)
+	    fsutil_write_all(rn->logfd, rn->logbuf, rn->log_len) != 0 && rn->r->log_errnum == 0)
 		rn->r->log_errnum = errno;
 	rn->log_len = 0;
 }
@@ -314,7 +299,7 @@ log_put(struct runner *rn, const char *p, size_t n)
 	if (rn->log_len + n > RUN_LOG_BUF)
 		log_flush(rn);
 	if (n >= RUN_LOG_BUF) {
-		if (write_all(rn->logfd, p, n) != 0 && rn->r->log_errnum == 0)
+		if (fsutil_write_all(rn->logfd, p, n) != 0 && rn->r->log_errnum == 0)
 			rn->r->log_errnum = errno;
 		return;
 	}

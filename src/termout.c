@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/termout.h"
 
 #define TERMOUT_WORST 6   /* bytes out per byte in, at most: \u009b */
@@ -178,21 +179,6 @@ struct tcookie {
 	size_t npend;
 };
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static ssize_t
 cookie_write(void *cookie, const char *buf, size_t size)
@@ -217,7 +203,7 @@ cookie_write(void *cookie, const char *buf, size_t size)
 	used = clean_into(in, total, TERMOUT_KEEP_NL, 0, out, &o);
 	c->npend = total - used;   /* at most 3: an unfinished character */
 	memcpy(c->pend, in + used, c->npend);
-	rc = write_all(c->fd, out, o);
+	rc = fsutil_write_all(c->fd, out, o);
 	free(in);
 	free(out);
 	return rc == 0 ? (ssize_t)size : -1;
@@ -232,7 +218,7 @@ cookie_close(void *cookie)
 
 	clean_into(c->pend, c->npend, TERMOUT_KEEP_NL, 1, out, &o);
 	if (o > 0)
-		(void)write_all(c->fd, out, o);
+		(void)fsutil_write_all(c->fd, out, o);
 	free(c);
 	return 0;
 }
@@ -289,5 +275,5 @@ termout_write_trusted(FILE *f, const char *s)
 	int fd = f == stderr ? STDERR_FILENO : STDOUT_FILENO;
 
 	fflush(f);
-	(void)write_all(fd, s, strlen(s));
+	(void)fsutil_write_all(fd, s, strlen(s));
 }
