@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/stop.h"
@@ -176,8 +177,9 @@ cmd_act(int argc, char **argv)
 	if (dir == NULL || optind < argc)
 		return act_usage(stderr, 2);
 	if (stage != NULL && (i = stage_index(stage)) < 0) {
-		fprintf(stderr, "kernodeck act: unknown stage \"%s\" (reference, system, rebuild, "
-			"contract, compute, sample, dossier)\n", stage);
+		char ids[KD_CAP_STAGE_IDS];
+		fprintf(stderr, "kernodeck act: unknown stage \"%s\" (%s)\n", stage,
+			stage_id_list(ids, sizeof ids, ", "));
 		return 2;
 	}
 	if (name == NULL) {

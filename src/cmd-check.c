@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/report.h"
@@ -86,8 +87,9 @@ cmd_check(int argc, char **argv)
 	if (optind < argc)
 		return check_usage(stderr, 2);
 	if (stage != NULL && (only = stage_index(stage)) < 0) {
-		fprintf(stderr, "kernodeck check: unknown stage \"%s\" (reference, system, rebuild, "
-			"contract, compute, sample, dossier)\n", stage);
+		char ids[KD_CAP_STAGE_IDS];
+		fprintf(stderr, "kernodeck check: unknown stage \"%s\" (%s)\n", stage,
+			stage_id_list(ids, sizeof ids, ", "));
 		return 2;
 	}
 	if (quiet)

@@ -28,6 +28,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
 #include "kernodeck/report.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* Keys whose values change from run to run on the same machine. */
@@ -142,16 +143,15 @@ flat_obs(const json_t *root, const char *stage, const char *project)
 static json_t *
 deviations_of(const json_t *root)
 {
-	static const char *const ids[] = { "reference", "system", "rebuild", "contract",
-					   "compute", "sample", "dossier" };
 	json_t *o = json_object(), *d;
 	size_t i;
 
-	for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
-		json_array_foreach(json_object_get(stage_of(root, ids[k]), "deviations"), i, d) {
+	for (size_t k = 0; k < KD_NSTAGES; k++) {
+		const char *id = kd_stages[k]->id;
+		json_array_foreach(json_object_get(stage_of(root, id), "deviations"), i, d) {
 			char key[512];
 			json_t *e = json_object();
-			snprintf(key, sizeof key, "%s/%s", ids[k],
+			snprintf(key, sizeof key, "%s/%s", id,
 				 json_string_value(json_object_get(d, "check")));
 			json_object_set(e, "why", json_object_get(d, "why"));
 			json_object_set(e, "intentional", json_object_get(d, "intentional"));

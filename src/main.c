@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/frame.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/stop.h"
 
 /* `kernodeck demo`: create the demo (src/cmd-demo.c), then open the
@@ -48,14 +50,45 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* Print text with its words wrapped before column width (text has single
+ * spaces and no newline). */
+static void
+put_wrapped(FILE *fp, const char *text, size_t width)
+{
+	size_t col = 0;
+
+	for (const char *w = text, *e; *w != '\0'; w = *e ? e + 1 : e) {
+		size_t n;
+		e = strchr(w, ' ');
+		if (e == NULL)
+			e = w + strlen(w);
+		n = (size_t)(e - w);
+		if (col > 0 && col + 1 + n >= width) {
+			fputc('\n', fp);
+			col = 0;
+		} else if (col > 0) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(w, 1, n, fp);
+		col += n;
+	}
+	fputc('\n', fp);
+}
+
+_Static_assert(KD_NSTAGES == 7, "the usage below says seven stages");
+
 static void
 usage(FILE *fp)
 {
+	char ids[KD_CAP_STAGE_IDS], line[KD_CAP_STAGE_IDS + 128];
+
 	fputs("usage: kernodeck [DIR] [--state-dir DIR] [--python PATH]\n"
-	      "       kernodeck COMMAND [ARGS]\n\n"
-	      "Walk a PyTorch project through seven stages (reference, system, rebuild,\n"
-	      "contract, compute, sample, dossier) until its rebuild is proven.\n\n"
-	      "commands:\n", fp);
+	      "       kernodeck COMMAND [ARGS]\n\n", fp);
+	snprintf(line, sizeof line, "Walk a PyTorch project through seven stages (%s) until "
+		 "its rebuild is proven.", stage_id_list(ids, sizeof ids, ", "));
+	put_wrapped(fp, line, 80);
+	fputs("\ncommands:\n", fp);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(fp, "  kernodeck %s\n", c->synopsis);
 	fputs("\n  kernodeck --help | --version\n\n"

@@ -529,7 +529,7 @@ static int
 ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_sink *sink,
 	struct kd_err *err)
 {
-	int idx = stage_index("contract");
+	int idx = stage_pos(&kd_stage_contract);
 	const json_t *obs = kd_ctx_obs(ctx, idx), *d;
 	const char *cn;
 	char path[300], line[400];
@@ -595,7 +595,7 @@ static int
 act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 		       struct kd_err *err)
 {
-	int idx = stage_index("contract"), n = 0;
+	int idx = stage_pos(&kd_stage_contract), n = 0;
 	const json_t *d;
 	size_t i;
 	char msg[128];
@@ -639,6 +639,7 @@ const struct kd_stage_ops kd_stage_contract = {
 	.title = "Contract",
 	.summary = "pip check and the rebuilt inventory against the reference's",
 	.obs_file = "contract.yaml",
+	.replay = 1,
 	.gather = contract_gather,
 	.check = contract_check,
 	.describe = contract_describe,

@@ -865,7 +865,7 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	const char *base = json_string_value(yamlio_get(settings, "sample.rule_baseline.digest"));
 	const char *basec = json_string_value(yamlio_get(settings, "sample.rule_baseline.rule"));
 	const char *seen = json_string_value(yamlio_get(settings, "sample.rule_seen.digest"));
-	int idx = stage_index("sample"), fresh;
+	int idx = stage_pos(&kd_stage_sample), fresh;
 	char what[2048], now[32];
 	struct kd_row *r;
 
@@ -979,6 +979,7 @@ const struct kd_stage_ops kd_stage_sample = {
 	.title = "Sample",
 	.summary = "runs the entry point on the sample, rereads its outputs and compares them with the reference output",
 	.obs_file = "sample.yaml",
+	.replay = 1,
 	.fields = sample_fields,
 	.nfields = sizeof sample_fields / sizeof sample_fields[0],
 	.gather = sample_gather,

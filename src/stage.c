@@ -84,6 +84,28 @@ stage_index(const char *id)
 	return -1;
 }
 
+int
+stage_pos(const struct kd_stage_ops *ops)
+{
+	for (int i = 0; i < KD_NSTAGES; i++)
+		if (kd_stages[i] == ops)
+			return i;
+	return -1;
+}
+
+const char *
+stage_id_list(char *buf, size_t len, const char *sep)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < KD_NSTAGES && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "", kd_stages[i]->id);
+	return buf;
+}
+
 /* ---- rows ---- */
 
 static char *

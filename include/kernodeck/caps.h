@@ -10,6 +10,7 @@
 #define KD_CAP_YAML_DEPTH     64                   /* nesting of mappings and sequences */
 #define KD_CAP_TEXT_FILE      (64u * 1024 * 1024)  /* pip outputs, requirements, collect_env */
 #define KD_CAP_LINE           (64u * 1024)         /* one line of a text input */
+#define KD_CAP_STAGE_IDS      256                  /* the stage ids joined (stage_id_list) */
 #define KD_CAP_PIP_OUTPUT     (64u * 1024 * 1024)
 #define KD_CAP_RUN_TAIL       (256u * 1024)        /* output of a child kept in memory */
 #define KD_CAP_JSON_LINE      (1024u * 1024)       /* one line of the probe's output */

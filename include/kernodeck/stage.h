@@ -175,6 +175,7 @@ struct kd_stage_ops {
 	const char *title;     /* "Reference" */
 	const char *summary;   /* one line: what the stage gathers or checks */
 	const char *obs_file;  /* observation file under the kernodeck folder, or NULL */
+	int replay;            /* 1: a replay runs it again (src/replay.c) */
 	const struct kd_field *fields;
 	size_t nfields;
 	int (*gather)(struct kd_ctx *ctx, struct kd_result *res,
@@ -193,6 +194,12 @@ extern const struct kd_stage_ops kd_stage_reference, kd_stage_system,
 extern const struct kd_stage_ops *const kd_stages[KD_NSTAGES];
 /* Index of a stage id, or -1. */
 int stage_index(const char *id);
+/* Index of a stage in the table (its ops, so that a misspelt stage is a
+ * compile error, not a -1). */
+int stage_pos(const struct kd_stage_ops *ops);
+/* The stage ids in table order, joined by sep ("reference, system, ...")
+ * into buf; returns buf. */
+const char *stage_id_list(char *buf, size_t len, const char *sep);
 
 /* --- the rules (src/stage.c) --- */
 
