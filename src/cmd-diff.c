@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,40 +431,34 @@ print_text(FILE *fp, const json_t *r)
 		"differences")));
 }
 
-int
+static int
 cmd_diff(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_diff;
 	const char *paths[2] = { NULL, NULL };
 	enum kd_format fmt = KD_FMT_TEXT;
 	json_t *la = NULL, *lb = NULL, *r;
 	struct kd_err err;
 	char buf[2048];
-	int n = 0, rc;
+	int c, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck diff A B [--format text|json|yaml]\n\nCompare two "
-			     "dossiers (or `kernodeck check --format yaml|json` captures) layer\nby "
-			     "layer: system, inventory, probe, sample, deviations; only what differs.\n"
-			     "Exit 0: no difference; 1: differences; 2: an input is missing or malformed.");
-			return 0;
-		}
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			if (report_parse_format(argv[++i], &fmt) != 0) {
-				fprintf(stderr, "kernodeck diff: unknown format %s\n", argv[i]);
-				return KD_EINPUT;
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_parse_format(optarg, &fmt) != 0) {
+				fprintf(stderr, "kernodeck diff: unknown format %s\n", optarg);
+				return KD_EXIT_USAGE;
 			}
-		} else if (argv[i][0] == '-' || n == 2) {
-			fputs("usage: kernodeck diff A B [--format text|json|yaml]\n", stderr);
-			return KD_EINPUT;
-		} else {
-			paths[n++] = argv[i];
+			break;
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
-	if (n != 2) {
-		fputs("usage: kernodeck diff A B [--format text|json|yaml]\n", stderr);
-		return KD_EINPUT;
-	}
+	if (argc - optind != 2)
+		return cmd_usage_error(e, NULL);
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
 	kd_err_clear(&err);
 	if ((rc = dossier_load_layers(paths[0], &la, &err)) != 0 ||
 	    (rc = dossier_load_layers(paths[1], &lb, &err)) != 0) {
@@ -476,9 +471,24 @@ cmd_diff(int argc, char **argv)
 		print_text(stdout, r);
 	else
 		report_print_tree(stdout, r, fmt);
-	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EFAIL : 0;
+	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
 	json_decref(r);
 	json_decref(la);
 	json_decref(lb);
 	return rc;
 }
+
+static const struct kd_opt diff_opts[] = {
+	{ "format", 'f', "text|yaml|json", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_diff = {
+	.name = "diff",
+	.args = "A B",
+	.opts = diff_opts,
+	.help = "Compare two dossiers (or `kernodeck check --format yaml|json` captures) layer\n"
+		"by layer: system, inventory, probe, sample, deviations; only what differs.\n"
+		"Exit 0: no difference; 1: differences; 2: an input is missing or malformed.",
+	.exec = cmd_diff,
+};
