@@ -423,8 +423,9 @@ diff_label(const json_t *d, char *buf, size_t len)
 }
 
 static void
-check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
+check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
 {
+	struct kd_rows *rows = &res->rows;
 	const json_t *d;
 	json_t *intentional = json_array(), *sys_extras = json_array();
 	size_t i;
@@ -501,8 +502,8 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 	}
 	json_decref(sys_extras);
 	/* the variant, named in the state */
-	yamlio_set(ctx->state.settings, "variant", json_boolean(json_array_size(intentional) > 0));
-	yamlio_set(ctx->state.settings, "variant_differences", json_incref(intentional));
+	kd_result_set(res, "variant", json_boolean(json_array_size(intentional) > 0));
+	kd_result_set(res, "variant_differences", json_incref(intentional));
 	if (json_array_size(intentional) > 0) {
 		char o[600];
 		size_t n = 0;
@@ -565,7 +566,7 @@ contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	if (inv != NULL) {
 		check_reference(inv, &res->rows);
 		if (json_object_get(inv, "comparison") != NULL)
-			check_differences(ctx, json_object_get(inv, "comparison"), &res->rows);
+			check_differences(ctx, json_object_get(inv, "comparison"), res);
 	}
 	kd_rows_add(&res->rows, "contract.proof", KD_R_INFO, "what a clean pip check proves",
 		    "that the installed packages' metadata agree with each other",
@@ -637,8 +638,9 @@ judge:
 		kd_result_init(&res);
 		res.obs = (json_t *)obs;
 		contract_check(ctx, &res, err);
-		stage_apply_rows(&ctx->state, idx, &res.rows, ctx->ref_id);
-		kd_rows_free(&res.rows);
+		stage_settle(ctx, idx, &res, err);
+		res.obs = NULL;   /* borrowed */
+		kd_result_free(&res);
 	}
 	return 0;
 }

@@ -104,9 +104,18 @@ void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
 struct kd_result {
 	json_t *obs;          /* observations (owned); saved to ops->obs_file */
 	struct kd_rows rows;  /* the checks */
+	json_t *record;       /* what the frame records in the state once it has
+			       * stored the rows (stage_run): settings and automatic
+			       * deviations, asked for by check (kd_result_set,
+			       * kd_result_deviate), which changes nothing itself */
 };
 void kd_result_init(struct kd_result *res);
 void kd_result_free(struct kd_result *res);
+/* check asks the frame to set the state's setting path to value (stolen). */
+void kd_result_set(struct kd_result *res, const char *path, json_t *value);
+/* check asks the frame to record a deviation of the stage's failing row check. */
+void kd_result_deviate(struct kd_result *res, const char *check, const char *what,
+		       const char *why, const char *author);
 
 /* Progress and output, backed by the log pane (walkthrough) or stderr
  * (check).  Any member may be NULL. */
@@ -236,6 +245,12 @@ const struct kd_deviation *stage_find_deviation(const struct kd_state *s, int i,
  * "unknown".  Static buffer. */
 const char *kd_author(void);
 
+/* Store the rows of check's result res as stage i's, then record in the
+ * state what check asked for (res->record: settings, automatic
+ * deviations); what stage_run does after check, for an action that judges
+ * saved observations again. */
+int stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res,
+		 struct kd_err *err);
 /* Run stage i: gather, save observations, check, describe; store rows and
  * status in the state and save it.  When gather or check fail, a failing
  * row "stage.error" carries the message into the state.  (To describe
