@@ -9,5 +9,7 @@
 
 const struct kd_screen_ops kd_screen_compute = {
 	.stage = &kd_stage_compute,
+	.enter = kd_fleet_enter,
+	.key = kd_fleet_key,
 	.empty_hint = "Not checked yet: press r to run the probe in .venv-rebuild: import, backend, devices, and a small computation checked against the CPU.",
 };

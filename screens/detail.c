@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/screen.h"
 #include "kernodeck/state.h"
 #include "kernodeck/textw.h"
@@ -37,6 +38,28 @@ struct detail {
 	int nhead;
 };
 
+/* Where a row's evidence is: an absolute path as it is; a relative one in
+ * the state folder (logs/...) when it is there, else in the project (the
+ * rebuild lint names requirements-rebuild.txt, a file of the project). */
+static char *
+evidence_path(const struct kd_screen *scr, const char *ev)
+{
+	char *p;
+
+	if (ev[0] == '/')
+		return strdup(ev);
+	p = kd_ctx_path(scr->ctx, ev);
+	if (p != NULL && access(p, F_OK) != 0) {
+		char *q = fsutil_join(scr->ctx->project_dir, ev);
+		if (q != NULL && access(q, F_OK) == 0) {
+			free(p);
+			return q;
+		}
+		free(q);
+	}
+	return p;
+}
+
 /* Read the evidence file (capped) and split it into lines. */
 static void
 detail_load(struct detail *d, const struct kd_screen *scr)
@@ -51,7 +74,7 @@ detail_load(struct detail *d, const struct kd_screen *scr)
 		snprintf(d->note, sizeof d->note, "This check names no evidence file.");
 		return;
 	}
-	d->path = ev[0] == '/' ? strdup(ev) : kd_ctx_path(scr->ctx, ev);
+	d->path = evidence_path(scr, ev);
 	if (d->path == NULL)
 		return;
 	fd = open(d->path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
@@ -145,11 +168,16 @@ detail_head(struct detail *d, const struct kd_screen *scr, int w)
 	d->nhead = 0;
 	head_add(d, w, "Check", r->id);
 	head_add(d, w, "What", r->label);
-	head_add(d, w, "Status", d->is_check ? kd_rstat_name(r->status) : "info");
+	const int stale = scr->ctx->state.st[scr->idx].status == KD_ST_STALE;
+	head_add(d, w, "Status", !d->is_check ? "info" : stale
+		 ? "stale: a result of before an earlier change; r checks again"
+		 : kd_rstat_name(r->status));
 	head_add(d, w, "Observed", r->observed);
 	head_add(d, w, "Expected", r->expected);
 	head_add(d, w, "Evidence", d->path ? d->path : r->evidence);
-	head_add(d, w, "First error", r->first_error);
+	/* a check that passed has no error: its message is a note */
+	head_add(d, w, d->is_check && (r->status == KD_R_FAIL || r->status == KD_R_WARN) && !stale
+		 ? "First error" : "Note", r->first_error);
 	head_add(d, w, "Hint", r->hint);
 	if (dev != NULL) {
 		snprintf(buf, sizeof buf, "%s: %s (why: %s; %s, %s)",
@@ -157,7 +185,7 @@ detail_head(struct detail *d, const struct kd_screen *scr, int w)
 			 dev->why ? dev->why : "", dev->author ? dev->author : "?",
 			 dev->time ? dev->time : "?");
 		head_add(d, w, "Deviation", buf);
-	} else if (d->is_check && r->status == KD_R_FAIL) {
+	} else if (d->is_check && r->status == KD_R_FAIL && !stale) {
 		head_add(d, w, "Deviation", "none: press d to record one");
 	}
 }
@@ -174,7 +202,8 @@ detail_draw(struct kd_screen *scr, struct detail *d)
 	detail_head(d, scr, iw);
 	kd_box(y, x, h, w, "Check detail", kd_attr(KD_C_BORDER));
 	row = y + 1;
-	for (i = 0; i < d->nhead && row < y + h / 2; i++) {
+	/* the values first, wrapped whole; the excerpt keeps 4 lines */
+	for (i = 0; i < d->nhead && row < y + h - 1 - 5; i++) {
 		int isfail = strncmp(d->head[i], "First error", 11) == 0;
 
 		kd_put(row++, x + 2, iw, d->head[i], isfail ? kd_attr(KD_C_FAILED) : A_NORMAL, 0);
@@ -203,7 +232,7 @@ detail_draw(struct kd_screen *scr, struct detail *d)
 static int
 detail_rows(const struct detail *d)
 {
-	int head = d->nhead < (LINES - 2) / 2 - 1 ? d->nhead : (LINES - 2) / 2 - 1;
+	int head = d->nhead < LINES - 9 ? d->nhead : LINES - 9;   /* as detail_draw */
 
 	return LINES - 2 - 2 - head - 1;
 }

@@ -52,6 +52,21 @@ kd_dialog_message(struct kd_screen *scr, const char *title, const char *text,
 					kd_key_action(KD_KC_DIALOG, key) != KD_A_CLOSE));
 }
 
+void
+kd_dialog_notice(struct kd_screen *scr, const char *title, const char *text,
+		 enum kd_color c)
+{
+	int key;
+
+	do {
+		draw_text_box(scr, title, text, " Esc closes \u2502 any other key acts ", c);
+		key = kd_tui_key(scr, 0);
+	} while (key == KD_K_RESIZE);
+	if (key > 0 && key != ' ' && key != '\n' && key != '\r' &&
+	    kd_key_action(KD_KC_DIALOG, key) != KD_A_CLOSE)
+		kd_tui_unget(key);
+}
+
 int
 kd_dialog_confirm(struct kd_screen *scr, const char *title, const char *text)
 {

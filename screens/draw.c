@@ -218,7 +218,12 @@ kd_screen_draw_default(struct kd_screen *scr)
 		draw_rule(g->fields_y - 1, g->rx, g->rw, t, scr->focus == KD_FOCUS_FIELDS);
 		kd_form_draw(scr, g->fields_y, g->rx, g->fields_h, g->rw);
 	}
-	snprintf(t, sizeof t, "Checks (%zu)", scr->ctx->state.st[scr->idx].rows.n);
+	/* the rows shown: the checks and the stage's information rows */
+	if (scr->ctx->state.st[scr->idx].status == KD_ST_STALE)
+		snprintf(t, sizeof t, "Checks (%zu) \u2502 stale: results of before the change, r checks again",
+			 kd_screen_nrows(scr));
+	else
+		snprintf(t, sizeof t, "Checks (%zu)", kd_screen_nrows(scr));
 	draw_rule(g->checks_y - 2, g->rx, g->rw, t, scr->focus == KD_FOCUS_CHECKS);
 	kd_checks_draw(scr, g->checks_y - 1, g->rx, g->checks_h + 1, g->rw);
 	kd_log_draw(scr, g->log_y - 1, g->rx, g->log_h + 1, g->rw);

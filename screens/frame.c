@@ -436,7 +436,7 @@ frame_next(struct kd_screen *scr)
 		return;
 	}
 	if (!stage_can_advance(&scr->ctx->state, scr->idx, why, sizeof why)) {
-		kd_dialog_message(scr, "Cannot go to the next stage yet", why, KD_C_FAILED);
+		kd_dialog_notice(scr, "Cannot go to the next stage yet", why, KD_C_FAILED);
 		return;
 	}
 	frame_enter(scr, scr->idx + 1);

@@ -1,13 +1,35 @@
 /*
  * sample.c - the screen of stage "sample": the entry point on the small sample, and its outputs reread.
  * A thin view: the fields, checks and log are drawn by the frame's default
- * view from kd_stage_sample; this file only says what to do first.
+ * view from kd_stage_sample; when the resume check ran, the right half of
+ * the log area shows its two trajectories (screens/plot.c) while no stage
+ * runs.
  */
 #include "config.h"
 
+#include "kernodeck/plot.h"
 #include "kernodeck/screen.h"
+
+static void
+sample_draw(struct kd_screen *scr)
+{
+	const json_t *obs = kd_ctx_obs(scr->ctx, scr->idx), *r, *plot, *first;
+	const struct kd_geom *g = &scr->g;
+	int w;
+
+	kd_screen_draw_default(scr);
+	r = json_object_get(obs, "resume");
+	plot = json_object_get(r, "plot");
+	if (plot == NULL || scr->log.running || g->log_h < 6 || g->rw < 60)
+		return;
+	first = json_object_get(json_object_get(r, "trajectory"), "first");
+	w = g->rw / 2;
+	kd_plot_draw(g->log_y, g->rx + g->rw - w, g->log_h, w, plot,
+		     first ? (long long)json_integer_value(json_object_get(first, "step")) : 0);
+}
 
 const struct kd_screen_ops kd_screen_sample = {
 	.stage = &kd_stage_sample,
-	.empty_hint = "Not checked yet: press r to run the entry point on the sample and reread its outputs under the comparison rule of the reference.",
+	.empty_hint = "Not checked yet: press r to run the entry point on the sample and reread its outputs under the comparison rule of the reference (and the resume check, when resume: is declared).",
+	.draw = sample_draw,
 };

@@ -9,5 +9,7 @@
 
 const struct kd_screen_ops kd_screen_system = {
 	.stage = &kd_stage_system,
+	.enter = kd_fleet_enter,
+	.key = kd_fleet_key,
 	.empty_hint = "Not checked yet: press r to observe this machine (GPU, driver, device nodes, CUDA or ROCm, OS, compilers, interpreter) and compare it with the reference.",
 };

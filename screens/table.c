@@ -31,12 +31,40 @@ col_natural(const struct kd_table *t, int c)
 	return nat > t->cols[c].max ? t->cols[c].max : nat;
 }
 
+/* Give the avail columns left, one at a time, to the shown column with a
+ * weight of at least tier that has the least width for its weight and
+ * still wants more; returns what is left. */
+static int
+grow_columns(const struct kd_table *t, const int *nat, const int *shown, int *width,
+	     int avail, int tier)
+{
+	while (avail > 0) {
+		int best = -1;
+
+		for (int c = 0; c < t->ncols; c++) {
+			int wt = t->cols[c].grow > 0 ? t->cols[c].grow : 1;
+
+			if (!shown[c] || width[c] >= nat[c] || t->cols[c].grow < tier)
+				continue;
+			if (best < 0 || width[c] * (t->cols[best].grow > 0 ? t->cols[best].grow : 1) <
+			    width[best] * wt)
+				best = c;
+		}
+		if (best < 0)
+			break;
+		width[best]++;
+		avail--;
+	}
+	return avail;
+}
+
 /* Column widths that fit in w (2 columns for the selection mark, 1 between
  * cells), by water-filling: every column first gets its minimum (or less
  * when its content is narrower), then the space left goes, one column at
  * a time, to the column with the least width for its weight that still
- * wants more.  When even the minimums do not fit, optional columns are
- * left out (width 0), the last first. */
+ * wants more, the heaviest columns (weight 3 or more) first.  When the
+ * minimums and the heaviest columns' natural widths do not fit, optional
+ * columns are left out (width 0), the last first. */
 static void
 table_widths(const struct kd_table *t, int w, int *width)
 {
@@ -56,7 +84,9 @@ table_widths(const struct kd_table *t, int w, int *width)
 				continue;
 			nshown++;
 			width[c] = t->cols[c].min < nat[c] ? t->cols[c].min : nat[c];
-			need += width[c];
+			/* an optional column only when the columns that weigh
+			 * most can have their whole natural width beside it */
+			need += t->cols[c].grow >= 3 ? nat[c] : width[c];
 			if (t->cols[c].optional)
 				drop = c;
 		}
@@ -67,23 +97,10 @@ table_widths(const struct kd_table *t, int w, int *width)
 	}
 	for (c = 0; c < t->ncols; c++)
 		avail -= width[c];
-	while (avail > 0) {
-		int best = -1;
-
-		for (c = 0; c < t->ncols; c++) {
-			int wt = t->cols[c].grow > 0 ? t->cols[c].grow : 1;
-
-			if (!shown[c] || width[c] >= nat[c])
-				continue;
-			if (best < 0 || width[c] * (t->cols[best].grow > 0 ? t->cols[best].grow : 1) <
-			    width[best] * wt)
-				best = c;
-		}
-		if (best < 0)
-			break;
-		width[best]++;
-		avail--;
-	}
+	/* the columns that weigh most (grow >= 3: the check's name, what was
+	 * observed) reach their natural width first; then every column */
+	avail = grow_columns(t, nat, shown, width, avail, 3);
+	grow_columns(t, nat, shown, width, avail, 0);
 }
 
 void
@@ -156,11 +173,21 @@ static const struct kd_col check_cols[] = {
 	{ "Evidence", 14, 48, 2, 1 },
 };
 
+/* A stale stage's rows are results of before an earlier change: none of
+ * them is shown as a current failure (or pass). */
+static int
+stage_stale(const struct kd_screen *scr)
+{
+	return scr->ctx->state.st[scr->idx].status == KD_ST_STALE;
+}
+
 static const char *
 check_status_text(const struct kd_screen *scr, const struct kd_row *row, int is_check)
 {
 	if (!is_check)
 		return "info";
+	if (stage_stale(scr))
+		return "stale";
 	switch (row->status) {
 	case KD_R_PASS: return "pass";
 	case KD_R_FAIL:
@@ -200,6 +227,8 @@ check_color(void *u, int r, int c)
 	if (c == 0) {
 		if (!is_check)
 			return KD_C_INFO;
+		if (stage_stale(scr))
+			return kd_status_color(KD_ST_STALE);
 		switch (row->status) {
 		case KD_R_PASS: return KD_C_PASSED;
 		case KD_R_FAIL:

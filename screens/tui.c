@@ -202,12 +202,26 @@ kd_attr(enum kd_color c)
 	return COLOR_PAIR(c) | color_defs[c].attr;
 }
 
+/* A key given back (kd_tui_unget), or -1. */
+static int tui_pushed = -1;
+
+void
+kd_tui_unget(int key)
+{
+	tui_pushed = key;
+}
+
 int
 kd_tui_getkey(int timeout_ms)
 {
 	wint_t wc;
 	int r;
 
+	if (tui_pushed >= 0) {
+		r = tui_pushed;
+		tui_pushed = -1;
+		return r;
+	}
 	timeout(timeout_ms);
 	r = get_wch(&wc);
 	if (r == ERR)

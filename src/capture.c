@@ -383,7 +383,7 @@ capture_write(struct kd_ctx *ctx, struct capture *c, struct kd_err *err)
 			"query", c->query, "system", c->row, "packages", (json_int_t)c->npkg);
 	if (c->sysobs != NULL)
 		json_object_set(cap, "system_observed", c->sysobs);
-	rc = yamlio_save_file(c->p_capture, cap, 0, err);
+	rc = yamlio_save_file(c->p_capture, cap, YAMLIO_END_MARK, err);
 	json_decref(cap);
 	return rc;
 }

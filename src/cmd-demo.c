@@ -1,5 +1,6 @@
 /*
- * cmd-demo.c - `kernodeck demo [DIR] [--create-only]`: the embedded default.
+ * cmd-demo.c - `kernodeck demo [DIR] [--training] [--create-only]`: the
+ * embedded default.
  *
  * Creates DIR (default ./kernodeck-demo) from share/demo/project: a small
  * embedding application with its sample, its rebuild file and the tokenizer
@@ -7,7 +8,9 @@
  * "kernodeck demo"), keeps kernodeck's folders out of it through
  * .git/info/exclude, writes the shipped reference (share/demo/reference.yaml)
  * as DIR/kernodeck/reference.yaml with code.commit set to that commit, and
- * opens the walkthrough unless --create-only.
+ * opens the walkthrough unless --create-only.  --training does the same
+ * from share/demo/training (a small resumable training run, goal
+ * training-trajectory, with the resume check) and share/demo/training.yaml.
  */
 #include "config.h"
 
@@ -41,7 +44,7 @@ git_fail(struct kd_err *err, const char *dir, const char *what)
 
 /* git init (branch main) + add everything + one commit; id into commit. */
 static int
-demo_commit(const char *dir, char commit[41], struct kd_err *err)
+demo_commit(const char *dir, const char *message, char commit[41], struct kd_err *err)
 {
 	git_repository_init_options opts;
 	git_repository *repo = NULL;
@@ -68,7 +71,7 @@ demo_commit(const char *dir, char commit[41], struct kd_err *err)
 	}
 	if (git_signature_now(&sig, DEMO_AUTHOR, DEMO_EMAIL) < 0 ||
 	    git_commit_create_v(&id, repo, "HEAD", sig, sig, NULL,
-				"kernodeck demo: a small embedding application\n", tree, 0) < 0) {
+				message, tree, 0) < 0) {
 		rc = git_fail(err, dir, "git commit");
 		goto out;
 	}
@@ -84,9 +87,9 @@ out:
 
 /* The shipped reference with code.commit filled in, comments kept. */
 static int
-demo_reference(const char *dir, const char *commit, struct kd_err *err)
+demo_reference(const char *dir, const char *tplname, const char *commit, struct kd_err *err)
 {
-	char *tpl = kd_share_path("demo/reference.yaml"), *text = NULL, *kd = NULL, *out = NULL;
+	char *tpl = kd_share_path(tplname), *text = NULL, *kd = NULL, *out = NULL;
 	char *at, *o = NULL;
 	size_t len;
 	int rc;
@@ -139,10 +142,10 @@ empty_or_missing(const char *dir)
 
 /* Create the demo project in dir. */
 static int
-demo_create(const char *dir, char commit[41], struct kd_err *err)
+demo_create(const char *dir, int training, char commit[41], struct kd_err *err)
 {
 	static const char *const excl[] = { "kernodeck", ".venv-rebuild" };
-	char *src = kd_share_path("demo/project");
+	char *src = kd_share_path(training ? "demo/training" : "demo/project");
 	int rc, added;
 
 	if (!empty_or_missing(dir)) {
@@ -160,11 +163,12 @@ demo_create(const char *dir, char commit[41], struct kd_err *err)
 	rc = dossier_copy_tree(src, dir, err);
 	free(src);
 	if (rc == 0)
-		rc = demo_commit(dir, commit, err);
+		rc = demo_commit(dir, training ? "kernodeck demo: a small resumable training run\n"
+				 : "kernodeck demo: a small embedding application\n", commit, err);
 	if (rc == 0)
 		rc = repo_ensure_excludes(dir, excl, 2, &added, err);
 	if (rc == 0)
-		rc = demo_reference(dir, commit, err);
+		rc = demo_reference(dir, training ? "demo/training.yaml" : "demo/reference.yaml", commit, err);
 	return rc;
 }
 
@@ -176,7 +180,7 @@ cmd_demo(int argc, char **argv)
 {
 	const struct kd_cmd_entry *e = &kd_cmd_demo;
 	const char *dir = NULL;
-	int create_only = 0, c, rc;
+	int create_only = 0, training = 0, c, rc;
 	char commit[41] = "", buf[2048];
 	struct kd_err err;
 	char *abs;
@@ -185,6 +189,7 @@ cmd_demo(int argc, char **argv)
 	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 'c': create_only = 1; break;
+		case 't': training = 1; break;
 		case KD_CMD_HELP: return cmd_help(e);
 		default: return cmd_usage_error(e, NULL);
 		}
@@ -195,7 +200,7 @@ cmd_demo(int argc, char **argv)
 		dir = argv[optind];
 	abs = kd_abspath(dir ? dir : "kernodeck-demo");
 	kd_err_clear(&err);
-	if (demo_create(abs, commit, &err) != 0) {
+	if (demo_create(abs, training, commit, &err) != 0) {
 		fprintf(stderr, "kernodeck demo: %s\n", kd_err_format(&err, buf, sizeof buf));
 		free(abs);
 		return err.code ? err.code : KD_EXIT_ENV;
@@ -212,6 +217,7 @@ cmd_demo(int argc, char **argv)
 }
 
 static const struct kd_opt demo_opts[] = {
+	{ "training", 't', NULL, 0 },
 	{ "create-only", 'c', NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
@@ -222,7 +228,9 @@ const struct kd_cmd_entry kd_cmd_demo = {
 	.opts = demo_opts,
 	.help = "Create DIR (default ./kernodeck-demo): a small embedding application\n"
 		"with its reference, committed in a fresh git repository, and open the\n"
-		"walkthrough on it.  --create-only stops after creating it, so that\n"
-		"`kernodeck check DIR` can walk it headless.  Offline, on the CPU.",
+		"walkthrough on it.  --training creates a small resumable training run\n"
+		"instead (goal training-trajectory, with the resume check of stage 6).\n"
+		"--create-only stops after creating it, so that `kernodeck check DIR`\n"
+		"can walk it headless.  Offline, on the CPU.",
 	.exec = cmd_demo,
 };

@@ -1,24 +1,33 @@
 /*
- * cmd-diff.c - `kernodeck diff A B [--format text|json]`: two dossiers, or
+ * cmd-diff.c - `kernodeck diff A B [--format text|json] [--all]`: two dossiers, or
  * two `kernodeck check --format yaml|json` captures (a reference machine and
- * a new one), compared layer by layer, showing only what differs:
+ * a new one), compared layer by layer, showing only what differs, in the
+ * five layers a dossier's README names (and the deviations):
  *
- *   system      the system chain observed by stage 2
- *   inventory   the packages (pip freeze --all) compared by canonical name:
- *               missing, extra, version changed, local label changed
- *   probe       what stage 5's probe reported (versions, backend, devices,
- *               steps, precision settings)
- *   sample      stage 6's metrics (shapes, statistics, comparison)
+ *   code        the commit, branch, remote and entry point; what stage 1
+ *               observed (dirty files, submodules, remote)
+ *   data        data and weights, sample and example: paths, SHA-256,
+ *               sizes, versions, and the digests stage 1 observed
+ *   python      the packages (pip freeze --all) compared by canonical name:
+ *               missing, extra, version changed, local label changed; the
+ *               interpreter chosen and those found
+ *   system      the system chain observed by stage 2 (the environment
+ *               variables that change a run included) and what stage 5's
+ *               probe reported, under "probe."
+ *   result      stage 6's metrics (shapes, statistics, comparison)
  *   deviations  the deviations recorded, by stage and check
  *
+ * Numbers that print the same (%.6g) are not differences; one that
+ * differs carries its relative difference.
  * Values that differ between any two runs on one machine (durations, log
  * names, times, the project folder) are left out, so that what is listed is
- * a real difference.  Exit 0: no difference; 1: differences; 2: an input
+ * a real difference; --all keeps them.  Exit 0: no difference; 1: differences; 2: an input
  * is missing or malformed.
  */
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +35,7 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
 #include "kernodeck/report.h"
@@ -37,11 +47,17 @@ static const char *const volatile_keys[] = {
 	"ms", "seconds", "elapsed_s", "elapsed", "duration", "duration_s", "log", "logs",
 	"time", "checked_at", "created", "started", "started_at", "ended_at", "initial_seed",
 	"argv", "cwd", "probe", "rule_canonical", "shown", "pid", "evidence", "how",
+	"observed_at", "captured_at", "local_path", "workdir", "exclude_added",
 };
+
+/* --all: the volatile keys are compared too. */
+static int diff_all;
 
 static int
 is_volatile(const char *k)
 {
+	if (diff_all)
+		return 0;
 	for (size_t i = 0; i < sizeof volatile_keys / sizeof volatile_keys[0]; i++)
 		if (strcmp(k, volatile_keys[i]) == 0)
 			return 1;
@@ -141,6 +157,61 @@ flat_obs(const json_t *root, const char *stage, const char *project)
 	return o;
 }
 
+/* Move the keys of flat object from that start with prefix ("python" takes
+ * "python.x" and "python[..]") into to, as they are. */
+static void
+take_prefix(json_t *from, const char *prefix, json_t *to)
+{
+	size_t n = strlen(prefix);
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(from, tmp, k, v) {
+		if (strncmp(k, prefix, n) == 0 && (k[n] == '.' || k[n] == '[' || k[n] == '\0')) {
+			json_object_set(to, k, v);
+			json_object_del(from, k);
+		}
+	}
+}
+
+/* Flatten sub under prefix into out. */
+static void
+flat_into(const json_t *sub, const char *prefix, const char *project, json_t *out)
+{
+	if (sub != NULL)
+		flatten(sub, prefix, project, out, 0);
+}
+
+/* The code layer: the dossier's code and what stage 1 observed of it. */
+static json_t *
+code_layer(const json_t *root, const char *project)
+{
+	json_t *o = json_object();
+	const json_t *obs = json_object_get(stage_of(root, "reference"), "observations");
+
+	flat_into(json_object_get(root, "code"), "", project, o);
+	flat_into(json_object_get(obs, "code"), "observed", project, o);
+	return o;
+}
+
+/* The data layer: data and weights, sample and example as declared, and
+ * the digests and URLs stage 1 observed. */
+static json_t *
+data_layer(const json_t *root, const char *project)
+{
+	json_t *o = json_object();
+	const json_t *obs = json_object_get(stage_of(root, "reference"), "observations");
+	const json_t *d = json_object_get(root, "data");
+
+	flat_into(json_object_get(d, "data"), "data", project, o);
+	flat_into(json_object_get(d, "sample"), "sample", project, o);
+	flat_into(json_object_get(d, "example"), "example", project, o);
+	flat_into(json_object_get(obs, "files"), "observed.files", project, o);
+	flat_into(json_object_get(obs, "urls"), "observed.urls", project, o);
+	return o;
+}
+
 static json_t *
 deviations_of(const json_t *root)
 {
@@ -225,7 +296,14 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	json_object_set_new(l, "file", json_string(file));
 	json_object_set_new(l, "kind", json_string(json_is_string(json_object_get(root, "kind")) ?
 						   "dossier" : "capture"));
-	json_object_set_new(l, "system", flat_obs(root, "system", project));
+	json_t *sys = flat_obs(root, "system", project), *pyl = json_object();
+	take_prefix(sys, "python", pyl);
+	if (json_is_string(json_object_get(root, "interpreter")))
+		json_object_set(pyl, "interpreter", json_object_get(root, "interpreter"));
+	json_object_set_new(l, "code", code_layer(root, project));
+	json_object_set_new(l, "data", data_layer(root, project));
+	json_object_set_new(l, "python", pyl);
+	json_object_set_new(l, "system", sys);
 	pk = packages_of(root);
 	if (pk != NULL) {
 		json_object_set_new(l, "packages", pk);
@@ -237,7 +315,7 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 		json_object_set_new(l, "inventory_flat", o);
 	}
 	json_object_set_new(l, "probe", flat_obs(root, "compute", project));
-	json_object_set_new(l, "sample", flat_obs(root, "sample", project));
+	json_object_set_new(l, "result", flat_obs(root, "sample", project));
 	json_object_set_new(l, "deviations", deviations_of(root));
 	yamlio_doc_free(&doc);
 	free(file);
@@ -264,6 +342,20 @@ has_children(const json_t *flat, const char *key)
 		if (strncmp(k, key, n) == 0 && (k[n] == '[' || k[n] == '.'))
 			return 1;
 	return 0;
+}
+
+/* Two numbers that print the same at the precision shown ("%.6g") are
+ * one value: 4.1e-07 and 4.1000000000000003e-07 are not a difference. */
+static int
+same_printed(const json_t *a, const json_t *b)
+{
+	char x[64], y[64];
+
+	if (!json_is_number(a) || !json_is_number(b))
+		return 0;
+	snprintf(x, sizeof x, "%.6g", json_number_value(a));
+	snprintf(y, sizeof y, "%.6g", json_number_value(b));
+	return strcmp(x, y) == 0;
 }
 
 /* Compare two flat objects; append {key, a, b} for each difference. */
@@ -294,6 +386,8 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 		json_t *e;
 		if (va != NULL && vb != NULL && json_equal((json_t *)va, (json_t *)vb))
 			continue;
+		if (same_printed(va, vb))
+			continue;
 		if (empty_container(va ? va : vb) && has_children(va ? b : a, sorted[i]))
 			continue;   /* [] on one side, its items on the other: listed by item */
 		e = json_object();
@@ -306,6 +400,9 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 			json_object_set_new(e, "change", json_string("removed"));
 		else
 			json_object_set_new(e, "change", json_string("changed"));
+		if (json_is_number(va) && json_is_number(vb) && json_number_value(va) != 0)
+			json_object_set_new(e, "relative", json_real(fabs(json_number_value(vb) -
+				json_number_value(va)) / fabs(json_number_value(va))));
 		json_array_append_new(out, e);
 	}
 	free(sorted);
@@ -347,7 +444,8 @@ diff_inventory(const json_t *a, const json_t *b)
 	return out;
 }
 
-static const char *const layer_names[] = { "system", "inventory", "probe", "sample", "deviations" };
+static const char *const layer_names[] = { "code", "data", "python", "system", "result",
+					    "deviations" };
 
 /* The whole comparison: {a, b, layers: {name: [differences]}, differences}. */
 static json_t *
@@ -359,13 +457,23 @@ diff_layers(const json_t *a, const json_t *b)
 	json_object_set(r, "a", json_object_get(a, "file"));
 	json_object_set(r, "b", json_object_get(b, "file"));
 	if ((json_object_get(a, "packages") == NULL) != (json_object_get(b, "packages") == NULL))
-		json_object_set_new(r, "notes", json_pack("[s]", "inventory: not compared: only one "
+		json_object_set_new(r, "notes", json_pack("[s]", "python: packages not compared: only one "
 			"side records its package list (a dossier does; a check capture does not)"));
 	for (size_t i = 0; i < sizeof layer_names / sizeof layer_names[0]; i++) {
 		const char *n = layer_names[i];
 		json_t *d;
-		if (strcmp(n, "inventory") == 0) {
+		if (strcmp(n, "python") == 0) {
 			d = diff_inventory(a, b);
+			diff_flat(json_object_get(a, n), json_object_get(b, n), d);
+		} else if (strcmp(n, "system") == 0) {
+			json_t *pa = json_object(), *pb = json_object();
+			d = json_array();
+			diff_flat(json_object_get(a, n), json_object_get(b, n), d);
+			flat_into(json_object_get(a, "probe"), "probe", NULL, pa);
+			flat_into(json_object_get(b, "probe"), "probe", NULL, pb);
+			diff_flat(pa, pb, d);
+			json_decref(pa);
+			json_decref(pb);
 		} else {
 			d = json_array();
 			diff_flat(json_object_get(a, n), json_object_get(b, n), d);
@@ -422,6 +530,9 @@ print_text(FILE *fp, const json_t *r)
 			print_value(fp, json_object_get(e, "a"));
 			fputs(" -> ", fp);
 			print_value(fp, json_object_get(e, "b"));
+			if (json_is_real(json_object_get(e, "relative")))
+				fprintf(fp, " (relative difference %.3g)",
+					json_real_value(json_object_get(e, "relative")));
 			fputc('\n', fp);
 		}
 	}
@@ -445,6 +556,7 @@ cmd_diff(int argc, char **argv)
 	cmd_getopt_reset();
 	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
+		case 'a': diff_all = 1; break;
 		case 'f':
 			if (report_parse_format(optarg, &fmt) != 0) {
 				fprintf(stderr, "kernodeck diff: unknown format %s\n", optarg);
@@ -455,6 +567,8 @@ cmd_diff(int argc, char **argv)
 		default: return cmd_usage_error(e, NULL);
 		}
 	}
+	if (argc - optind == 1)   /* a fleet folder: the matrix of its nodes */
+		return fleet_diff(argv[optind], fmt);
 	if (argc - optind != 2)
 		return cmd_usage_error(e, NULL);
 	paths[0] = argv[optind];
@@ -480,15 +594,20 @@ cmd_diff(int argc, char **argv)
 
 static const struct kd_opt diff_opts[] = {
 	{ "format", 'f', "text|yaml|json", 0 },
+	{ "all", 'a', NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
 
 const struct kd_cmd_entry kd_cmd_diff = {
 	.name = "diff",
-	.args = "A B",
+	.args = "A [B]",
 	.opts = diff_opts,
 	.help = "Compare two dossiers (or `kernodeck check --format yaml|json` captures) layer\n"
-		"by layer: system, inventory, probe, sample, deviations; only what differs.\n"
+		"by layer: code, data and weights, Python and packages, system and backend,\n"
+		"result, deviations; only what differs.  Numbers that print the same are\n"
+		"not differences; times, durations and log names are left out unless --all.\n"
+		"With A alone, a fleet folder (kernodeck/fleet/JOB, or a project's kernodeck\n"
+		"folder for its latest): the matrix of its nodes, as `kernodeck fleet` prints it.\n"
 		"Exit 0: no difference; 1: differences; 2: an input is missing or malformed.",
 	.exec = cmd_diff,
 };

@@ -12,6 +12,7 @@
 #include "kernodeck/hash.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/report.h"
+#include "kernodeck/secrets.h"
 
 struct inspect_kind {
 	const char *name;
@@ -27,6 +28,7 @@ static const struct inspect_kind kinds[] = {
 	{ "npy", inspect_npy },
 	{ "safetensors", inspect_safetensors },
 	{ "sha256", inspect_sha256 },
+	{ "secrets", inspect_secrets },
 	{ NULL, NULL },
 };
 

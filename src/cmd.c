@@ -104,6 +104,8 @@ elements(const struct kd_cmd_entry *e, char el[][KD_CAP_CMD_ELEMENT], size_t max
 	for (int p = 0; p < 2; p++) {
 		if (p == 1)
 			for (const struct kd_opt *o = e->opts; o && o->name && n < max; o++) {
+				if (o->flags & KD_OPT_HIDDEN)
+					continue;
 				int opt = !(o->flags & KD_OPT_NEEDED);
 				snprintf(el[n++], KD_CAP_CMD_ELEMENT, "%s--%s%s%s%s%s", opt ? "[" : "",
 					 o->name, o->arg ? " " : "", o->arg ? o->arg : "",

@@ -97,12 +97,12 @@ label_of(const char *s, int *known, size_t *voff)
 static char *
 clean_line(char *l)
 {
+	const char *s = l;
 	size_t n = strlen(l);
 
-	while (n > 0 && isspace((unsigned char)l[n - 1]))
-		l[--n] = '\0';
-	while (*l == ' ' || *l == '\t')
-		l++;
+	pipline_unpaste(&s, &n);
+	l += s - l;
+	l[n] = '\0';
 	return l;
 }
 

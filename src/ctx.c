@@ -22,10 +22,12 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/sha.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/lock.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/yamlpatch.h"
 
 void
 kd_ref_identity(const json_t *ref, char out[65])
@@ -110,7 +112,9 @@ kd_ctx_obs(const struct kd_ctx *ctx, int i)
 			/* a missing or malformed file: no observations (the
 			 * stage shows as not observed and runs again) */
 			if (fsutil_exists(p) && yamlio_load_file(p, &doc, NULL) == 0) {
-				c->tree[i] = json_incref(doc.root);
+				/* cut short (no end mark): not observed either */
+				if (yamlio_require_end(&doc, NULL) == 0)
+					c->tree[i] = json_incref(doc.root);
 				yamlio_doc_free(&doc);
 			}
 			free(p);
@@ -317,6 +321,8 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 				ctx->readonly = 1;
 			else if (rc == KD_EENV && lock_mode == KD_LOCK_READONLY_OK)
 				ctx->readonly = 1;
+			else if (rc == KD_EFAIL)   /* held by another: exit 3 */
+				return err->code = KD_EENV;
 			else if (rc != 0)
 				return rc;
 		}
@@ -374,6 +380,27 @@ kd_ctx_state_changed(const struct kd_ctx *ctx)
 	return state_differs(&ctx->state, ctx->state_disk);
 }
 
+/* reference.yaml is a file people edit: when the file on disk can take the
+ * new tree in place (yamlpatch), its comments and key order stay; else it
+ * is written anew. */
+static int
+save_ref_text(struct kd_ctx *ctx, struct kd_err *err)
+{
+	char *old = NULL, *text;
+	size_t len = 0, n = 0;
+	int rc;
+
+	if (fsutil_read_file(ctx->ref_path, KD_CAP_YAML_FILE, &old, &len, NULL) == 0 &&
+	    (text = yamlpatch_apply(old, len, ctx->ref, &n)) != NULL) {
+		free(old);
+		rc = fsutil_write_atomic(ctx->ref_path, text, n, 0, err);
+		free(text);
+		return rc;
+	}
+	free(old);
+	return yamlio_save_file(ctx->ref_path, ctx->ref, 0, err);
+}
+
 int
 kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
 {
@@ -385,7 +412,7 @@ kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
 				  "read-only: another kernodeck holds %s", ctx->state_dir);
 	if (fsutil_mkdirs(ctx->state_dir, err) != 0)
 		return KD_EENV;
-	rc = yamlio_save_file(ctx->ref_path, ctx->ref, 0, err);
+	rc = save_ref_text(ctx, err);
 	if (rc != 0)
 		return rc;
 	kd_ref_identity(ctx->ref, id);
@@ -449,7 +476,7 @@ kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err)
 	if (f == NULL || ctx->readonly)
 		return 0;
 	p = kd_ctx_path(ctx, f);
-	rc = yamlio_save_file(p, obs, 0, err);
+	rc = yamlio_save_file(p, obs, YAMLIO_END_MARK, err);
 	free(p);
 	return rc;
 }

@@ -23,8 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/yamlio.h"
@@ -464,6 +467,14 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
+	{
+		char *rs = dossier_resume_readme(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, "\n");
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\n## Verdicts\n\n| stage | status | checked at |\n|---|---|---|\n");
 	for (int k = 0; k < KD_NSTAGES; k++) {
 		int self = strcmp(kd_stages[k]->id, "dossier") == 0;
@@ -472,6 +483,12 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 			  kd_status_name(ctx->state.st[k].status),
 			  self ? json_string_value(json_object_get(tree, "created")) :
 			  ctx->state.st[k].checked_at ? ctx->state.st[k].checked_at : "-");
+	}
+	{
+		char *fleet = fleet_markdown(ctx->state_dir);   /* kernodeck fleet ran here */
+		if (fleet != NULL)
+			sb_puts(&b, fleet);
+		free(fleet);
 	}
 	sb_puts(&b, "\n## Deviations\n\n");
 	if (json_array_size(devs) == 0)
@@ -510,7 +527,17 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 		"the output; explicit interpreter paths, no activation).\n"
 		"- With kernodeck: `kernodeck replay DOSSIER --workdir WORKDIR` (verifies "
 		"SHA256SUMS, shows every command and asks once, then runs stages 2 to 6).\n"
-		"- Integrity: `sha256sum -c SHA256SUMS` in this folder.\n\n"
+		"- Integrity: `sha256sum -c SHA256SUMS` in this folder.\n");
+	if (yamlio_get_str(ctx->ref, "python.install.base") != NULL) {
+		sb_puts(&b, "- Base environment: the venv was layered on `");
+		sb_cell(&b, yamlio_get_str(ctx->ref, "python.install.base"));
+		sb_puts(&b, "` (`python.install.base`): its interpreter made the venv, and its package "
+			"folders are named in the venv's `" BASEENV_PTH "`, after the venv's own.  It "
+			"must exist where the rebuild runs (`BASE=` in procedure.sh names another); "
+			"its inventory is `kernodeck/" BASEENV_INVENTORY "`, and `kernodeck/rebuild.yaml` "
+			"says which packages came from it.\n");
+	}
+	sb_puts(&b, "\n"
 		"Files: `dossier.yaml` (everything, machine-readable), `data-references.yaml`, "
 		"`project/` (the rebuild file and the reference inventory), `kernodeck/` "
 		"(state, reference, observations of every stage, installed-after.txt, logs).\n");
@@ -523,11 +550,36 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 /* ---- procedure.sh ----------------------------------------------------------- */
 
 static const char reread_py[] =
-	"import ast, json, math, os, struct, sys\n"
+	"import csv, json, math, os, struct, sys\n"
 	"c = json.loads(sys.argv[1])\n"
-	"codes = {'f2': 'e', 'f4': 'f', 'f8': 'd', 'i1': 'b', 'i2': 'h', 'i4': 'i', 'i8': 'q',\n"
-	"         'u1': 'B', 'u2': 'H', 'u4': 'I', 'u8': 'Q', 'b1': '?'}\n"
+	"c.setdefault('outputs', 'outputs')\n"
+	"bad = []\n"
+	"NPY = {'b1': ('?', 'bool'), 'i1': ('b', 'int8'), 'i2': ('h', 'int16'), 'i4': ('i', 'int32'),\n"
+	"       'i8': ('q', 'int64'), 'u1': ('B', 'uint8'), 'u2': ('H', 'uint16'), 'u4': ('I', 'uint32'),\n"
+	"       'u8': ('Q', 'uint64'), 'f2': ('e', 'float16'), 'f4': ('f', 'float32'),\n"
+	"       'f8': ('d', 'float64')}\n"
+	"ST = {'BOOL': ('?', 'bool'), 'I8': ('b', 'int8'), 'I16': ('h', 'int16'), 'I32': ('i', 'int32'),\n"
+	"      'I64': ('q', 'int64'), 'U8': ('B', 'uint8'), 'U16': ('H', 'uint16'), 'U32': ('I', 'uint32'),\n"
+	"      'U64': ('Q', 'uint64'), 'F16': ('e', 'float16'), 'BF16': ('bf', 'bfloat16'),\n"
+	"      'F32': ('f', 'float32'), 'F64': ('d', 'float64')}\n"
+	"def prod(s):\n"
+	"    n = 1\n"
+	"    for x in s:\n"
+	"        n *= x\n"
+	"    return n\n"
+	"def unpack(code, order, raw, n, path):\n"
+	"    if code == 'bf':   # bfloat16: the high half of a float32\n"
+	"        h = struct.unpack(order + str(n) + 'H', raw)\n"
+	"        return [struct.unpack('<f', struct.pack('<I', x << 16))[0] for x in h]\n"
+	"    if len(raw) != n * struct.calcsize(code):\n"
+	"        sys.exit('%s: truncated' % path)\n"
+	"    return [float(x) for x in struct.unpack(order + str(n) + code, raw)]\n"
+	"def table(shape, vals, ids=None, cols=None):\n"
+	"    rows = shape[0] if shape else 1\n"
+	"    return {'shape': list(shape), 'rows': rows, 'cols': prod(shape[1:]), 'v': vals,\n"
+	"            'ids': ids, 'colnames': cols}\n"
 	"def load_npy(path):\n"
+	"    import ast\n"
 	"    with open(path, 'rb') as f:\n"
 	"        if f.read(6) != b'\\x93NUMPY':\n"
 	"            sys.exit('%s: not an .npy file' % path)\n"
@@ -535,78 +587,233 @@ static const char reread_py[] =
 	"        hl = struct.unpack('<H' if major == 1 else '<I', f.read(2 if major == 1 else 4))[0]\n"
 	"        h = ast.literal_eval(f.read(hl).decode('latin1'))\n"
 	"        d, shape = h['descr'], tuple(h['shape'])\n"
-	"        code = codes.get(d[1:])\n"
-	"        if code is None:\n"
-	"            sys.exit('%s: dtype %s is not read here; use kernodeck check' % (path, d))\n"
-	"        n = 1\n"
-	"        for s in shape:\n"
-	"            n *= s\n"
-	"        v = struct.unpack(('>' if d[0] == '>' else '<') + str(n) + code,\n"
-	"                          f.read(n * struct.calcsize(code)))\n"
-	"        if h['fortran_order'] and len(shape) == 2:\n"
-	"            r, k = shape\n"
-	"            v = tuple(v[j * r + i] for i in range(r) for j in range(k))\n"
-	"        return d, shape, list(v)\n"
-	"bad = []\n"
-	"files = c['files'] or []\n"
-	"if c['format'] != 'npy' or len(files) != 1:\n"
-	"    print('reread: format %s: compare with `kernodeck check --stage sample`' % c['format'])\n"
-	"    sys.exit(0)\n"
-	"path = os.path.join(c['outputs'], files[0])\n"
-	"d, shape, out = load_npy(path)\n"
-	"print('output %s: dtype %s, shape %s' % (path, d, list(shape)))\n"
-	"if c['shape'] and list(shape) != list(c['shape']):\n"
-	"    bad.append('shape %s, expected %s' % (list(shape), c['shape']))\n"
-	"if c['dtype'] and d[1:] != {'float32': 'f4', 'float64': 'f8', 'float16': 'f2',\n"
-	"        'int32': 'i4', 'int64': 'i8'}.get(c['dtype'], c['dtype']):\n"
-	"    bad.append('dtype %s, expected %s' % (d, c['dtype']))\n"
+	"        if d[1:] not in NPY:\n"
+	"            sys.exit('%s: dtype %s is not read by this script' % (path, d))\n"
+	"        code, name = NPY[d[1:]]\n"
+	"        v = unpack(code, '>' if d[0] == '>' else '<', f.read(), prod(shape), path) \\\n"
+	"            if prod(shape) else []\n"
+	"        if h['fortran_order'] and len(shape) >= 2:\n"
+	"            strides = [prod(shape[:i]) for i in range(len(shape))]\n"
+	"            def idx(k):\n"
+	"                out = 0\n"
+	"                for i in range(len(shape) - 1, -1, -1):\n"
+	"                    out += (k % shape[i]) * strides[i]\n"
+	"                    k //= shape[i]\n"
+	"                return out\n"
+	"            v = [v[idx(k)] for k in range(len(v))]\n"
+	"    t = table(shape, v)\n"
+	"    t['dtype'] = name\n"
+	"    return t\n"
+	"def load_safetensors(path, want):\n"
+	"    with open(path, 'rb') as f:\n"
+	"        n = struct.unpack('<Q', f.read(8))[0]\n"
+	"        h = json.loads(f.read(n))\n"
+	"        base = 8 + n\n"
+	"        h.pop('__metadata__', None)\n"
+	"        if not h:\n"
+	"            sys.exit('%s: no tensor in the file' % path)\n"
+	"        name = want or min(h, key=lambda k: h[k]['data_offsets'][0])\n"
+	"        if name not in h:\n"
+	"            sys.exit('%s: no tensor %s (result.tensor)' % (path, name))\n"
+	"        e = h[name]\n"
+	"        if e['dtype'] not in ST:\n"
+	"            sys.exit('%s: dtype %s is not read by this script' % (path, e['dtype']))\n"
+	"        code, dname = ST[e['dtype']]\n"
+	"        b0, b1 = e['data_offsets']\n"
+	"        f.seek(base + b0)\n"
+	"        v = unpack(code, '<', f.read(b1 - b0), prod(e['shape']), path)\n"
+	"    t = table(tuple(e['shape']), v)\n"
+	"    t['dtype'] = dname\n"
+	"    return t\n"
+	"def cell(x):\n"
+	"    if x is None:\n"
+	"        return float('nan')\n"
+	"    if isinstance(x, bool):\n"
+	"        return float(x)\n"
+	"    if isinstance(x, (int, float)):\n"
+	"        return float(x)\n"
+	"    try:\n"
+	"        return float(str(x).strip())\n"
+	"    except ValueError:\n"
+	"        return str(x)\n"
+	"def load_rows(path, header, rows, idcol):\n"
+	"    if idcol is not None and idcol not in header:\n"
+	"        sys.exit('%s: no column or key %s for the identifiers' % (path, idcol))\n"
+	"    cols = [h for h in header if h != idcol]\n"
+	"    ids = [str(r[idcol]) for r in rows] if idcol is not None else None\n"
+	"    vals = [cell(r[h]) for r in rows for h in cols]\n"
+	"    t = table((len(rows), len(cols)), vals, ids, cols)\n"
+	"    t['dtype'] = 'mixed' if any(isinstance(x, str) for x in vals) else 'number'\n"
+	"    return t\n"
+	"def load_csv(path, idcol):\n"
+	"    with open(path, newline='', encoding='utf-8') as f:\n"
+	"        r = list(csv.reader(f))\n"
+	"    if not r:\n"
+	"        sys.exit('%s: empty, no header row' % path)\n"
+	"    header, body = r[0], r[1:]\n"
+	"    rows = []\n"
+	"    for i, row in enumerate(body):\n"
+	"        if len(row) != len(header):\n"
+	"            sys.exit('%s:%d: %d fields, the header has %d' % (path, i + 2, len(row), len(header)))\n"
+	"        d = dict(zip(header, row))\n"
+	"        if idcol is not None:\n"
+	"            d[idcol] = row[header.index(idcol)]\n"
+	"        rows.append(d)\n"
+	"    return load_rows(path, header, rows, idcol)\n"
+	"def load_jsonl(path, idcol):\n"
+	"    rows, header = [], None\n"
+	"    with open(path, encoding='utf-8') as f:\n"
+	"        for i, line in enumerate(f):\n"
+	"            if not line.strip():\n"
+	"                continue\n"
+	"            o, flat = json.loads(line), {}\n"
+	"            for k, x in o.items():\n"
+	"                if isinstance(x, list):\n"
+	"                    for j, y in enumerate(x):\n"
+	"                        flat['%s[%d]' % (k, j)] = y\n"
+	"                else:\n"
+	"                    flat[k] = x\n"
+	"            if header is None:\n"
+	"                header = list(flat)\n"
+	"            elif sorted(flat) != sorted(header):\n"
+	"                sys.exit('%s:%d: not the keys of the first line' % (path, i + 1))\n"
+	"            rows.append(flat)\n"
+	"    return load_rows(path, header or [], rows, idcol)\n"
+	"def load(path, fmt):\n"
+	"    if fmt is None:\n"
+	"        fmt = {'.npy': 'npy', '.safetensors': 'safetensors', '.csv': 'csv', '.jsonl': 'jsonl',\n"
+	"               '.ndjson': 'jsonl'}.get(os.path.splitext(path)[1])\n"
+	"    if fmt == 'npy':\n"
+	"        return load_npy(path)\n"
+	"    if fmt == 'safetensors':\n"
+	"        return load_safetensors(path, c.get('tensor'))\n"
+	"    if fmt == 'csv':\n"
+	"        return load_csv(path, c.get('id_column'))\n"
+	"    if fmt == 'jsonl':\n"
+	"        return load_jsonl(path, c.get('id_column'))\n"
+	"    sys.exit('%s: unknown output format %s (npy, safetensors, csv or jsonl)' % (path, fmt))\n"
+	"fmt = c.get('format')\n"
+	"files = c.get('files')\n"
+	"if not files:\n"
+	"    ext = {'npy': ('.npy',), 'safetensors': ('.safetensors',), 'csv': ('.csv',),\n"
+	"           'jsonl': ('.jsonl', '.ndjson')}.get(fmt, ())\n"
+	"    files = sorted(f for f in os.listdir(c.get('outputs')) if f.endswith(ext) and f[0] != '.') \\\n"
+	"        if os.path.isdir(c.get('outputs')) else []\n"
+	"if c.get('count') is not None and len(files) != c.get('count'):\n"
+	"    bad.append('%d output files, expected %d' % (len(files), c.get('count')))\n"
+	"main = None\n"
+	"for f in files:\n"
+	"    p = os.path.join(c.get('outputs'), f)\n"
+	"    if not os.path.isfile(p):\n"
+	"        here = sorted(os.listdir(c.get('outputs'))) if os.path.isdir(c.get('outputs')) else []\n"
+	"        bad.append('%s is missing (the folder holds: %s)' % (p, ', '.join(here) or 'nothing'))\n"
+	"        continue\n"
+	"    t = load(p, fmt)\n"
+	"    print('output %s: dtype %s, shape %s' % (p, t['dtype'], t['shape']))\n"
+	"    main = main or t\n"
+	"if main is None:\n"
+	"    sys.exit('reread: ' + '; '.join(bad or ['no output file was read']))\n"
+	"out = main['v']\n"
+	"if c.get('shape') is not None:\n"
+	"    want = c.get('shape')\n"
+	"    if len(want) != len(main['shape']) or any(w not in (None, -1) and w != s\n"
+	"                                               for w, s in zip(want, main['shape'])):\n"
+	"        bad.append('shape %s, expected %s' % (main['shape'], want))\n"
+	"dt = c.get('dtype')\n"
+	"if dt:\n"
+	"    dt = {'f2': 'float16', 'f4': 'float32', 'f8': 'float64', 'i4': 'int32', 'i8': 'int64',\n"
+	"          'half': 'float16', 'float': 'float32', 'double': 'float64'}.get(dt, dt)\n"
+	"    seen = main['dtype']\n"
+	"    fits = seen == dt or (seen == 'number' and dt.startswith(('float', 'int', 'uint', 'number')))\n"
+	"    if not fits:\n"
+	"        bad.append('dtype %s, expected %s' % (seen, dt))\n"
 	"nonfinite = sum(1 for x in out if isinstance(x, float) and not math.isfinite(x))\n"
 	"print('non-finite values: %d' % nonfinite)\n"
-	"if c['finite'] and nonfinite:\n"
+	"if c.get('finite') and nonfinite:\n"
 	"    bad.append('%d non-finite values' % nonfinite)\n"
-	"if c['ids_file'] and c['ids_reference']:\n"
-	"    a = [l.strip() for l in open(c['ids_file']) if l.strip()]\n"
-	"    b = [l.strip() for l in open(c['ids_reference']) if l.strip()]\n"
-	"    same = a == b if c['order'] != 'set' else sorted(a) == sorted(b)\n"
-	"    print('identifiers: %d output, %d input, %s' % (len(a), len(b), 'match' if same else 'DIFFER'))\n"
-	"    if not same:\n"
-	"        bad.append('identifiers differ from the input')\n"
-	"r = c['rule'] or {}\n"
-	"if c['example']:\n"
-	"    _, rshape, ref = load_npy(c['example'])\n"
-	"    if len(ref) != len(out):\n"
+	"refids = None\n"
+	"if c.get('ids_reference'):\n"
+	"    refids = [l.strip() for l in open(c.get('ids_reference'), encoding='utf-8') if l.strip()]\n"
+	"    if c.get('ids_file'):\n"
+	"        ids = [l.strip() for l in open(c.get('ids_file'), encoding='utf-8') if l.strip()]\n"
+	"    else:\n"
+	"        ids = main['ids']\n"
+	"    if ids is not None:\n"
+	"        same = ids == refids if c.get('order') != 'set' else sorted(ids) == sorted(refids)\n"
+	"        print('identifiers: %d output, %d input, %s' % (len(ids), len(refids),\n"
+	"                                                       'match' if same else 'DIFFER'))\n"
+	"        if not same:\n"
+	"            bad.append('identifiers differ from the input')\n"
+	"r = c.get('rule') or {}\n"
+	"if c.get('example'):\n"
+	"    ex = load(c.get('example'), None)\n"
+	"    ref = ex['v']\n"
+	"    if main['ids'] is not None and ex['ids'] is not None:\n"
+	"        # tables carry their ids: compare row with row of the same id\n"
+	"        k = main['cols']\n"
+	"        at = {i: n for n, i in enumerate(ex['ids'])}\n"
+	"        if sorted(at) != sorted(main['ids']) or ex['cols'] != k:\n"
+	"            bad.append('the output rows are not those of the reference output')\n"
+	"            ref = None\n"
+	"        else:\n"
+	"            ref = [x for i in main['ids'] for x in ex['v'][at[i] * k:(at[i] + 1) * k]]\n"
+	"    if ref is None:\n"
+	"        pass\n"
+	"    elif len(ref) != len(out):\n"
 	"        bad.append('%d values, the reference has %d' % (len(out), len(ref)))\n"
-	"    elif r.get('kind') == 'tolerance':\n"
-	"        atol, rtol, nan_eq = float(r['atol']), float(r['rtol']), bool(r.get('nan_equal'))\n"
+	"    elif r.get('kind') in ('tolerance', 'exact'):\n"
+	"        tol = r.get('kind') == 'tolerance'\n"
+	"        atol = float(r['atol']) if tol else 0.0\n"
+	"        rtol = float(r['rtol']) if tol else 0.0\n"
+	"        nan_eq = bool(r.get('nan_equal'))\n"
 	"        off, worst = 0, 0.0\n"
 	"        for o, e in zip(out, ref):\n"
-	"            if math.isnan(o) or math.isnan(e):\n"
-	"                ok = nan_eq and math.isnan(o) and math.isnan(e)\n"
+	"            if isinstance(o, str) or isinstance(e, str):\n"
+	"                good = o == e\n"
+	"            elif math.isnan(o) or math.isnan(e):\n"
+	"                good = nan_eq and math.isnan(o) and math.isnan(e)\n"
+	"            elif math.isinf(o) or math.isinf(e):\n"
+	"                good = o == e\n"
 	"            else:\n"
-	"                ok = abs(o - e) <= atol + rtol * abs(e)\n"
+	"                good = abs(o - e) <= atol + rtol * abs(e)\n"
 	"                worst = max(worst, abs(o - e))\n"
-	"            off += not ok\n"
-	"        print('comparison: |out - ref| <= %g + %g*|ref|: %d of %d out of tolerance, '\n"
-	"              'max abs error %.3g' % (atol, rtol, off, len(out), worst))\n"
+	"            off += not good\n"
+	"        if tol:\n"
+	"            print('comparison: |out - ref| <= %g + %g*|ref|: %d of %d out of tolerance, '\n"
+	"                  'max abs error %.3g' % (atol, rtol, off, len(out), worst))\n"
+	"        else:\n"
+	"            print('comparison: exact: %d of %d differ' % (off, len(out)))\n"
 	"        if off:\n"
-	"            bad.append('%d values out of tolerance' % off)\n"
-	"    elif r.get('kind') == 'exact':\n"
-	"        off = sum(1 for o, e in zip(out, ref) if o != e)\n"
-	"        print('comparison: exact: %d of %d differ' % (off, len(out)))\n"
-	"        if off:\n"
-	"            bad.append('%d values differ' % off)\n"
-	"    elif r.get('metric') == 'cosine-min' and len(shape) == 2:\n"
-	"        k = shape[1]\n"
-	"        cos = []\n"
-	"        for i in range(shape[0]):\n"
-	"            a, b = out[i * k:(i + 1) * k], ref[i * k:(i + 1) * k]\n"
-	"            na = math.sqrt(sum(x * x for x in a)); nb = math.sqrt(sum(x * x for x in b))\n"
-	"            cos.append(sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0)\n"
-	"        print('comparison: smallest cosine similarity %.6f (threshold %s)' % (min(cos), r['threshold']))\n"
-	"        if min(cos) < float(r['threshold']):\n"
-	"            bad.append('cosine similarity below the threshold')\n"
+	"            bad.append('%d values %s' % (off, 'out of tolerance' if tol else 'differ'))\n"
+	"    elif r.get('kind') == 'metric':\n"
+	"        m, k, n = r.get('metric'), max(main['cols'], 1), main['rows']\n"
+	"        rows = [(out[i * k:(i + 1) * k], ref[i * k:(i + 1) * k]) for i in range(n)]\n"
+	"        num = lambda x: not isinstance(x, str) and math.isfinite(x)\n"
+	"        if m == 'cosine-min':\n"
+	"            cos = []\n"
+	"            for a, b in rows:\n"
+	"                if not all(num(x) for x in a + b):\n"
+	"                    cos.append(-math.inf)\n"
+	"                    continue\n"
+	"                na = math.sqrt(sum(x * x for x in a)); nb = math.sqrt(sum(x * x for x in b))\n"
+	"                cos.append(sum(x * y for x, y in zip(a, b)) / (na * nb) if na and nb else 0.0)\n"
+	"            got, what = (min(cos) if cos else math.inf), 'smallest cosine similarity'\n"
+	"        elif m == 'exact-categories':\n"
+	"            got = sum(1 for o, e in zip(out, ref) if o == e) / len(out) if out else 1.0\n"
+	"            what = 'share of equal elements'\n"
+	"        elif m == 'argmax-categories':\n"
+	"            am = lambda v: max(range(len(v)), key=lambda j: v[j]) if v else -1\n"
+	"            got = sum(1 for a, b in rows if am(a) == am(b)) / n if n else 1.0\n"
+	"            what = 'share of rows with the same largest element'\n"
+	"        else:\n"
+	"            sys.exit('reread: metric %s is not known to this script' % m)\n"
+	"        th = r.get('threshold')\n"
+	"        th = float(th) if th is not None else 1.0\n"
+	"        print('comparison: %s %.6f (threshold %g)' % (what, got, th))\n"
+	"        if got < th:\n"
+	"            bad.append('%s %.6f below the threshold %g' % (what, got, th))\n"
 	"    else:\n"
-	"        print('comparison: rule %s is compared by `kernodeck check --stage sample`' % r)\n"
+	"        bad.append('no comparison rule declared (result.rule.kind)')\n"
 	"if bad:\n"
 	"    sys.exit('reread: ' + '; '.join(bad))\n"
 	"print('reread: the output agrees with the reference')\n";
@@ -658,6 +865,10 @@ contract_json(const struct kd_ctx *ctx, struct sb *b)
 	json_object_set_new(c, "format", json_string(str_or(ref, "result.format", "")));
 	json_object_set_new(c, "outputs", json_string(str_or(ref, "result.outputs", "outputs")));
 	json_object_set_new(c, "files", json_deep_copy(yamlio_get(ref, "result.files")));
+	json_object_set_new(c, "count", json_deep_copy(yamlio_get(ref, "result.count")));
+	json_object_set_new(c, "tensor", json_deep_copy(yamlio_get(ref, "result.tensor")));
+	json_object_set_new(c, "id_column", json_deep_copy(yamlio_get(ref, "result.ids.column") ?
+				yamlio_get(ref, "result.ids.column") : yamlio_get(ref, "result.ids.key")));
 	json_object_set_new(c, "shape", json_deep_copy(yamlio_get(ref, "result.shape")));
 	json_object_set_new(c, "dtype", json_deep_copy(yamlio_get(ref, "result.dtype")));
 	json_object_set_new(c, "finite", json_boolean(json_is_true(yamlio_get(ref, "result.finite"))));
@@ -675,6 +886,41 @@ contract_json(const struct kd_ctx *ctx, struct sb *b)
 	json_decref(c);
 }
 
+/* BASE and PY when the rebuild is layered on a base environment: PY is
+ * the base's interpreter (bin/python3 of a folder, or the file itself). */
+static void
+base_vars(struct sb *b, const struct kd_ctx *ctx, const char *base)
+{
+	char *abs = base[0] == '/' ? strdup(base) : fsutil_join(ctx->project_dir, base);
+	char *q = dossier_shell_quote(abs ? abs : base);
+
+	sb_printf(b, "\n# the base environment (python.install.base): its packages are seen by the\n"
+		  "# rebuilt venv through a .pth file; override with BASE=/path/to/it\n"
+		  "BASE=${BASE:-%s}\n"
+		  "if [ -d \"$BASE\" ] && [ -x \"$BASE/bin/python3\" ]; then PY=${PY:-$BASE/bin/python3}\n"
+		  "elif [ -d \"$BASE\" ]; then PY=${PY:-$BASE/bin/python}\n"
+		  "else PY=${PY:-$BASE}; fi\n"
+		  "base_query() {   # dirs | freeze: what the base's interpreter reports\n"
+		  "\t\"$PY\" -s - \"$1\" <<'KD_BASE'\n%sKD_BASE\n}\n", q, baseenv_query_py);
+	free(q);
+	free(abs);
+}
+
+/* The layer: the base's package folders in the venv's .pth, and the
+ * base's inventory compared with the one the dossier recorded. */
+static void
+base_layer(struct sb *b)
+{
+	sb_puts(b, "SITE=$(.venv-rebuild/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')\n"
+		"{ echo \"# kernodeck: the package folders of the base environment $BASE\"; base_query dirs; } "
+		"> \"$SITE/" BASEENV_PTH "\"\n"
+		"base_query freeze > base-inventory.txt\n"
+		"if [ -f \"$DOSSIER/kernodeck/" BASEENV_INVENTORY "\" ]; then\n"
+		"\tdiff \"$DOSSIER/kernodeck/" BASEENV_INVENTORY "\" base-inventory.txt || echo \"the base "
+		"environment differs from the one the dossier recorded (lines < dossier, > this machine)\"\n"
+		"fi\n");
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -683,6 +929,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	const char *py = str_or(ref, "python.interpreter", ctx->python ? ctx->python : "/usr/bin/python3");
 	const char *remote = str_or(ref, "code.remote", NULL);
 	int ssp = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
+	const char *base = str_or(ref, "python.install.base", NULL);
 	char *q;
 	size_t i;
 
@@ -710,9 +957,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	if (json_array_size(json_object_get(tree, "credentials")) == 0)
 		sb_puts(&b, "# (none needed)\n");
-	q = dossier_shell_quote(py);
-	sb_printf(&b, "\nPY=${PY:-%s}\n", q);
-	free(q);
+	if (base != NULL) {
+		base_vars(&b, ctx, base);
+	} else {
+		q = dossier_shell_quote(py);
+		sb_printf(&b, "\nPY=${PY:-%s}\n", q);
+		free(q);
+	}
 	sb_puts(&b, "DOSSIER=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n");
 	if (remote == NULL && json_is_true(json_object_get(tree, "relative"))) {
 		/* no absolute path: the project is two folders above its dossier */
@@ -769,12 +1020,15 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 			sb_puts(&b, "echo '(no local data or weights item recorded)'\n");
 	}
 
-	sb_printf(&b, "\nstep \"3. rebuild: a fresh venv with $PY\"\n"
-		  "\"$PY\" -m venv%s .venv-rebuild\n"
-		  ".venv-rebuild/bin/python -m pip --version\n"
+	sb_printf(&b, "\nstep \"3. rebuild: a fresh venv with $PY%s\"\n"
+		  "%s\"$PY\" -m venv%s .venv-rebuild\n", base ? ", layered on the base environment "
+		  "$BASE" : "", base ? "test -e \"$BASE\" || { echo \"the base environment $BASE is "
+		  "missing\" >&2; exit 1; }\n" : "", ssp ? " --system-site-packages" : "");
+	if (base != NULL)
+		base_layer(&b);
+	sb_printf(&b, ".venv-rebuild/bin/python -m pip --version\n"
 		  ".venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
-		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n",
-		  ssp ? " --system-site-packages" : "");
+		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n");
 
 	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"
 		".venv-rebuild/bin/python -m pip check || echo \"pip check reported the problems above "
@@ -818,6 +1072,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		".venv-rebuild/bin/python - ");
 	contract_json(ctx, &b);
 	sb_printf(&b, " <<'KD_REREAD'\n%sKD_REREAD\n", reread_py);
+	{
+		char *rs = dossier_resume_procedure(ctx);
+		if (rs != NULL) {
+			sb_puts(&b, rs);
+			free(rs);
+		}
+	}
 	sb_puts(&b, "\necho \"procedure.sh: done in $WORK\"\n");
 	return b.s;
 }

@@ -8,9 +8,11 @@
  * procedure.sh, dossier.yaml, data-references.yaml; dossier-text.c writes
  * the first two).  Nothing touches the disk until the scan is clean; then
  * the files go to a temporary folder beside the target, SHA256SUMS is
- * computed over exactly the bytes written, and the folder is renamed into
- * place (an older dossier is renamed aside first, and kept as the one
- * backup: see prune_backups).
+ * computed over exactly the bytes written, and the folder is swapped into
+ * place with the older one (fsutil_swap_dir: at every moment the target is
+ * the older dossier or the new one), which is then renamed aside and kept
+ * as the one backup (see prune_backups).  Temporary folders of writers
+ * that were killed are swept first.
  */
 #include "config.h"
 
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
@@ -35,6 +38,7 @@
 #include "kernodeck/redact.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -169,10 +173,14 @@ static int
 add_project_files(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err)
 {
 	const char *inv = yamlio_get_str(ctx->ref, "python.inventory");
-	const char *rels[] = { "requirements-rebuild.txt", inv };
+	const char *insp = yamlio_get_str(ctx->ref, "python.inspect");
+	/* what the replay reads from the project: the inventory and pip
+	 * inspect may be in kernodeck/reference/ (capture), which git ignores
+	 * and the clone does not have */
+	const char *rels[] = { "requirements-rebuild.txt", inv, insp };
 	int rc = 0;
 
-	for (size_t i = 0; i < 2 && rc == 0; i++) {
+	for (size_t i = 0; i < sizeof rels / sizeof rels[0] && rc == 0; i++) {
 		char *src, drel[PATH_MAX];
 		if (!project_rel_ok(rels[i]))
 			continue;
@@ -360,6 +368,25 @@ observed_inventory(const struct kd_ctx *ctx)
 	return o;
 }
 
+/* The base environment the rebuild was layered on (rebuild-base.h), with
+ * where each package came from; null without one. */
+static json_t *
+dossier_base(const struct kd_ctx *ctx)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
+	const json_t *b = json_object_get(obs, "base");
+	json_t *o;
+
+	if (b == NULL)
+		return json_null();
+	o = json_deep_copy(b);
+	json_object_set_new(o, "mechanism", json_string(
+		"the base's interpreter makes the venv; the base's package folders are named in "
+		"the venv's site-packages/" BASEENV_PTH ", after the venv's own"));
+	json_object_set_new(o, "origin", json_deep_copy(yamlio_get(obs, "inventory.origin")));
+	return o;
+}
+
 static json_t *
 build_tree(struct kd_ctx *ctx, const char *created)
 {
@@ -385,6 +412,7 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));
 	json_object_set_new(t, "inventory", observed_inventory(ctx));
+	json_object_set_new(t, "base", dossier_base(ctx));
 	json_object_set_new(t, "deviations", dossier_deviations(ctx));
 	json_object_set(t, "stages", json_object_get(rep, "stages"));
 	json_object_set_new(t, "reference", json_deep_copy(ctx->ref));
@@ -537,6 +565,7 @@ dossier_plan_write(const struct dossier_plan *p, const char *out, char **moved_a
 				  "(redact them or leave their files out)", p->nfindings);
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp)
 		return kd_err_set(err, KD_EENV, out, 0, "%s: path too long", out);
+	fsutil_sweep_temps(out);   /* OUT.tmp.PID of writers killed before */
 	if (fsutil_exists(tmp) && (rc = fsutil_rmtree(tmp, err)) != 0)
 		return rc;
 	if ((rc = fsutil_mkdirs(tmp, err)) != 0)
@@ -550,19 +579,15 @@ dossier_plan_write(const struct dossier_plan *p, const char *out, char **moved_a
 			fsutil_write_atomic(sp, text, len, FSUTIL_RAW, err);
 		free(sp);
 	}
-	if (rc == 0 && fsutil_exists(out)) {
-		aside = aside_name(out);
-		if (aside == NULL || rename(out, aside) < 0)
-			rc = kd_err_sys(err, KD_EENV, out, errno,
-					"cannot move the older dossier %s aside", out);
-	}
-	if (rc == 0 && rename(tmp, out) < 0)
-		rc = kd_err_sys(err, KD_EENV, out, errno, "cannot put the dossier in place at %s", out);
+	if (rc == 0 && fsutil_exists(out) && (aside = aside_name(out)) == NULL)
+		rc = kd_err_sys(err, KD_EENV, out, errno,
+				"cannot move the older dossier %s aside", out);
+	if (rc == 0)
+		rc = fsutil_swap_dir(tmp, out, aside, err);
 	if (rc != 0) {
 		struct kd_err e2;
-		fsutil_rmtree(tmp, &e2);
-		if (aside != NULL && !fsutil_exists(out))
-			rename(aside, out);   /* put the older one back */
+		if (fsutil_exists(out))   /* never remove the one in place */
+			fsutil_rmtree(tmp, &e2);
 		free(aside);
 		aside = NULL;
 	}

@@ -89,10 +89,79 @@ sweep_stale_temps(const char *path)
 		pid = strtol(de->d_name + plen, &end, 10);
 		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
 			continue;
-		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH &&
+		    unlinkat(dirfd(d), de->d_name, 0) < 0 && (errno == EISDIR || errno == EPERM)) {
+			char full[PATH_MAX];
+			struct kd_err e;
+			if (snprintf(full, sizeof full, "%s/%s", dir, de->d_name) < (int)sizeof full)
+				fsutil_rmtree(full, &e);
+		}
 	}
 	closedir(d);
+}
+
+void
+fsutil_sweep_temps(const char *path)
+{
+	sweep_stale_temps(path);
+}
+
+/* Test aid: KD_FAULT_KILL=NAME ends kernodeck by SIGKILL at the point NAME. */
+void
+fsutil_fault_point(const char *name)
+{
+	const char *f = getenv("KD_FAULT_KILL");
+
+	if (f != NULL && strcmp(f, name) == 0)
+		raise(SIGKILL);
+}
+
+int
+fsutil_swap_dir(const char *tmp, const char *out, const char *aside, struct kd_err *err)
+{
+	int exchanged = 0;
+
+	if (!fsutil_exists(out)) {
+		if (rename(tmp, out) < 0)
+			return kd_err_sys(err, KD_EENV, out, errno, "cannot put %s in place", out);
+		fsutil_fsync_parent(out);
+		return 0;
+	}
+#ifdef RENAME_EXCHANGE
+	/* KD_FAULT_NO_EXCHANGE: a test aid, as if the file system lacked it */
+	if (getenv("KD_FAULT_NO_EXCHANGE") == NULL) {
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0)
+			exchanged = 1;
+		else if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+			return kd_err_sys(err, KD_EENV, out, errno, "cannot put %s in place", out);
+	}
+#endif
+	if (exchanged) {
+		/* out is the new one; the older one is in tmp */
+		fsutil_fsync_parent(out);
+		fsutil_fault_point("dir-swap");
+		if (aside == NULL) {
+			struct kd_err e;
+			fsutil_rmtree(tmp, &e);
+		} else if (rename(tmp, aside) < 0) {
+			return kd_err_sys(err, KD_EENV, aside, errno,
+					  "cannot move the older %s aside", out);
+		}
+		fsutil_fsync_parent(out);
+		return 0;
+	}
+	/* no exchange on this file system: a short moment without out */
+	if (aside != NULL ? rename(out, aside) < 0 : fsutil_rmtree(out, err) != 0)
+		return kd_err_sys(err, KD_EENV, out, errno, "cannot move the older %s aside", out);
+	fsutil_fault_point("dir-swap");
+	if (rename(tmp, out) < 0) {
+		int e = errno;
+		if (aside != NULL)
+			rename(aside, out);   /* put the older one back */
+		return kd_err_sys(err, KD_EENV, out, e, "cannot put %s in place", out);
+	}
+	fsutil_fsync_parent(out);
+	return 0;
 }
 
 /* Test aid: KD_FAULT_WRITE=substring makes writes to matching paths fail. */
@@ -152,6 +221,29 @@ out:
 		close(fd);
 	free(red);
 	return rc;
+}
+
+int
+fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
+{
+	struct stat tmp;
+	int fd, fl;
+
+	if (st == NULL)
+		st = &tmp;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path), -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return kd_err_set(err, KD_EINPUT, path, 0,
+				  "%s: not a regular file (a FIFO, a device or a folder is not read)",
+				  path), -1;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }
 
 int

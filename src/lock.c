@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/fsutil.h"
@@ -24,17 +25,21 @@ struct kd_lock {
 	char *path;
 };
 
-static void
-read_holder(int fd, struct kd_lock_holder *h)
+/* One read of the holder's description; 1 when it is complete (ends with
+ * its "since:" line and names a process). */
+static int
+read_holder_once(int fd, struct kd_lock_holder *h)
 {
 	char buf[1024];
 	ssize_t n;
+	int complete;
 
 	memset(h, 0, sizeof *h);
 	n = pread(fd, buf, sizeof buf - 1, 0);
 	if (n <= 0)
-		return;
+		return 0;
 	buf[n] = '\0';
+	complete = buf[n - 1] == '\n';
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		if (strncmp(line, "user: ", 6) == 0)
 			snprintf(h->user, sizeof h->user, "%s", line + 6);
@@ -45,6 +50,36 @@ read_holder(int fd, struct kd_lock_holder *h)
 		else if (strncmp(line, "since: ", 7) == 0)
 			snprintf(h->since, sizeof h->since, "%s", line + 7);
 	}
+	return complete && h->pid > 0 && h->since[0] != '\0';
+}
+
+/* Who holds the lock: the holder takes the lock before it writes who it
+ * is, so a description read too early is empty or partial; read it again
+ * for up to LOCK_HOLDER_WAIT_MS until it is complete (pid 0 means unknown). */
+#define LOCK_HOLDER_WAIT_MS 500
+static void
+read_holder(int fd, struct kd_lock_holder *h)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+
+	for (int i = 0; i < LOCK_HOLDER_WAIT_MS / 10; i++) {
+		if (read_holder_once(fd, h))
+			return;
+		nanosleep(&ts, NULL);
+	}
+	if (!read_holder_once(fd, h))
+		h->pid = 0;
+}
+
+/* "process 123", or "process unknown" when the holder has not said. */
+static const char *
+holder_pid(const struct kd_lock_holder *h, char *buf, size_t len)
+{
+	if (h->pid > 0)
+		snprintf(buf, len, "process %ld", h->pid);
+	else
+		snprintf(buf, len, "process unknown");
+	return buf;
 }
 
 int
@@ -67,13 +102,14 @@ lock_take(const char *state_dir, struct kd_lock **lockp, struct kd_lock_holder *
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		struct kd_lock_holder h;
+		char pidbuf[48];
 		read_holder(fd, &h);
 		if (holder)
 			*holder = h;
 		kd_err_set(err, KD_EFAIL, path, 0,
-			   "%s is in use by another kernodeck: user %s on %s, process %ld, since %s",
+			   "%s is in use by another kernodeck: user %s on %s, %s, since %s",
 			   state_dir, h.user[0] ? h.user : "?", h.host[0] ? h.host : "?",
-			   h.pid, h.since[0] ? h.since : "?");
+			   holder_pid(&h, pidbuf, sizeof pidbuf), h.since[0] ? h.since : "?");
 		close(fd);
 		free(path);
 		return KD_EFAIL;
@@ -86,7 +122,8 @@ lock_take(const char *state_dir, struct kd_lock **lockp, struct kd_lock_holder *
 	fsutil_utc_now(me.since, sizeof me.since);
 	n = snprintf(buf, sizeof buf, "user: %s\nhost: %s\npid: %ld\nsince: %s\n",
 		     me.user, me.host, me.pid, me.since);
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+	/* written in place, then cut to its length: never empty in between */
+	if (pwrite(fd, buf, (size_t)n, 0) != n || ftruncate(fd, n) < 0) {
 		/* the lock is held even when its description cannot be written */
 	}
 	*lockp = calloc(1, sizeof **lockp);

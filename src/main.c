@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/frame.h"
+#include "kernodeck/secrets.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/stop.h"
 
@@ -61,6 +63,8 @@ main(int argc, char **argv)
 	/* a closed stderr pipe must not kill a headless run; children get the
 	 * default disposition back (run.c) */
 	signal(SIGPIPE, SIG_IGN);
+	/* the credentials this machine holds, hidden wherever they appear */
+	secrets_collect(environ);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "help") == 0)) {
 		usage(stdout);

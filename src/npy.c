@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/npy.h"
@@ -292,13 +293,8 @@ npy_open(const char *path, struct kd_tensor *t, struct npy_info *info,
 
 	memset(t, 0, sizeof *t);
 	memset(info, 0, sizeof *info);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return kd_err_set(err, KD_EINPUT, path, 0, "%s: not a regular file", path);
-	}
+	if ((fd = fsutil_open_regular(path, &st, err)) < 0)
+		return KD_EINPUT;
 	if (st.st_size < 10 || read_full(fd, pre, 10) != 1) {
 		kd_err_set(err, KD_EINPUT, path, 0, "%s: too short to be an NPY file (%lld bytes)",
 			   path, (long long)st.st_size);

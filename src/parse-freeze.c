@@ -209,7 +209,20 @@ plain_release(const char *s)
 	return digits > 0 && len < KD_PEP440_MAX_TEXT;
 }
 
-/* A package line; returns 0 when it was one. */
+/* Does the version at s end at its first blank with nothing after it but
+ * blanks, a marker (";") or a comment ("#")?  "1 .0" does not: pip
+ * refuses it, so it must not be read as "1". */
+static int
+version_ends_clean(const char *s)
+{
+	s += strcspn(s, " \t;");
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '\0' || *s == ';' || *s == '#';
+}
+
+/* A package line; returns 0 when it was one, -2 when its version is not
+ * one token (refused), -1 when it is not a package line. */
 static int
 package(struct fz *f, int line, const char *s, size_t n)
 {
@@ -265,6 +278,8 @@ package(struct fz *f, int line, const char *s, size_t n)
 	rest = eq + (arbitrary ? 3 : 2);
 	while (*rest == ' ')
 		rest++;
+	if (!version_ends_clean(rest))
+		return -2;
 	rest[strcspn(rest, " \t;")] = '\0';
 	if (!pep503_valid_name(name, nl) || *rest == '\0')
 		return -1;
@@ -316,7 +331,15 @@ one_line(struct fz *f, int line, const char *s, size_t n)
 		scan_line(f, line, s, n, NULL);
 		return;
 	}
-	if (package(f, line, s, n) != 0) {
+	int prc = package(f, line, s, n);
+	if (prc == -2) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "line %d: the version is not one PEP 440 version "
+			 "(a space inside it): pip refuses this line, so it is not read",
+			 line);
+		add_warning(f, line, "version", msg);
+	}
+	if (prc != 0) {
 		char *t = pipline_dup(s, n);
 		size_t clean_len;
 		char *clean = redact_text(t, n, &clean_len);
@@ -350,7 +373,7 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	/* when the command is shown, only its output counts */
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &s, &n)) {
-		pipline_trim(&s, &n);
+		pipline_unpaste(&s, &n);
 		long cmd = pipline_command(s, n, 1);
 		if (cmd >= 0) {
 			if (last_cmd < 0)
@@ -367,7 +390,7 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	f.unrec = json_array();
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &s, &n)) {
-		pipline_trim(&s, &n);
+		pipline_unpaste(&s, &n);
 		if (n == 0 || pipline_is_fence(s, n) || strncmp(s, "...", n < 3 ? n : 3) == 0 ||
 		    (n == 3 && memcmp(s, "\xe2\x80\xa6", 3) == 0))
 			continue;

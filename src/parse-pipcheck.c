@@ -225,6 +225,7 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 	/* is the command shown? then only its output counts */
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &s, &n)) {
+		pipline_unpaste(&s, &n);
 		long c = pipline_command(s, n, 1);
 		if (c >= 0 && is_check_command(s + c, n - (size_t)c))
 			marked = 1;
@@ -237,7 +238,7 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 	warnings = json_array();
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &s, &n)) {
-		pipline_trim(&s, &n);
+		pipline_unpaste(&s, &n);
 		if (n == 0 || pipline_is_fence(s, n))
 			continue;
 		long c = pipline_command(s, n, 1);

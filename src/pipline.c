@@ -101,6 +101,12 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 	pipline_init(&it, text, len);
 	while (pipline_next(&it, &l, &n)) {
 		size_t bad;
+		/* one tree node per line costs about a hundred times the line:
+		 * refused before any is built, so memory stays the input's */
+		if ((unsigned)it.lineno > KD_CAP_INPUT_LINES)
+			return kd_err_set(err, KD_EINPUT, name, it.lineno,
+					  "more than %u lines (KD_CAP_INPUT_LINES): not the "
+					  "packages of one environment", KD_CAP_INPUT_LINES);
 		if (n > KD_CAP_LINE)
 			return named ?
 				kd_err_set(err, KD_EINPUT, name, it.lineno,
@@ -135,6 +141,27 @@ pipline_is_fence(const char *s, size_t n)
 {
 	pipline_trim(&s, &n);
 	return n >= 3 && (strncmp(s, "```", 3) == 0 || strncmp(s, "~~~", 3) == 0);
+}
+
+void
+pipline_unpaste(const char **s, size_t *n)
+{
+	pipline_trim(s, n);
+	while (*n > 0 && **s == '>') {
+		(*s)++;
+		(*n)--;
+		pipline_trim(s, n);
+	}
+	if (pipline_is_fence(*s, *n))
+		return;
+	/* "...which is not installed.```": the fence is not part of the line */
+	size_t k = *n;
+	while (k > 0 && ((*s)[k - 1] == '`' || (*s)[k - 1] == '~'))
+		k--;
+	if (*n - k >= 3) {
+		*n = k;
+		pipline_trim(s, n);
+	}
 }
 
 /* The first word of *s (n bytes, up to a space); for a path, its last part

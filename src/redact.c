@@ -34,7 +34,9 @@
 #include "kernodeck/redact.h"
 
 /* Priorities: lower is more specific. */
-enum { P_SHAPE = 0, P_KEY = 1, P_AUTH = 2, P_URL = 3, P_ASSIGN = 4 };
+enum { P_SHAPE = 0, P_KEY = 1, P_AUTH = 2, P_URL = 3, P_ASSIGN = 4, P_VALUE = 5 };
+
+#define REDACT_PASSES 4   /* passes of the rules over their own output */
 
 struct cand {
 	size_t off, len;
@@ -49,7 +51,8 @@ struct scan {
 	struct cand *v;
 	size_t n, cap;
 	int oom;
-	unsigned char shape_first[256];   /* 1 for the first byte of a shape's prefix */
+	unsigned char shape_first[256];   /* 1 + the first shape whose prefix starts so */
+	unsigned char shape_next[128];    /* 1 + the next shape with the same first byte */
 };
 
 static void
@@ -210,9 +213,31 @@ pip_conf_line(const char *p, const char *end)
 	return 0;
 }
 
+/* A user name alone is an account, not a secret (git@, alice@, oauth2@),
+ * unless it is long or mixes cases and digits the way tokens do. */
+static int
+token_user(const char *u, size_t n)
+{
+	int up = 0, lo = 0, dg = 0;
+
+	if (n == 0 || u[0] == '$' || u[0] == '%' || u[0] == '<' || u[0] == '[' ||
+	    is_placeholder(u, n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		up |= isupper((unsigned char)u[i]) != 0;
+		lo |= islower((unsigned char)u[i]) != 0;
+		dg |= isdigit((unsigned char)u[i]) != 0;
+	}
+	if (n >= 16)
+		return has_alpha_and_digit(u, n) || (up && lo) || (n >= 24 && looks_random(u, n));
+	return n >= 8 && up && lo && dg;
+}
+
 /* Find URL userinfo in [ls+from, le); sets *off and *n to the userinfo without
- * the '@'.  A user alone (ssh://git@host) is not a credential unless it
- * looks like a token. */
+ * the '@'.  The authority ends at '/', '?', '#', a blank or a quote; the
+ * userinfo ends at its last '@' (a raw '@' in a password).  A user alone
+ * (ssh://git@host) is not a credential unless it looks like a token
+ * (https://TOKEN@host). */
 static int
 find_userinfo(const char *t, size_t ls, size_t le, size_t from, size_t *off, size_t *n)
 {
@@ -221,30 +246,28 @@ find_userinfo(const char *t, size_t ls, size_t le, size_t from, size_t *off, siz
 			continue;
 		if (i == ls || !isalpha((unsigned char)t[i - 1]))
 			continue;
-		size_t s = i + 3, j = s;
-		const char *colon = NULL;
+		size_t s = i + 3, j = s, at = 0;
 		while (j < le && !isspace((unsigned char)t[j]) && t[j] != '/' &&
-		       t[j] != '@' && t[j] != '"' && t[j] != '\'' && t[j] != '?' &&
-		       t[j] != '#' && t[j] != '`' && t[j] != '<' && t[j] != '>') {
-			if (t[j] == ':' && colon == NULL)
-				colon = t + j;
+		       t[j] != '"' && t[j] != '\'' && t[j] != '?' && t[j] != '#' &&
+		       t[j] != '`' && t[j] != '<' && t[j] != '>' && t[j] != ',' && t[j] != ';') {
+			if (t[j] == '@')
+				at = j;
 			j++;
 		}
-		if (j >= le || t[j] != '@' || j == s)
+		if (at == 0 || at == s)
 			continue;
+		const char *colon = memchr(t + s, ':', at - s);
 		if (colon != NULL) {
 			const char *pw = colon + 1;
-			size_t pwn = (size_t)(t + j - pw);
+			size_t pwn = (size_t)(t + at - pw);
 			if (pwn == 0 || pw[0] == '$' || t[s] == '[' || t[s] == '<' ||
 			    is_placeholder(pw, pwn))
 				continue;
-		} else {
-			size_t un = j - s;
-			if (t[s] == '$' || un < 16 || !has_alpha_and_digit(t + s, un))
-				continue;
+		} else if (!token_user(t + s, at - s)) {
+			continue;
 		}
 		*off = s;
-		*n = j - s;
+		*n = at - s;
 		return 1;
 	}
 	return 0;
@@ -290,6 +313,34 @@ auth_scheme(const char *t, size_t p, size_t le)
 	return -1;
 }
 
+/* An Authorization value without a known scheme: a raw token, or another
+ * scheme (Digest, AWS4-HMAC-SHA256, Negotiate) whose parameters run to the
+ * end of the value. */
+static void
+other_auth(struct scan *s, size_t p, size_t le)
+{
+	const char *t = s->t;
+	size_t w = p, e;
+
+	while (w < le && (isalnum((unsigned char)t[w]) || t[w] == '-'))
+		w++;
+	if (w > p && w < le && t[w] == ' ' && isupper((unsigned char)t[p])) {
+		/* SCHEME params: the rest of the value */
+		e = w + 1;
+		while (e < le && t[e] != '"' && t[e] != '\'' && t[e] != '\r')
+			e++;
+		while (e > w && t[e - 1] == ' ')
+			e--;
+		if (e - w - 1 >= 8 && has_alpha_and_digit(t + w + 1, e - w - 1))
+			add(s, w + 1, e - w - 1, "authorization-other", "AUTHORIZATION", P_AUTH);
+		return;
+	}
+	e = token_run(t, p, le);
+	if (e >= 12 && has_alpha_and_digit(t + p, e) && !is_placeholder(t + p, e) &&
+	    looks_random(t + p, e))
+		add(s, p, e, "authorization-token", "AUTH_TOKEN", P_AUTH);
+}
+
 static void
 scan_auth(struct scan *s, size_t ls, size_t le)
 {
@@ -314,8 +365,10 @@ scan_auth(struct scan *s, size_t ls, size_t le)
 		p++;
 		while (p < le && strchr(" \t\"'", t[p]) && t[p] != '\0')
 			p++;
-		if ((k = auth_scheme(t, p, le)) < 0)
+		if ((k = auth_scheme(t, p, le)) < 0) {
+			other_auth(s, p, le);
 			continue;
+		}
 		while (p < le && !isspace((unsigned char)t[p]))
 			p++;
 		while (p < le && (t[p] == ' ' || t[p] == '\t'))
@@ -350,30 +403,89 @@ struct shape {
 	int need_digit;       /* the body has letters and digits */
 	const char *kind, *name;
 	int keep_prefix;      /* redact only the body */
+	int (*check)(const char *b, size_t n);   /* more of the shape, or NULL */
 };
 
+/* A JWT's payload and signature after "eyJ": two dots, three base64url
+ * parts of some length (the header is JSON, so it starts eyJ). */
+static int
+jwt_check(const char *b, size_t n)
+{
+	size_t dots[3], nd = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] == '.') {
+			if (nd == 3)
+				return 0;
+			dots[nd++] = i;
+		}
+	if (nd != 2)
+		return 0;
+	return dots[0] >= 7 && dots[1] - dots[0] > 10 && n - dots[1] > 10;
+}
+
+/* SendGrid: SG.<22>.<43>. */
+static int
+sendgrid_check(const char *b, size_t n)
+{
+	const char *d = memchr(b, '.', n);
+
+	return d != NULL && d - b >= 16 && n - (size_t)(d - b) > 30 &&
+	       memchr(d + 1, '.', n - (size_t)(d - b) - 1) == NULL;
+}
+
+/* A Discord webhook: a numeric id, then a token. */
+static int
+discord_check(const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && isdigit((unsigned char)b[i]))
+		i++;
+	return i >= 15 && i < n && b[i] == '/' && n - i > 40;
+}
+
+#define AWS(p) { p, "", 16, 16, 1, 1, "aws-access-key", "AWS_ACCESS_KEY_ID", 0, NULL }
+#define GH(p) { p, "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0, NULL }
+#define GL(p) { p, "_-", 20, 255, 0, 0, "gitlab-token", "GITLAB_TOKEN", 0, NULL }
+#define SLACK(p) { p, "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0, NULL }
+#define STRIPE(p) { p, "", 20, 255, 0, 1, "stripe-key", "STRIPE_API_KEY", 0, NULL }
+
+/* In order: a longer prefix before a shorter one that it extends. */
 static const struct shape shapes[] = {
-	{ "AKIA", "", 16, 16, 1, 1, "aws-access-key", "AWS_ACCESS_KEY_ID", 0 },
-	{ "ASIA", "", 16, 16, 1, 1, "aws-access-key", "AWS_ACCESS_KEY_ID", 0 },
-	{ "ghp_", "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "gho_", "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "ghu_", "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "ghs_", "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "ghr_", "", 30, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "github_pat_", "_", 22, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0 },
-	{ "glpat-", "_-", 20, 255, 0, 0, "gitlab-token", "GITLAB_TOKEN", 0 },
-	{ "gldt-", "_-", 20, 255, 0, 0, "gitlab-token", "GITLAB_TOKEN", 0 },
-	{ "glrt-", "_-", 20, 255, 0, 0, "gitlab-token", "GITLAB_TOKEN", 0 },
-	{ "glptt-", "_-", 20, 255, 0, 0, "gitlab-token", "GITLAB_TOKEN", 0 },
-	{ "hf_", "", 30, 255, 0, 0, "huggingface-token", "HF_TOKEN", 0 },
-	{ "xoxb-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "xoxp-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "xoxa-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "xoxo-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "xoxr-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "xoxs-", "-", 10, 255, 0, 1, "slack-token", "SLACK_TOKEN", 0 },
-	{ "hooks.slack.com/services/", "/_", 20, 255, 0, 0, "slack-webhook", "SLACK_WEBHOOK", 1 },
-	{ "pypi-AgE", "_-", 40, 4096, 0, 0, "pypi-token", "PYPI_TOKEN", 0 },
+	AWS("AKIA"), AWS("ASIA"), AWS("ABIA"), AWS("ACCA"), AWS("AGPA"), AWS("AIDA"),
+	AWS("AIPA"), AWS("ANPA"), AWS("ANVA"), AWS("APKA"), AWS("AROA"), AWS("ASCA"),
+	GH("ghp_"), GH("gho_"), GH("ghu_"), GH("ghs_"), GH("ghr_"),
+	{ "github_pat_", "_", 22, 255, 0, 0, "github-token", "GITHUB_TOKEN", 0, NULL },
+	GL("glpat-"), GL("gldt-"), GL("glrt-"), GL("glptt-"), GL("gloas-"), GL("glcbt-"),
+	{ "hf_", "", 30, 255, 0, 0, "huggingface-token", "HF_TOKEN", 0, NULL },
+	{ "api_org_", "", 30, 255, 0, 0, "huggingface-token", "HF_TOKEN", 0, NULL },
+	{ "sk-ant-", "_-", 32, 255, 0, 1, "anthropic-key", "ANTHROPIC_API_KEY", 0, NULL },
+	{ "sk-proj-", "_-", 20, 255, 0, 1, "openai-key", "OPENAI_API_KEY", 0, NULL },
+	{ "sk-svcacct-", "_-", 20, 255, 0, 1, "openai-key", "OPENAI_API_KEY", 0, NULL },
+	{ "sk-admin-", "_-", 20, 255, 0, 1, "openai-key", "OPENAI_API_KEY", 0, NULL },
+	{ "sk-", "", 20, 255, 0, 1, "openai-key", "OPENAI_API_KEY", 0, NULL },
+	STRIPE("sk_live_"), STRIPE("sk_test_"), STRIPE("rk_live_"), STRIPE("rk_test_"),
+	STRIPE("whsec_"),
+	{ "AIza", "_-", 35, 35, 0, 0, "google-api-key", "GOOGLE_API_KEY", 0, NULL },
+	{ "GOCSPX-", "_-", 24, 64, 0, 0, "google-oauth-secret", "GOOGLE_CLIENT_SECRET", 0, NULL },
+	{ "ya29.", "_-.", 30, 2048, 0, 0, "google-oauth-token", "GOOGLE_OAUTH_TOKEN", 0, NULL },
+	SLACK("xoxb-"), SLACK("xoxp-"), SLACK("xoxa-"), SLACK("xoxo-"), SLACK("xoxr-"),
+	SLACK("xoxs-"), SLACK("xoxe-"), SLACK("xoxe.xoxp-"), SLACK("xapp-"),
+	{ "hooks.slack.com/services/", "/_", 20, 255, 0, 0, "slack-webhook", "SLACK_WEBHOOK", 1, NULL },
+	{ "hooks.slack.com/workflows/", "/_", 20, 255, 0, 0, "slack-webhook", "SLACK_WEBHOOK", 1, NULL },
+	{ "hooks.slack.com/triggers/", "/_", 20, 255, 0, 0, "slack-webhook", "SLACK_WEBHOOK", 1, NULL },
+	{ "discord.com/api/webhooks/", "/_-", 50, 255, 0, 0, "discord-webhook", "DISCORD_WEBHOOK", 1,
+	  discord_check },
+	{ "discordapp.com/api/webhooks/", "/_-", 50, 255, 0, 0, "discord-webhook", "DISCORD_WEBHOOK",
+	  1, discord_check },
+	{ "npm_", "", 36, 36, 0, 1, "npm-token", "NPM_TOKEN", 0, NULL },
+	{ "pypi-AgE", "_-", 40, 4096, 0, 0, "pypi-token", "PYPI_TOKEN", 0, NULL },
+	{ "SG.", "_-.", 60, 80, 0, 0, "sendgrid-key", "SENDGRID_API_KEY", 0, sendgrid_check },
+	{ "eyJ", "_-.", 30, 8192, 0, 0, "jwt", "JWT", 0, jwt_check },
+	{ "dop_v1_", "", 64, 64, 0, 1, "digitalocean-token", "DIGITALOCEAN_TOKEN", 0, NULL },
+	{ "shpat_", "", 32, 32, 0, 1, "shopify-token", "SHOPIFY_TOKEN", 0, NULL },
+	{ "r8_", "", 37, 40, 0, 1, "replicate-token", "REPLICATE_API_TOKEN", 0, NULL },
 };
 
 static int
@@ -394,11 +506,9 @@ scan_shapes(struct scan *s, size_t ls, size_t le)
 		if (!s->shape_first[(unsigned char)t[i]] ||
 		    (i > ls && isalnum((unsigned char)t[i - 1])))
 			continue;
-		for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
-			const struct shape *sh = &shapes[k];
+		for (size_t k = s->shape_first[(unsigned char)t[i]]; k != 0; k = s->shape_next[k - 1]) {
+			const struct shape *sh = &shapes[k - 1];
 			size_t pl, b, e;
-			if (t[i] != sh->prefix[0])
-				continue;
 			pl = strlen(sh->prefix);
 			if (i + pl > le || memcmp(t + i, sh->prefix, pl) != 0)
 				continue;
@@ -408,8 +518,12 @@ scan_shapes(struct scan *s, size_t ls, size_t le)
 			/* a longer word is something else (AKIA... inside a word) */
 			if (e < le && isalnum((unsigned char)t[e]))
 				continue;
+			/* a trailing '.' or '-' ends a sentence, not the token */
+			while (e > b && t[e - 1] == '.')
+				e--;
 			if (e - b < sh->min || e - b > sh->max || !looks_random(t + b, e - b) ||
-			    (sh->need_digit && !has_alpha_and_digit(t + b, e - b)))
+			    (sh->need_digit && !has_alpha_and_digit(t + b, e - b)) ||
+			    (sh->check != NULL && !sh->check(t + b, e - b)))
 				continue;
 			if (e - b >= 7 && memcmp(t + e - 7, "EXAMPLE", 7) == 0)
 				continue;   /* AWS's documented example keys */
@@ -486,8 +600,13 @@ secret_name(const char *n)
 	};
 	static const char *const suffix[] = {
 		"_TOKEN", "_SECRET", "_PASSWORD", "_PASSWD", "_APIKEY", "_PASSPHRASE",
+		"_PASS", "_PWD",
 	};
 	size_t l = strlen(n);
+
+	if (strcmp(n, "SIG") == 0 || strcmp(n, "SIGNATURE") == 0 ||
+	    (l > 10 && strcmp(n + l - 10, "_SIGNATURE") == 0))
+		return 2;
 
 	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
 		if (strcmp(n, exact[i]) == 0)
@@ -562,12 +681,146 @@ literal_value(const char *t, size_t sep, size_t vo, size_t vn, int quoted,
 	return 1;
 }
 
+/* A YAML value that is prose or a tag, not one word: "files systemd",
+ * "<your password>", "!vault |". */
+static int
+yaml_prose(const char *t, size_t p, size_t le)
+{
+	while (p < le && (t[p] == ' ' || t[p] == '\t'))
+		p++;
+	if (p < le && (t[p] == '!' || t[p] == '&' || t[p] == '*'))
+		return 1;
+	if (p < le && (t[p] == '"' || t[p] == '\''))
+		return 0;
+	while (p < le && !isspace((unsigned char)t[p]))
+		p++;
+	while (p < le && (t[p] == ' ' || t[p] == '\t'))
+		p++;
+	return p < le && t[p] != '#' && t[p] != '\r';
+}
+
+/* A name upper-cased with '_' for '-', '.' and a camelCase hump:
+ * apiKey, api-key and API_KEY are all API_KEY. */
+static void
+name_of(const char *v, size_t n, char *out, size_t cap)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 2 < cap; i++) {
+		char c = v[i];
+		if (i > 0 && isupper((unsigned char)c) && islower((unsigned char)v[i - 1]))
+			out[k++] = '_';
+		out[k++] = (c == '-' || c == '.') ? '_' : (char)toupper((unsigned char)c);
+	}
+	out[k] = '\0';
+}
+
+static int
+ends_with(const char *s, const char *suf)
+{
+	size_t l = strlen(s), sl = strlen(suf);
+
+	return l >= sl && strcmp(s + l - sl, suf) == 0;
+}
+
+/* The kind of a secret-named value, by its name. */
+static const char *
+assign_kind(const char *n)
+{
+	if (ends_with(n, "SECRET_ACCESS_KEY"))
+		return "aws-secret-key";
+	if (ends_with(n, "SESSION_TOKEN") || ends_with(n, "SECURITY_TOKEN"))
+		return "aws-session-token";
+	if (ends_with(n, "ACCOUNT_KEY") || ends_with(n, "SHARED_ACCESS_KEY"))
+		return "azure-key";
+	if (ends_with(n, "SHARED_ACCESS_SIGNATURE"))
+		return "azure-sas";
+	if (strcmp(n, "SIG") == 0 || ends_with(n, "SIGNATURE"))
+		return "url-signature";
+	return "secret-assignment";
+}
+
+/* "--password VALUE", "--api-key VALUE" (the value as the next word), and
+ * "-u user:password" / "--user user:password". */
+static void
+scan_options(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t;
+	const char *p = t + ls;
+	char name[64];
+
+	while ((p = find_cs(p, t + le, "-")) != NULL) {
+		size_t o = (size_t)(p - t), nb, ne, vo, vn;
+		int user;
+		p++;
+		if (o > ls && !isspace((unsigned char)t[o - 1]) && t[o - 1] != '"' &&
+		    t[o - 1] != '\'' && t[o - 1] != '-')
+			continue;
+		nb = o;
+		while (nb < le && t[nb] == '-')
+			nb++;
+		if (nb - o > 2 || nb >= le || !isalpha((unsigned char)t[nb]))
+			continue;
+		ne = nb;
+		while (ne < le && (is_word(t[ne]) || t[ne] == '-'))
+			ne++;
+		p = t + ne;
+		if (ne >= le || (t[ne] != ' ' && t[ne] != '\t') || ne - nb >= sizeof name)
+			continue;
+		name_of(t + nb, ne - nb, name, sizeof name);
+		user = strcmp(name, "USER") == 0 || (nb - o == 1 && strcmp(name, "U") == 0);
+		if (!user && (nb - o != 2 || secret_name(name) == 0))
+			continue;
+		assign_value(t, ne, le, 0, &vo, &vn);
+		if (vn == 0 || t[vo] == '-' || !literal_value(t, ne, vo, vn, 0, name))
+			continue;
+		if (user) {
+			const char *c = memchr(t + vo, ':', vn);
+			if (c == NULL || c + 1 == t + vo + vn ||
+			    is_placeholder(c + 1, (size_t)(t + vo + vn - c - 1)))
+				continue;
+			vn = (size_t)(t + vo + vn - c - 1);
+			vo = (size_t)(c + 1 - t);
+			snprintf(name, sizeof name, "PASSWORD");
+		} else if (secret_name(name) == 2 && (vn < 16 || !has_alpha_and_digit(t + vo, vn))) {
+			continue;
+		}
+		add(s, vo, vn, "secret-option", name, P_ASSIGN);
+	}
+}
+
+/* A Telegram bot token around the ':' at t[c]: 8 to 10 digits (after
+ * "bot" in an API URL, or alone), then 35 characters of base64url. */
+static void
+scan_telegram(struct scan *s, size_t ls, size_t le, size_t c)
+{
+	const char *t = s->t;
+	size_t b = c, e = c + 1;
+	int up = 0, lo = 0;
+
+	while (b > ls && isdigit((unsigned char)t[b - 1]))
+		b--;
+	if (c - b < 8 || c - b > 10)
+		return;
+	if (b > ls && isalnum((unsigned char)t[b - 1]) &&
+	    !(b >= ls + 3 && memcmp(t + b - 3, "bot", 3) == 0))
+		return;
+	while (e < le && (isalnum((unsigned char)t[e]) || t[e] == '_' || t[e] == '-')) {
+		up |= isupper((unsigned char)t[e]) != 0;
+		lo |= islower((unsigned char)t[e]) != 0;
+		e++;
+	}
+	if (e - c - 1 != 35 || !up || !lo)
+		return;
+	add(s, b, e - b, "telegram-token", "TELEGRAM_BOT_TOKEN", P_SHAPE);
+}
+
 static void
 scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 {
 	const char *t = s->t;
 	char name[64];
-	size_t j = sep, ne, nb, vo, vn, k;
+	size_t j = sep, ne, nb, vo, vn;
 	int quoted = 0, kind;
 
 	/* the name, read backwards */
@@ -589,14 +842,19 @@ scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 		return;
 	if (quoted)
 		j--;
-	if (j > ls && (t[j - 1] == '$' || t[j - 1] == '{'))
+	if (!quoted && j > ls && (t[j - 1] == '$' || (t[j - 1] == '{' && j >= ls + 2 &&
+						       t[j - 2] == '$')))
 		return;
 	if (t[sep] == ':') {
 		/* YAML key at the start of a line (after "- "), or a quoted JSON key */
 		size_t h = ls;
 		while (h < j && (t[h] == ' ' || t[h] == '\t' || t[h] == '-'))
 			h++;
-		if (!quoted && h != j)
+		/* or a header in a quoted string: -H 'Private-Token: VALUE' */
+		int header = h != j && (t[j - 1] == '"' || t[j - 1] == '\'');
+		if (!quoted && h != j && !header)
+			return;
+		if (!quoted && !header && yaml_prose(t, sep + 1, le))
 			return;
 	} else if (j > ls && (t[j - 1] == '(' || t[j - 1] == ',')) {
 		/* a keyword argument: f(token=name) passes a variable */
@@ -606,11 +864,7 @@ scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 		if (is_ident(t + vo, vn))
 			return;
 	}
-	for (k = 0; nb + k < ne; k++) {
-		char c = t[nb + k];
-		name[k] = (c == '-' || c == '.') ? '_' : (char)toupper((unsigned char)c);
-	}
-	name[k] = '\0';
+	name_of(t + nb, ne - nb, name, sizeof name);
 	kind = secret_name(name);
 	if (kind == 0)
 		return;
@@ -624,7 +878,7 @@ scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 			return;
 	}
 	/* a name ending in the suffix but with a leading '_' keeps it out */
-	add(s, vo, vn, "secret-assignment", name[0] == '_' ? name + 1 : name, P_ASSIGN);
+	add(s, vo, vn, assign_kind(name), name[0] == '_' ? name + 1 : name, P_ASSIGN);
 }
 
 static void
@@ -639,6 +893,9 @@ scan_assign(struct scan *s, size_t ls, size_t le)
 				continue;
 			scan_assign_at(s, ls, le, i);
 		} else if (t[i] == ':') {
+			if (isdigit((unsigned char)t[i - 1]) && i + 1 < le &&
+			    isalnum((unsigned char)t[i + 1]))
+				scan_telegram(s, ls, le, i);
 			if (i + 1 < le && t[i + 1] != ' ' && t[i + 1] != '\t' &&
 			    t[i + 1] != '"' && t[i + 1] != '\'')
 				continue;
@@ -696,6 +953,30 @@ scan_netrc(struct scan *s, size_t ls, size_t le, int prev)
 
 /* --- private keys ----------------------------------------------------------- */
 
+/* A key body that is already redacted: only ${NAME} references and
+ * blanks. */
+static int
+only_refs(const char *t, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (isspace((unsigned char)t[i])) {
+			i++;
+			continue;
+		}
+		if (i + 2 >= n || t[i] != '$' || t[i + 1] != '{')
+			return 0;
+		i += 2;
+		while (i < n && is_word(t[i]))
+			i++;
+		if (i >= n || t[i] != '}')
+			return 0;
+		i++;
+	}
+	return 1;
+}
+
 /* Called on each line; *inkey holds the offset where an open block's body
  * starts (+1), or 0. */
 static void
@@ -711,7 +992,7 @@ scan_keys(struct scan *s, size_t ls, size_t le, size_t *inkey)
 		while (end > body && (t[end - 1] == '\n' || t[end - 1] == '\r'))
 			end--;
 		/* the body is already a reference */
-		if (!(end - body >= 3 && t[body] == '$' && t[body + 1] == '{'))
+		if (!only_refs(t + body, end - body))
 			add(s, body, end - body, "private-key", "PRIVATE_KEY", P_KEY);
 		*inkey = 0;
 		return;
@@ -734,7 +1015,7 @@ scan_keys(struct scan *s, size_t ls, size_t le, size_t *inkey)
 			vb += 2;
 		while (ve - 2 >= vb && ve[-2] == '\\' && ve[-1] == 'n')
 			ve -= 2;
-		if (ve > vb && !(ve - vb >= 3 && vb[0] == '$' && vb[1] == '{'))
+		if (ve > vb && !only_refs(vb, (size_t)(ve - vb)))
 			add(s, (size_t)(vb - t), (size_t)(ve - vb), "private-key", "PRIVATE_KEY", P_KEY);
 		return;
 	}
@@ -742,6 +1023,24 @@ scan_keys(struct scan *s, size_t ls, size_t le, size_t *inkey)
 }
 
 /* --- driver ------------------------------------------------------------------ */
+
+/* The shapes by the first byte of their prefix, in the table's order. */
+static void
+shape_index(struct scan *s)
+{
+	size_t ns = sizeof shapes / sizeof shapes[0];
+	unsigned char last[256] = { 0 };
+
+	_Static_assert(sizeof shapes / sizeof shapes[0] < 128, "shape_next holds the shapes");
+	for (size_t k = 0; k < ns; k++) {
+		unsigned char c = (unsigned char)shapes[k].prefix[0];
+		if (last[c] == 0)
+			s->shape_first[c] = (unsigned char)(k + 1);
+		else
+			s->shape_next[last[c] - 1] = (unsigned char)(k + 1);
+		last[c] = (unsigned char)(k + 1);
+	}
+}
 
 static int
 cand_cmp(const void *a, const void *b)
@@ -755,9 +1054,78 @@ cand_cmp(const void *a, const void *b)
 	return x->len > y->len ? -1 : x->len < y->len;
 }
 
-/* Run every detector, then sort and merge overlapping spans. */
+/* --- values known to be secret ------------------------------------------------ */
+
+struct known {
+	char *value;
+	size_t len;
+	char name[64];
+};
+
+static struct known *known;
+static size_t nknown, known_cap;
+
+int
+redact_value_add(const char *name, const char *value)
+{
+	size_t n = value ? strlen(value) : 0;
+
+	if (n < REDACT_VALUE_MIN || n > REDACT_VALUE_MAX || is_placeholder(value, n))
+		return 0;
+	for (size_t i = 0; i < nknown; i++)
+		if (known[i].len == n && memcmp(known[i].value, value, n) == 0)
+			return 0;
+	if (nknown == known_cap) {
+		size_t nc = known_cap ? known_cap * 2 : 16;
+		struct known *nv = realloc(known, nc * sizeof *nv);
+		if (nv == NULL)
+			return -1;
+		known = nv;
+		known_cap = nc;
+	}
+	if ((known[nknown].value = strdup(value)) == NULL)
+		return -1;
+	known[nknown].len = n;
+	snprintf(known[nknown].name, sizeof known[nknown].name, "%s",
+		 name && is_ident(name, strlen(name)) ? name : "SECRET");
+	nknown++;
+	return 1;
+}
+
+size_t
+redact_value_count(void)
+{
+	return nknown;
+}
+
+void
+redact_value_clear(void)
+{
+	for (size_t i = 0; i < nknown; i++)
+		free(known[i].value);
+	free(known);
+	known = NULL;
+	nknown = known_cap = 0;
+}
+
+/* Every place of every known value in the whole text. */
+static void
+scan_known(struct scan *s)
+{
+	for (size_t k = 0; k < nknown; k++) {
+		const char *p = s->t, *end = s->t + s->len, *h;
+		while ((h = memmem(p, (size_t)(end - p), known[k].value, known[k].len)) != NULL) {
+			add(s, (size_t)(h - s->t), known[k].len, "known-value", known[k].name,
+			    P_VALUE);
+			p = h + known[k].len;
+		}
+	}
+}
+
+/* Run every detector, then sort and merge overlapping spans.  st (or
+ * NULL) carries a private key block and a .netrc entry across calls. */
 static int
-collect(const char *text, size_t len, struct scan *s)
+collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 {
 	size_t ls = 0, inkey = 0, n = 0;
 	int netrc = 0;
@@ -765,8 +1133,11 @@ collect(const char *text, size_t len, struct scan *s)
 	memset(s, 0, sizeof *s);
 	s->t = text;
 	s->len = len;
-	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-		s->shape_first[(unsigned char)shapes[k].prefix[0]] = 1;
+	shape_index(s);
+	if (st != NULL) {
+		inkey = st->in_key ? 1 : 0;
+		netrc = st->netrc;
+	}
 	while (ls < len) {
 		const char *nl = memchr(text + ls, '\n', len - ls);
 		size_t le = nl ? (size_t)(nl - text) : len;
@@ -775,14 +1146,22 @@ collect(const char *text, size_t len, struct scan *s)
 		scan_auth(s, ls, le);
 		scan_shapes(s, ls, le);
 		scan_assign(s, ls, le);
+		scan_options(s, ls, le);
 		netrc = scan_netrc(s, ls, le, netrc);
 		ls = le + 1;
 	}
 	if (inkey && inkey - 1 < len) {
-		/* a block cut before its END line: hide the rest */
+		/* a block cut before its END line (or continued on the next
+		 * line of a stream): hide the rest */
 		size_t body = inkey - 1;
-		add(s, body, len - body, "private-key", "PRIVATE_KEY", P_KEY);
+		if (!only_refs(text + body, len - body))
+			add(s, body, len - body, "private-key", "PRIVATE_KEY", P_KEY);
 	}
+	if (st != NULL) {
+		st->in_key = inkey != 0;
+		st->netrc = netrc;
+	}
+	scan_known(s);
 	if (s->oom)
 		return -1;
 	if (s->n > 1)  /* qsort's base may not be NULL, even for 0 elements */
@@ -798,7 +1177,8 @@ collect(const char *text, size_t len, struct scan *s)
 					k->kind = c->kind;
 					k->prio = c->prio;
 				}
-				if (c->prio == P_ASSIGN && k->prio != P_ASSIGN)
+				/* the name of an assignment of that very value */
+				if (c->prio == P_ASSIGN && k->prio != P_ASSIGN && c->off == k->off)
 					memcpy(k->name, c->name, sizeof k->name);
 				if (c->off + c->len > kend)
 					k->len = c->off + c->len - k->off;
@@ -818,7 +1198,7 @@ redact_scan(const char *text, size_t len, struct redact_finding *out, size_t max
 	size_t pos = 0;
 	int line = 1;
 
-	if (collect(text, len, &s) < 0) {
+	if (collect(text, len, &s, NULL) < 0) {
 		free(s.v);
 		return 0;
 	}
@@ -864,14 +1244,16 @@ redact_apply(const char *text, size_t len, const struct redact_finding *f, size_
 	return o;
 }
 
-char *
-redact_text(const char *text, size_t len, size_t *lenp)
+/* One pass of the rules over a text: its findings replaced. */
+static char *
+redact_once(const char *text, size_t len, size_t *lenp, struct redact_stream *st,
+	    size_t *nfound)
 {
 	struct scan s;
 	struct redact_finding *f;
 	char *o;
 
-	if (collect(text, len, &s) < 0) {
+	if (collect(text, len, &s, st) < 0) {
 		free(s.v);
 		return NULL;
 	}
@@ -887,9 +1269,58 @@ redact_text(const char *text, size_t len, size_t *lenp)
 		snprintf(f[i].name, sizeof f[i].name, "%s", s.v[i].name);
 	}
 	o = redact_apply(text, len, f, s.n, lenp);
+	*nfound = s.n;
 	free(f);
 	free(s.v);
 	return o;
+}
+
+/* The rules, again on their own output while it changes (at most
+ * REDACT_PASSES passes): a replacement can join what was apart (a key
+ * block's END line swallowed by a value around it), and the result must
+ * hold nothing the scan would find. */
+static char *
+redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
+{
+	struct redact_stream s0 = { 0 }, sp;
+	size_t n = 0, olen = 0;
+	char *o;
+
+	if (st != NULL)
+		s0 = *st;
+	o = redact_once(text, len, &olen, st, &n);
+	if (st != NULL && o != NULL)
+		st->redacted += n;
+	/* each pass starts from the state before the line; the last one's
+	 * state is the one carried on */
+	for (int pass = 1; o != NULL && n > 0 && pass < REDACT_PASSES; pass++) {
+		size_t nlen = 0;
+		char *again;
+		sp = s0;
+		again = redact_once(o, olen, &nlen, st != NULL ? &sp : NULL, &n);
+		free(o);
+		o = again;
+		olen = nlen;
+		if (st != NULL) {
+			st->in_key = sp.in_key;
+			st->netrc = sp.netrc;
+		}
+	}
+	if (lenp != NULL)
+		*lenp = olen;
+	return o;
+}
+
+char *
+redact_text(const char *text, size_t len, size_t *lenp)
+{
+	return redact_st(text, len, lenp, NULL);
+}
+
+char *
+redact_stream_line(struct redact_stream *st, const char *line, size_t len, size_t *lenp)
+{
+	return redact_st(line, len, lenp, st);
 }
 
 char *

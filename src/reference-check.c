@@ -21,11 +21,13 @@
 #include <strings.h>
 
 #include "kernodeck/caps.h"
+#include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/resume.h"
 #include "kernodeck/yamlio.h"
 
 #define KD_CAP_DIRTY_SHOWN 30    /* files named in a failing code.clean */
@@ -704,6 +706,38 @@ count_inventory(const char *path, size_t *n, const char **kind, char *why, size_
 	return *n == 0 ? -1 : 0;
 }
 
+/* python.install.base, when given: a folder holding bin/python3 (a venv, a
+ * conda environment, a prefix) or an interpreter; a moved venv fails. */
+static void
+check_base(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
+{
+	const char *given = yamlio_get_str(ref, "python.install.base");
+	struct baseenv be;
+	struct kd_err e = { 0 };
+	char msg[1200];
+
+	if (given == NULL || *given == '\0')
+		return;
+	if (baseenv_locate(ctx->project_dir, given, &be, &e) != 0) {
+		fail(rows, "python.install.base", "the base environment can be used", given,
+		     "a venv, a conda environment or an interpreter",
+		     kd_err_format(&e, msg, sizeof msg),
+		     "give the folder of the environment that holds PyTorch (its bin/python3), "
+		     "or the interpreter itself");
+	} else if (be.moved_from != NULL) {
+		snprintf(msg, sizeof msg, "the base environment %s was made in %s: a venv does not "
+			 "work once moved", be.path, be.moved_from);
+		fail(rows, "python.install.base", "the base environment can be used", be.path,
+		     "where it was made", msg, "recreate the venv where it is, or give its old "
+		     "place back");
+	} else {
+		kd_rows_addf(rows, "python.install.base", KD_R_PASS,
+			     "the base environment can be used", NULL, "%s (%s, %s)", be.path,
+			     be.kind, be.python);
+	}
+	baseenv_free(&be);
+}
+
 static void
 check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 {
@@ -765,6 +799,7 @@ check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 			    yamlio_get_str(ref, "python.install.procedure") : "not applicable",
 			    NULL, NULL);
 	}
+	check_base(ctx, ref, rows);
 }
 
 /* --------------------------------------------------------------- system */
@@ -1097,6 +1132,7 @@ reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json_t *
 	check_contract(ref, rows);
 	check_rule(ref, rows);
 	check_samples(ref, obs, rows);
+	resume_reference_rows(ref, rows);
 	check_na(ref, rows);
 	check_warnings(obs, rows);
 	return 0;

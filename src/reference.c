@@ -344,7 +344,8 @@ static const struct vrule v_item[] = {
 static const struct vrule v_install[] = {
 	{ "procedure", V_TEXT, NULL, 0, NULL },
 	{ "sources", V_LIST | V_TEXT, NULL, V_STR, NULL },
-	{ "system_site_packages", V_BOOL | V_NULL, NULL, 0, NULL }, VEND,
+	{ "system_site_packages", V_BOOL | V_NULL, NULL, 0, NULL },
+	{ "base", V_TEXT, NULL, 0, NULL }, VEND,
 };
 static const struct vrule v_python[] = {
 	{ "version", V_TEXT | V_NUM, NULL, 0, NULL }, { "interpreter", V_TEXT, NULL, 0, NULL },
@@ -385,6 +386,16 @@ static const struct vrule v_result[] = {
 	{ "sample", V_MAP | V_NULL, v_param, 0, NULL },
 	{ "example", V_MAP | V_NULL, v_param, 0, NULL }, VEND,
 };
+static const struct vrule v_resume[] = {
+	{ "run", V_LIST | V_NULL, NULL, V_STR | V_NUM, NULL },
+	{ "resume", V_LIST | V_NULL, NULL, V_STR | V_NUM, NULL },
+	{ "steps", V_INT | V_NULL, NULL, 0, NULL }, { "interrupt_at", V_INT | V_NULL, NULL, 0, NULL },
+	{ "interrupt", V_TEXT, NULL, 0, NULL }, { "checkpoint", V_TEXT, NULL, 0, NULL },
+	{ "metrics", V_TEXT, NULL, 0, NULL }, { "compare", V_LIST | V_NULL, NULL, V_STR, NULL },
+	{ "rule", V_MAP | V_NULL, v_rule, 0, NULL },
+	{ "reference_metrics", V_TEXT, NULL, 0, NULL },
+	{ "reference_rule", V_MAP | V_NULL, v_rule, 0, NULL }, VEND,
+};
 static const struct vrule v_top[] = {
 	{ "schema", V_INT | V_NULL, NULL, 0, NULL }, { "goal", V_TEXT, NULL, 0, NULL },
 	{ "strict", V_BOOL | V_NULL, NULL, 0, NULL }, { "code", V_MAP | V_NULL, v_code, 0, NULL },
@@ -393,6 +404,7 @@ static const struct vrule v_top[] = {
 	{ "system", V_MAP | V_NULL, v_system, 0, NULL },
 	{ "compute", V_MAP | V_NULL, v_compute, 0, NULL },
 	{ "result", V_MAP | V_NULL, v_result, 0, NULL },
+	{ "resume", V_MAP | V_NULL, v_resume, 0, NULL },
 	{ "not_applicable", V_MAP | V_NULL, NULL, 0, NULL }, VEND,
 };
 

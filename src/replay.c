@@ -25,6 +25,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@
 
 #include <git2.h>
 
+#include "kernodeck/baseenv.h"
+#include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/fsutil.h"
@@ -134,9 +137,23 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			    o->data ? "/" : "", json_string_value(json_object_get(v, "path")),
 			    json_string_value(json_object_get(v, "sha256")) ?
 			    json_string_value(json_object_get(v, "sha256")) : "?");
-	say(o, "  %s -m venv%s .venv-rebuild", py,
-	    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
-	    " --system-site-packages" : "");
+	if (yamlio_get_str(ref, "python.install.base") != NULL) {
+		struct baseenv be;
+		struct kd_err e = { 0 };
+		int ok = baseenv_locate(o->workdir, yamlio_get_str(ref, "python.install.base"),
+					&be, &e) == 0;
+		say(o, "  %s -s -c QUERY json   (the base environment %s: its package folders "
+		    "and packages)", ok ? be.python : "?", ok ? be.path : e.msg);
+		say(o, "  %s -m venv%s .venv-rebuild, then its package folders into "
+		    ".venv-rebuild/.../site-packages/" BASEENV_PTH, ok ? be.python : "?",
+		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
+		    " --system-site-packages" : "");
+		baseenv_free(&be);
+	} else {
+		say(o, "  %s -m venv%s .venv-rebuild", py,
+		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
+		    " --system-site-packages" : "");
+	}
 	say(o, "  .venv-rebuild/bin/python -m pip --version");
 	say(o, "  .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt, which holds:");
 	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
@@ -365,6 +382,64 @@ seed_deviations(struct kd_ctx *ctx, const json_t *dy)
 				strdup(json_string_value(json_object_get(d, "time"))) : NULL;
 		}
 	}
+}
+
+/* Is every folder of rel (relative, safe) inside the work folder a real
+ * folder or not there yet?  A link on the way could lead out of it. */
+static int
+parents_contained(const char *workdir, const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n = snprintf(path, sizeof path, "%s/%s", workdir, rel);
+
+	if (n < 0 || (size_t)n >= sizeof path)
+		return 0;
+	for (char *s = path + strlen(workdir) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		int r = lstat(path, &st);
+		*s = '/';
+		if (r == 0 && !S_ISDIR(st.st_mode))
+			return 0;
+		if (r != 0)
+			break;
+	}
+	return 1;
+}
+
+/* The reference's files that the clone lacks but the dossier holds (its
+ * project/ copies, verified by SHA256SUMS): the inventory and pip inspect
+ * that capture wrote into kernodeck/reference/, a folder git ignores.  Put
+ * where the reference names them, inside the work folder. */
+static int
+restore_missing(const struct replay_opts *o, const json_t *ref, struct kd_err *err)
+{
+	static const char *const keys[] = { "python.inventory", "python.inspect" };
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0] && rc == 0; i++) {
+		const char *rel = yamlio_get_str(ref, keys[i]);
+		char src[PATH_MAX], dst[PATH_MAX], *text = NULL, *slash;
+		size_t len = 0;
+
+		if (rel == NULL || !sha256sums_path_safe(rel))
+			continue;
+		snprintf(src, sizeof src, "%s/project/%s", o->dossier, rel);
+		snprintf(dst, sizeof dst, "%s/%s", o->workdir, rel);
+		if (fsutil_exists(dst) || !fsutil_exists(src) || !parents_contained(o->workdir, rel))
+			continue;
+		if ((slash = strrchr(dst, '/')) != NULL) {
+			*slash = '\0';
+			rc = fsutil_mkdirs(dst, err);
+			*slash = '/';
+		}
+		if (rc == 0 && (rc = fsutil_read_file(src, KD_CAP_PIP_OUTPUT, &text, &len, err)) == 0)
+			rc = fsutil_write_atomic(dst, text, len, 0, err);
+		free(text);
+		if (rc == 0)
+			say(o, "%s: from the dossier (%s), which the clone does not hold", rel, keys[i]);
+	}
+	return rc;
 }
 
 /* The choices a person made that the stages read back: the inventory
@@ -598,6 +673,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		free(text);
 		repo_ensure_excludes(o->workdir, excl, 5, &added, NULL);
 	}
+	if ((rc = restore_missing(o, rdoc.root, err)) != 0)
+		goto out;
 	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
 		goto out;
 	opened = 1;

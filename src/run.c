@@ -32,6 +32,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/procs.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
 
@@ -52,7 +53,12 @@ struct capbuf {
 	size_t len, alloc, cap;
 };
 
+#define RUN_SEEN_CAP 256   /* descendants remembered, to be reaped */
+
 struct runner {
+	const char *mark;    /* KERNODECK_RUN=PID.N: every descendant carries it */
+	pid_t seen[RUN_SEEN_CAP];
+	size_t nseen;
 	const struct run_opts *o;
 	struct run_result *r;
 	struct capbuf *cap;
@@ -61,8 +67,14 @@ struct runner {
 	size_t line_len;
 	char *logbuf;        /* redacted output not yet written to the log */
 	size_t log_len;
+	size_t log_head;     /* output bytes the log keeps from the start */
+	size_t log_kept;     /* output bytes written to the log so far (<= log_head) */
+	size_t log_cut;      /* output bytes past the head: the last ones go to ltail */
+	char *ltail;         /* the log's tail: ltail_len bytes from ltail_head */
+	size_t ltail_cap, ltail_head, ltail_len;
 	char *ring;          /* the tail: ring_len bytes from ring_head */
 	size_t ring_cap, ring_head, ring_len;
+	struct redact_stream rs;   /* a private key block across lines */
 };
 
 static double
@@ -196,8 +208,9 @@ env_listed(const char *entry, const char *const *list)
  * env_set replace, plus env_base (less what env_set replaces), plus
  * env_set.  The strings are shared, only the array is allocated. */
 static char **
-build_env(const struct run_opts *o, const char **pathvar)
+build_env(const struct run_opts *o, const char *mark, const char **pathvar)
 {
+	const char *const marks[] = { mark, NULL };
 	size_t n = 0, k = 0, s = 0, b = 0;
 	char **env;
 
@@ -207,17 +220,19 @@ build_env(const struct run_opts *o, const char **pathvar)
 		b++;
 	while (o->env_set != NULL && o->env_set[s] != NULL)
 		s++;
-	env = calloc(n + b + s + 1, sizeof *env);
+	env = calloc(n + b + s + 2, sizeof *env);
 	if (env == NULL)
 		return NULL;
 	*pathvar = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (!env_listed(environ[i], o->env_unset) && !env_listed(environ[i], o->env_base) &&
-		    !env_listed(environ[i], o->env_set))
+		    !env_listed(environ[i], o->env_set) && !env_listed(environ[i], marks))
 			env[k++] = environ[i];
 	for (size_t i = 0; i < b; i++)
-		if (strchr(o->env_base[i], '=') != NULL && !env_listed(o->env_base[i], o->env_set))
+		if (strchr(o->env_base[i], '=') != NULL && !env_listed(o->env_base[i], o->env_set) &&
+		    !env_listed(o->env_base[i], marks))
 			env[k++] = (char *)o->env_base[i];
+	env[k++] = (char *)mark;
 	for (size_t i = 0; i < s; i++)
 		if (strchr(o->env_set[i], '=') != NULL)
 			env[k++] = (char *)o->env_set[i];
@@ -243,7 +258,8 @@ fd_high(int fd)
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void
 child_exec(const char *path, char *const argv[], char *const envp[],
-	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd)
+	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd,
+	   pid_t parent)
 {
 	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD,
 				     SIGTTIN, SIGTTOU, SIGTSTP };
@@ -251,6 +267,10 @@ child_exec(const char *path, char *const argv[], char *const envp[],
 	struct child_fail f = { 1, 0 };
 	sigset_t none;
 
+	/* a kernodeck killed by SIGKILL takes its child along; one that died
+	 * before the prctl is seen by getppid() afterwards */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127);
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -302,26 +322,96 @@ log_put(struct runner *rn, const char *p, size_t n)
 	rn->log_len += n;
 }
 
-/* Append to the tail ring, dropping the oldest bytes. */
+/* Append to a ring of cap bytes, dropping the oldest bytes. */
+static void
+ring_add(char *ring, size_t cap, size_t *head, size_t *len, const char *p, size_t n)
+{
+	size_t w, first;
+
+	if (n >= cap) {
+		memcpy(ring, p + n - cap, cap);
+		*head = 0;
+		*len = cap;
+		return;
+	}
+	w = (*head + *len) % cap;
+	first = n < cap - w ? n : cap - w;
+	memcpy(ring + w, p, first);
+	memcpy(ring, p + first, n - first);
+	*len += n;
+	if (*len > cap) {
+		*head = (*head + *len - cap) % cap;
+		*len = cap;
+	}
+}
+
 static void
 ring_put(struct runner *rn, const char *p, size_t n)
 {
-	size_t cap = rn->ring_cap, w, first;
+	ring_add(rn->ring, rn->ring_cap, &rn->ring_head, &rn->ring_len, p, n);
+}
 
-	if (n >= cap) {
-		memcpy(rn->ring, p + n - cap, cap);
-		rn->ring_head = 0;
-		rn->ring_len = cap;
-		return;
+/* The cap of one run's output in its log: KD_LOG_CAP (a test aid) or
+ * KD_CAP_LOG. */
+static size_t
+log_cap(void)
+{
+	const char *e = getenv("KD_LOG_CAP");
+	char *end;
+	unsigned long long v;
+
+	if (e != NULL && *e != '\0') {
+		v = strtoull(e, &end, 10);
+		if (*end == '\0' && v >= 2 && v <= KD_CAP_LOG)
+			return (size_t)v;
 	}
-	w = (rn->ring_head + rn->ring_len) % cap;
-	first = n < cap - w ? n : cap - w;
-	memcpy(rn->ring + w, p, first);
-	memcpy(rn->ring, p + first, n - first);
-	rn->ring_len += n;
-	if (rn->ring_len > cap) {
-		rn->ring_head = (rn->ring_head + rn->ring_len - cap) % cap;
-		rn->ring_len = cap;
+	return KD_CAP_LOG;
+}
+
+/* Output into the log: the first log_head bytes as they come, then only
+ * the last ones are kept (in ltail), written at the end after a marker. */
+static void
+log_out(struct runner *rn, const char *p, size_t n)
+{
+	if (rn->logfd < 0)
+		return;
+	if (rn->log_kept < rn->log_head) {
+		size_t take = n < rn->log_head - rn->log_kept ? n : rn->log_head - rn->log_kept;
+		log_put(rn, p, take);
+		rn->log_kept += take;
+		p += take;
+		n -= take;
+	}
+	if (n == 0)
+		return;
+	if (rn->ltail == NULL && (rn->ltail = malloc(rn->ltail_cap)) == NULL)
+		rn->ltail_cap = 0;
+	rn->log_cut += n;
+	if (rn->ltail_cap > 0)
+		ring_add(rn->ltail, rn->ltail_cap, &rn->ltail_head, &rn->ltail_len, p, n);
+}
+
+/* At the end: the marker saying how much was cut, then the tail. */
+static void
+log_out_end(struct runner *rn)
+{
+	char mark[256];
+	size_t cut = rn->log_cut - rn->ltail_len;
+
+	if (rn->logfd < 0 || rn->log_cut == 0)
+		return;
+	if (cut > 0) {
+		snprintf(mark, sizeof mark, "\n# kernodeck: %zu bytes of output cut here "
+			 "(the log keeps the first %zu and the last %zu bytes)\n",
+			 cut, rn->log_kept, rn->ltail_len);
+		log_put(rn, mark, strlen(mark));
+	}
+	for (size_t done = 0; done < rn->ltail_len;) {
+		size_t at = (rn->ltail_head + done) % rn->ltail_cap;
+		size_t n = rn->ltail_len - done < rn->ltail_cap - at ?
+			rn->ltail_len - done : rn->ltail_cap - at;
+		log_put(rn, rn->ltail + at, n);
+		done += n;
 	}
 }
 
@@ -352,7 +442,7 @@ cap_put(struct capbuf *c, const char *p, size_t n)
 static void
 out_put(struct runner *rn, const char *p, size_t n)
 {
-	log_put(rn, p, n);
+	log_out(rn, p, n);
 	ring_put(rn, p, n);
 	cap_put(rn->cap, p, n);
 }
@@ -363,7 +453,7 @@ static void
 emit_line(struct runner *rn, const char *s, size_t n, int newline)
 {
 	size_t rlen;
-	char *red = redact_text(s, n, &rlen);
+	char *red = redact_stream_line(&rn->rs, s, n, &rlen);
 
 	if (red == NULL)
 		return;
@@ -435,6 +525,50 @@ end_group(pid_t pgid, double grace)
 	}
 }
 
+/* Signal (sig 0: count) every process that carries the run's mark. */
+static int
+marked(struct runner *rn, int sig)
+{
+	return procs_signal(rn->mark, 1, sig, rn->seen, RUN_SEEN_CAP, &rn->nseen);
+}
+
+/* Reap those of the marked processes that became our children (we are a
+ * subreaper); one still exiting is waited for a moment. */
+static void
+reap_seen(struct runner *rn, int patient)
+{
+	for (size_t i = 0; i < rn->nseen; i++) {
+		for (int k = 0; k < (patient ? 200 : 1); k++) {
+			pid_t w = waitpid(rn->seen[i], NULL, WNOHANG);
+			if (w != 0 || kill(rn->seen[i], 0) != 0)
+				break;
+			sleep_ms(1);
+		}
+	}
+}
+
+/* End every process that carries the run's mark, wherever it went
+ * (another group, another session, a double fork): SIGTERM, SIGKILL
+ * after the grace. */
+static void
+end_marked(struct runner *rn, double grace)
+{
+	double t0 = mono_now();
+
+	if (marked(rn, SIGTERM) > 0) {
+		while (marked(rn, 0) > 0 && mono_now() - t0 < grace) {
+			reap_seen(rn, 0);
+			sleep_ms(10);
+		}
+		if (marked(rn, SIGKILL) > 0)
+			while (marked(rn, 0) > 0 && mono_now() - t0 < grace + 1.0) {
+				reap_seen(rn, 0);
+				sleep_ms(10);
+			}
+	}
+	reap_seen(rn, 1);
+}
+
 /* The loop: read output, watch the clock and the cancellation, reap.  A
  * leader gone while a process of its group still holds the pipe means the
  * group lives on: it gets SIGTERM, then SIGKILL after the grace.  A pipe
@@ -457,18 +591,28 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 				last_cancel = t;
 				rn->r->cancelled = o->cancelled(o->u) != 0;
 			}
+			if (o->kill_now != NULL && !rn->r->killed_on_request && o->kill_now(o->u)) {
+				kill(-pid, SIGKILL);   /* a kill on purpose: no SIGTERM first */
+				rn->r->killed_on_request = 1;
+			}
 		}
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+			int grp = group_alive(pid), daemons = marked(rn, 0);
 			reaped = 1;
 			reaped_at = t;
-			leftover = fd >= 0 && group_alive(pid);
+			/* what outlived a leader that ended by itself: said in its row */
+			if (term_at < 0)
+				rn->r->left_behind = daemons > 0 ? daemons : grp;
+			leftover = fd >= 0 && (grp || daemons > 0);
 		}
 		if (term_at < 0 && (rn->r->timed_out || rn->r->cancelled || leftover)) {
 			kill(-pid, SIGTERM);
+			marked(rn, SIGTERM);
 			term_at = t;
 		}
 		if (term_at >= 0 && !killed && t - term_at >= grace) {
 			kill(-pid, SIGKILL);
+			marked(rn, SIGKILL);
 			killed = 1;
 		}
 		if (reaped && fd >= 0 && t - reaped_at >= grace + 1.0) {
@@ -497,6 +641,7 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 		emit_line(rn, rn->line, rn->line_len, 0);
 	rn->line_len = 0;
 	end_group(pid, grace);
+	end_marked(rn, grace);
 	rn->r->elapsed_s = mono_now() - t0;
 	if (WIFEXITED(status)) {
 		rn->r->exited = 1;
@@ -546,37 +691,55 @@ static void
 log_header(struct runner *rn)
 {
 	const char *const *a = rn->o->argv;
+	size_t n = 0, rl, cap = 1;
+	char *line, *red;
 
+	/* one line, so that "--password VALUE" is seen as one */
+	for (size_t i = 0; a[i] != NULL; i++)
+		cap += strlen(a[i]) + 1;
+	if ((line = malloc(cap)) == NULL)
+		return;
+	for (size_t i = 0; a[i] != NULL; i++)
+		n += (size_t)snprintf(line + n, cap - n, " %s", a[i]);
+	red = redact_text(line, n, &rl);
 	log_put(rn, "# kernodeck: run", 16);
-	for (size_t i = 0; a[i] != NULL; i++) {
-		size_t rl;
-		char *red = redact_text(a[i], strlen(a[i]), &rl);
-		log_put(rn, " ", 1);
-		if (red != NULL)
-			log_put(rn, red, rl);
-		free(red);
-	}
+	if (red != NULL)
+		log_put(rn, red, rl);
 	log_put(rn, "\n", 1);
+	free(red);
+	free(line);
 }
 
 static int
 run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	 struct kd_err *err)
 {
-	struct runner rn = { .o = o, .r = r, .cap = cap, .logfd = -1 };
+	static struct runner zero;
+	struct runner rn = zero;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, nullfd = -1, rc = KD_EENV;
 	const char *pathvar, *why;
-	char **envp = NULL, *path = NULL, *buf = NULL, line[128], how[64];
+	char **envp = NULL, *path = NULL, *buf = NULL, line[160], how[96];
+	char mark[PROCS_MARK_CAP];
 	struct child_fail f;
 	ssize_t n;
 	long maxfd = sysconf(_SC_OPEN_MAX);
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
+	rn.o = o;
+	rn.r = r;
+	rn.cap = cap;
+	rn.logfd = -1;
 	memset(r, 0, sizeof *r);
+	procs_mark_new(mark, sizeof mark);
+	rn.mark = mark;
+	/* the guard ends this run's processes if kernodeck is killed */
+	procs_guard_start();
 	/* orphaned grandchildren come to us, to be ended and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
 	rn.ring_cap = o->tail_cap ? o->tail_cap : KD_CAP_RUN_TAIL;
+	rn.ltail_cap = log_cap() / 2;
+	rn.log_head = log_cap() - rn.ltail_cap;
 	if (o->argv == NULL || o->argv[0] == NULL) {
 		rc = kd_err_set(err, KD_EINPUT, NULL, 0, "no program to run");
 		goto out;
@@ -585,7 +748,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	rn.line = malloc(KD_CAP_LINE);
 	rn.logbuf = malloc(RUN_LOG_BUF);
 	buf = malloc(RUN_READ_SIZE);
-	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, &pathvar))) {
+	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, mark, &pathvar))) {
 		kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", o->argv[0]);
 		goto out;
 	}
@@ -617,7 +780,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	}
 	if (pid == 0)
 		child_exec(path, (char *const *)o->argv, envp, o, nullfd, outp[1],
-			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536);
+			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536, parent);
 	setpgid(pid, pid);   /* both sides, whoever runs first */
 	close(outp[1]);
 	close(errp[1]);
@@ -639,6 +802,8 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	r->started = 1;
 	supervise(&rn, pid, outp[0], buf);
 	outp[0] = -1;   /* closed by supervise */
+	log_out_end(&rn);
+	r->redacted = rn.rs.redacted;
 	if (rn.logfd >= 0) {
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
@@ -668,6 +833,7 @@ out:
 	free(rn.ring);
 	free(rn.line);
 	free(rn.logbuf);
+	free(rn.ltail);
 	free(envp);
 	free(path);
 	return rc;
@@ -716,6 +882,16 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		snprintf(buf, len, "killed by %s", signal_name(r->term_signal, sig, sizeof sig));
 	else
 		snprintf(buf, len, "exit %d", r->exit_code);
+	if (r->left_behind > 0) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "; left %d process%s behind, ended", r->left_behind,
+			 r->left_behind == 1 ? "" : "es");
+	}
+	if (r->started && r->redacted > 0) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, len - l, ", %zu credential%s redacted from its output",
+			 r->redacted, r->redacted == 1 ? "" : "s");
+	}
 	return buf;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/safetensors.h"
@@ -88,8 +89,12 @@ st_entry(const char *key, const json_t *v, uint64_t base, uint64_t buflen,
 		return kd_err_set(err, KD_EINPUT, name, 0,
 				  "%s: tensor \"%s\": data_offsets must be [begin, end] with 0 <= begin <= end",
 				  name, key);
-	if (tensor_count(t->shape, t->ndim, tensor_dtype_size(t->dtype), &t->count) != 0 ||
-	    t->count * tensor_dtype_size(t->dtype) != e - b)
+	if (tensor_count(t->shape, t->ndim, tensor_dtype_size(t->dtype), &t->count) != 0)
+		return kd_err_set(err, KD_EINPUT, name, 0,
+				  "%s: tensor \"%s\": its shape times the size of %s overflows "
+				  "64 bits: not a real tensor (a corrupt or hostile header)",
+				  name, key, json_string_value(dt));
+	if (t->count * tensor_dtype_size(t->dtype) != e - b)
 		return kd_err_set(err, KD_EINPUT, name, 0,
 				  "%s: tensor \"%s\": %llu bytes between its offsets, but %s x shape needs %llu",
 				  name, key, (unsigned long long)(e - b), json_string_value(dt),
@@ -238,13 +243,8 @@ st_open(const char *path, struct st_file *f, struct kd_err *err)
 	int fd, rc = KD_EINPUT;
 
 	memset(f, 0, sizeof *f);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return kd_err_set(err, KD_EINPUT, path, 0, "%s: not a regular file", path);
-	}
+	if ((fd = fsutil_open_regular(path, &st, err)) < 0)
+		return KD_EINPUT;
 	if (st.st_size < 8 || pread(fd, pre, 8, 0) != 8) {
 		kd_err_set(err, KD_EINPUT, path, 0,
 			   "%s: too short to be a safetensors file (%lld bytes)",

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
+#include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
@@ -175,9 +176,12 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 		pkgs = json_incref(json_object_get(tree, "packages"));
 		json_decref(tree);
 		size_t nsys = inventory_label_system(pkgs, realpath(venv, real) ? real : venv);
-		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i}", "source",
+		/* a base environment's packages are outside the venv too: named apart */
+		size_t nbase = baseenv_label(pkgs, yamlio_get(kd_ctx_obs(ctx,
+			stage_pos(&kd_stage_rebuild)), "base.site_dirs"));
+		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i, s:i}", "source",
 			"pip inspect", "count", (json_int_t)json_array_size(pkgs), "system",
-			(json_int_t)nsys));
+			(json_int_t)(nsys - nbase), "base", (json_int_t)nbase));
 		if (cached)
 			json_object_set_new(json_object_get(inv, "rebuilt"), "from",
 					    json_string(REBUILD_INSPECT));
@@ -291,6 +295,8 @@ contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink 
 								"canonical_package")));
 		json_object_set_new(p, "system", json_boolean(q != NULL &&
 					json_is_true(json_object_get(q, "system"))));
+		if (q != NULL && json_is_true(json_object_get(q, "base")))
+			json_object_set_new(p, "base", json_true());
 	}
 	if (rebuilt != NULL && ref != NULL) {
 		json_t *cmp = inventory_compare(ref, rebuilt, 0);
@@ -299,6 +305,8 @@ contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink 
 			json_t *q = find_pkg(rebuilt, cn);
 			json_object_set_new(p, "system", json_boolean(q != NULL &&
 						json_is_true(json_object_get(q, "system"))));
+			if (q != NULL && json_is_true(json_object_get(q, "base")))
+				json_object_set_new(p, "base", json_true());
 			int pin = 0;
 			json_t *t;
 			size_t k;
@@ -384,8 +392,10 @@ check_pip(const json_t *pc, struct kd_rows *rows)
 			if (sys != pass)
 				continue;
 			snprintf(id, sizeof id, "contract.problem.%zu", i + 1);
-			snprintf(label, sizeof label, "%s%s %s %s", sys ? "[system, outside the venv] " :
-				 "", kind, str(p, "package") ? str(p, "package") : "",
+			snprintf(label, sizeof label, "%s%s %s %s", !sys ? "" :
+				 json_is_true(json_object_get(p, "base")) ?
+				 "[base environment, outside the venv] " : "[system, outside the venv] ",
+				 kind, str(p, "package") ? str(p, "package") : "",
 				 str(p, "version") ? str(p, "version") : "");
 			kd_rows_add(rows, id, KD_R_INFO, label, str(p, "line"),
 				    strcmp(kind, "conflict") == 0 ? str(p, "requirement") : NULL,
@@ -409,7 +419,9 @@ diff_label(const json_t *d, char *buf, size_t len)
 	const char *kind = str(d, "kind"), *name = str(d, "name") ? str(d, "name") :
 		str(d, "canonical_name");
 	const char *rv = str(d, "ref_version"), *nv = str(d, "new_version");
-	const char *sys = json_is_true(json_object_get(d, "system")) ? " [system site packages]" : "";
+	const char *sys = !json_is_true(json_object_get(d, "system")) ? "" :
+		json_is_true(json_object_get(d, "base")) ? " [base environment]" :
+		" [system site packages]";
 
 	if (strcmp(kind, "local-label") == 0)
 		snprintf(buf, len, "LOCAL LABEL CHANGED: %s %s -> %s%s", name, rv, nv, sys);
@@ -594,6 +606,12 @@ contract_describe(const struct kd_result *res, struct kd_rows *rows)
 		     "%lld of %lld packages",
 		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.system")),
 		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.count")));
+	if (yamlio_get(inv, "rebuilt.base") != NULL &&
+	    json_integer_value(yamlio_get(inv, "rebuilt.base")) > 0)
+		kd_rows_addf(rows, "info.base", KD_R_INFO, "from the base environment", NULL,
+			     "%lld of %lld packages",
+			     (long long)json_integer_value(yamlio_get(inv, "rebuilt.base")),
+			     (long long)json_integer_value(yamlio_get(inv, "rebuilt.count")));
 }
 
 /* ---- actions: marks ---- */

@@ -13,6 +13,10 @@
  *   .venv-rebuild/bin/python -m pip freeze --all   -> kernodeck/installed-after.txt
  *   .venv-rebuild/bin/python -m pip inspect        -> kernodeck/pip-inspect.json
  *
+ * With python.install.base (rebuild-base.h), the base's interpreter is
+ * asked for its package folders first, is the PY above, and those folders
+ * are written into the new venv's zz-kernodeck-base.pth before pip runs.
+ *
  * An existing venv is never deleted.  One that kernodeck built here with
  * the same interpreter, options and rebuild file (state settings
  * rebuild.built) is reused; one kernodeck built that is out of date is
@@ -35,6 +39,7 @@
 #include "kernodeck/hash.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
+#include "kernodeck/rebuild-base.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/parse-requirements.h"
 #include "kernodeck/run.h"
@@ -142,7 +147,7 @@ requirements_digest(const json_t *lint, char hex[65])
 /* Is the venv the one kernodeck built here, up to date? */
 static int
 up_to_date(const struct kd_ctx *ctx, const struct venv_info *vi, const char *python_real,
-	   const char *req_sha, int sys_site)
+	   const char *req_sha, int sys_site, const struct rebuild_base *base)
 {
 	const json_t *b = yamlio_get(ctx->state.settings, "rebuild.built");
 	const char *s;
@@ -158,7 +163,8 @@ up_to_date(const struct kd_ctx *ctx, const struct venv_info *vi, const char *pyt
 	       strcmp(s, req_sha) == 0 &&
 	       (s = json_string_value(json_object_get(b, "pyvenv_sha256"))) &&
 	       strcmp(s, vi->cfg_sha256) == 0 &&
-	       json_is_true(json_object_get(b, "system_site_packages")) == sys_site;
+	       json_is_true(json_object_get(b, "system_site_packages")) == sys_site &&
+	       rebuild_base_matches(ctx, base);
 }
 
 /* Was this venv built by kernodeck at this place (so kernodeck may move it
@@ -242,6 +248,7 @@ struct rb {
 	char *venv, *vpy, *req, *python, *python_real;
 	char req_sha[65];
 	int sys_site, without_pip;
+	struct rebuild_base base;    /* python.install.base, when the reference names one */
 };
 
 static void
@@ -252,6 +259,24 @@ rb_free(struct rb *b)
 	free(b->req);
 	free(b->python);
 	free(b->python_real);
+	rebuild_base_free(&b->base);
+}
+
+/* With a base environment, its interpreter makes the venv. */
+static void
+rb_use_base_python(struct rb *b)
+{
+	char real[PATH_MAX];
+	json_t *py = json_object_get(b->obs, "python");
+
+	free(b->python);
+	free(b->python_real);
+	b->python = strdup(b->base.env.python);
+	b->python_real = realpath(b->python, real) ? strdup(real) : NULL;
+	json_object_set_new(py, "path", json_string(b->python));
+	json_object_set_new(py, "reason", json_string("the base environment's interpreter "
+						      "(python.install.base)"));
+	json_object_set_new(py, "real", b->python_real ? json_string(b->python_real) : json_null());
 }
 
 /* Lint the rebuild file.  0 to go on, 1 to stop (obs says why). */
@@ -312,7 +337,7 @@ rb_existing(struct rb *b)
 	}
 	json_object_set_new(v, "existed", json_true());
 	json_object_set_new(v, "before", venv_info_json(&vi));
-	if (up_to_date(b->ctx, &vi, b->python_real, b->req_sha, b->sys_site)) {
+	if (up_to_date(b->ctx, &vi, b->python_real, b->req_sha, b->sys_site, &b->base)) {
 		action = "reuse";
 	} else if (kept(b->ctx, &vi)) {
 		action = "keep";
@@ -486,6 +511,10 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	kd_sink_step(sink, "lint " REBUILD_REQUIREMENTS, -1);
 	if (rb_lint(&b) != 0)
 		goto out;
+	if (rebuild_base_prepare(ctx, sink, b.obs, b.steps, b.venv, &b.base) != 0)
+		goto out;
+	if (b.base.on)
+		rb_use_base_python(&b);
 	if ((action = rb_existing(&b)) == NULL)
 		goto out;
 	if (b.python_real == NULL || access(b.python, X_OK) != 0) {
@@ -509,7 +538,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 			goto out;
 		created = 1;
 	}
-	if (kd_sink_cancelled(sink))
+	if (kd_sink_cancelled(sink) ||
+	    rebuild_base_layer(ctx, sink, b.obs, b.steps, b.vpy, &b.base) != 0)
 		goto out;
 	{
 		const char *const argv[] = { b.vpy, "-m", "pip", "--version", NULL };
@@ -531,12 +561,15 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		const char *st = json_string_value(json_object_get(json_object_get(b.obs,
 							"install"), "status"));
 		int ok = st && strcmp(st, "ok") == 0;
-		if (created || strcmp(action, "keep") == 0)
+		if (created || strcmp(action, "keep") == 0) {
 			record_built(ctx, b.venv, b.python, b.python_real, b.req_sha, b.sys_site, ok);
+			rebuild_base_record(ctx, &b.base);
+		}
 		if (!ok)
 			goto out;
 	}
 	rb_capture(&b);
+	rebuild_base_capture(ctx, sink, b.obs, b.steps, b.vpy, &b.base);
 out:
 	{
 		struct venv_info vi;
@@ -810,6 +843,7 @@ rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 						     "requirements")))->evidence =
 		strdup(REBUILD_REQUIREMENTS);
 	check_lint(json_object_get(rq, "lint"), rows);
+	rebuild_base_check(obs, rows);
 	check_venv(obs, rows);
 	check_install(obs, rows);
 	check_inventory(obs, rows);

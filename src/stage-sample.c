@@ -35,6 +35,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/outputs.h"
 #include "kernodeck/pytrace.h"
+#include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
@@ -513,6 +514,7 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	run_entry(ctx, argv, sink, obs);
 	kd_sink_step(sink, "rereading the outputs", -1);
 	reread_outputs(ctx, abs, obs);
+	resume_gather(ctx, sink, obs);
 out:
 	for (size_t i = 0; i < n; i++)
 		free(argv[i]);
@@ -923,6 +925,8 @@ sample_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 		if (res->rows.v[i].evidence == NULL)
 			res->rows.v[i].evidence = strdup(ev);
 	rc = row_rule(ctx, res, err);
+	if (rc == 0)
+		rc = resume_check_rows(ctx, res, err);
 	return rc;
 }
 

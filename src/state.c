@@ -3,7 +3,7 @@
  *
  * The file is a YAML mapping:
  *
- *   schema: 1
+ *   schema: 2            (1: before the end mark; read, saved as 2)
  *   current: system
  *   stages:
  *     reference: {status, checked_at, checked_ref, rows: [...], deviations: [...], notes: [...]}
@@ -371,6 +371,13 @@ state_load_tree(const char *path, struct kd_state *s, json_t **disk, struct kd_e
 		return rc;
 	}
 	rc = state_from_json(doc.root, path, &doc, s, err);
+	/* whole: schema 2 files end with "..."; the checks above came first,
+	 * so that a file cut inside its syntax names the line */
+	if (rc == 0 && json_integer_value(json_object_get(doc.root, "schema")) >= 2 &&
+	    (rc = yamlio_require_end(&doc, err)) != 0) {
+		state_free(s);
+		state_init(s);
+	}
 	if (rc == 0 && disk != NULL)
 		*disk = json_incref(doc.root);
 	yamlio_doc_free(&doc);
@@ -388,7 +395,7 @@ state_save_tree(const char *path, const struct kd_state *s, json_t **saved,
 		struct kd_err *err)
 {
 	json_t *root = state_to_json(s);
-	int rc = yamlio_save_file(path, root, 0, err);
+	int rc = yamlio_save_file(path, root, YAMLIO_END_MARK, err);
 
 	if (rc == 0 && saved != NULL) {
 		json_decref(*saved);

@@ -75,6 +75,14 @@ step_cancelled(void *u)
 	return kd_sink_cancelled(s->sink);
 }
 
+static int
+step_kill_now(void *u)
+{
+	struct kd_step *s = u;
+
+	return s->kill_now(s->u);
+}
+
 void
 step_free(struct kd_step *s)
 {
@@ -112,6 +120,7 @@ step_run(struct kd_ctx *ctx, const struct kd_sink *sink, struct kd_step *s, stru
 	o.log_path = s->log;
 	o.on_line = step_line;
 	o.cancelled = step_cancelled;
+	o.kill_now = s->kill_now != NULL ? step_kill_now : NULL;
 	o.u = s;
 	if (s->label != NULL)
 		kd_sink_step(sink, s->label, -1);

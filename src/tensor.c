@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/fsutil.h"
 #include "kernodeck/tensor.h"
 
 #define TENSOR_CHUNK (1u << 20)
@@ -194,10 +195,8 @@ tensor_walk(const char *path, const struct kd_tensor *t,
 
 	if (t->nbytes == 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return kd_err_sys(err, errno == ENOENT ? KD_EINPUT : KD_EENV, path, errno,
-				  "%s: cannot open", path);
+	if ((fd = fsutil_open_regular(path, NULL, err)) < 0)
+		return KD_EINPUT;
 	buf = malloc(chunk);
 	if (buf == NULL) {
 		close(fd);

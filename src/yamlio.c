@@ -226,6 +226,11 @@ yamlio_load_mem(const char *buf, size_t len, const char *name,
 		case YAML_STREAM_END_EVENT:
 			done = 1;
 			break;
+		case YAML_DOCUMENT_END_EVENT:
+			/* "..." and its end of line: the file's end was written */
+			doc->ended = !ev.data.document_end.implicit && len > 0 &&
+				     buf[len - 1] == '\n';
+			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1)
 				rc = kd_err_set(err, KD_EINPUT, name, line,
@@ -329,6 +334,18 @@ yamlio_load_file(const char *path, struct yamlio_doc *doc, struct kd_err *err)
 	rc = yamlio_load_mem(buf, len, path, doc, err);
 	free(buf);
 	return rc;
+}
+
+int
+yamlio_require_end(const struct yamlio_doc *doc, struct kd_err *err)
+{
+	if (doc->ended)
+		return 0;
+	return kd_err_set(err, KD_EINPUT, doc->path, 0,
+			  "%s is cut short: the end mark \"...\" that kernodeck writes as its "
+			  "last line is missing (a write that did not finish, or a file "
+			  "truncated since); it is left as it is: restore it from a backup, "
+			  "or remove it to start again", doc->path);
 }
 
 void
@@ -495,7 +512,7 @@ yamlio_dump(const json_t *root, int flags, size_t *lenp)
 		goto out;
 	if (emit_node(&em, root ? root : json_null(), flags, 0) != 0)
 		goto out;
-	yaml_document_end_event_initialize(&ev, 1);
+	yaml_document_end_event_initialize(&ev, !(flags & YAMLIO_END_MARK));
 	if (!yaml_emitter_emit(&em, &ev))
 		goto out;
 	yaml_stream_end_event_initialize(&ev);

@@ -88,3 +88,30 @@ release_lock() {
 	wait "$holder" 2>/dev/null
 	rm -f "$1.ready"
 }
+# nobody_bin: make $KD_BIN (and $KD_SHARE_DIR) something nobody (65534)
+# can run, for the tests that drop root with setpriv.  A checkout under a
+# folder only root may enter (root's home, mode 0700) keeps nobody out of
+# the binary: then it is copied into $KD_TMP (made reachable), with share/.
+# Returns 1, saying why, when even the copy cannot be run.
+nobody_bin() {
+	_as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	# shellcheck disable=SC2086
+	# through env, as the tests run it: setpriv itself may still reach a
+	# path that the program it starts cannot
+	if $_as env "$KD_BIN" --version >/dev/null 2>&1 && $_as test -r "$KD_SHARE_DIR/probe.py"; then
+		return 0
+	fi
+	chmod 755 "$KD_TMP"
+	mkdir -p "$KD_TMP/nobody-bin"
+	cp "$KD_BIN" "$KD_TMP/nobody-bin/kernodeck" && cp -R "$KD_SHARE_DIR" "$KD_TMP/nobody-bin/share" &&
+		chmod -R a+rX "$KD_TMP/nobody-bin" || return 1
+	KD_BIN=$KD_TMP/nobody-bin/kernodeck
+	KD_SHARE_DIR=$KD_TMP/nobody-bin/share
+	export KD_BIN KD_SHARE_DIR
+	# shellcheck disable=SC2086
+	if ! $_as env "$KD_BIN" --version >/dev/null 2>&1; then
+		echo "# nobody cannot run a copy of kernodeck in $KD_TMP either (a folder above it is closed?)"
+		return 1
+	fi
+	echo "# kernodeck copied to $KD_TMP/nobody-bin: nobody cannot reach the checkout's binary"
+}

@@ -34,6 +34,7 @@ enum kd_exit {
 #define KD_OPT_SHORT  0x1u   /* also -C, C being its val */
 #define KD_OPT_NEEDED 0x2u   /* must be given: shown without brackets */
 #define KD_OPT_MANY   0x4u   /* may be given again: shown with "..." */
+#define KD_OPT_HIDDEN 0x8u   /* internal (fleet's node task): not shown */
 
 struct kd_opt {
 	const char *name;    /* "stage" for --stage; NULL ends the list */
@@ -56,7 +57,7 @@ struct kd_cmd_entry {
 /* The commands, in the order `kernodeck --help` lists them. */
 #define KD_CMD_LIST(X) \
 	X(check) X(deviate) X(act) X(capture) X(inspect) X(hash) X(dossier) \
-	X(replay) X(diff) X(demo)
+	X(replay) X(diff) X(fleet) X(demo)
 
 #define KD_CMD_DECL(n) extern const struct kd_cmd_entry kd_cmd_##n;
 KD_CMD_LIST(KD_CMD_DECL)

@@ -51,7 +51,7 @@ struct kd_ctx {
 
 /* Open a project: create the kernodeck folder when missing (unless it
  * cannot be written, then readonly), take the lock (or open read-only when
- * lock_mode is KD_LOCK_READONLY_OK; fail with KD_EFAIL when KD_LOCK_REQUIRED
+ * lock_mode is KD_LOCK_READONLY_OK; fail with KD_EENV, exit 3, when KD_LOCK_REQUIRED
  * and someone holds it), load state and reference.  The observations are
  * read later, each when first asked for (kd_ctx_obs). */
 enum { KD_LOCK_REQUIRED = 0, KD_LOCK_READONLY_OK = 1, KD_LOCK_NONE = 2 };

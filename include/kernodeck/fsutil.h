@@ -27,6 +27,11 @@ int fsutil_write_atomic(const char *path, const void *data, size_t len,
  * The buffer is NUL-terminated (not counted in *lenp). */
 int fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 		     struct kd_err *err);
+/* Open a file for reading only when it is a regular file (a FIFO is never
+ * waited on, a device or a folder never read); fills *st when st is not
+ * NULL.  Returns the descriptor, or -1 with err set (KD_EINPUT). */
+struct stat;
+int fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err);
 /* mkdir -p with mode 0755. */
 int fsutil_mkdirs(const char *path, struct kd_err *err);
 /* Join two path parts into a malloc'd string. */
@@ -44,5 +49,16 @@ int fsutil_fsync_parent(const char *path);
  * time YYYYmmddTHHMMSSZ, or STAMP.N when that is taken: the first name not
  * yet taken (malloc'd), NULL when 1000 are. */
 char *fsutil_stamped_name(const char *dir, const char *prefix, const char *suffix);
+/* Remove PATH.tmp.PID files and folders whose process PID is gone. */
+void fsutil_sweep_temps(const char *path);
+/* Put the folder tmp in the place of out, so that out is at every moment
+ * the older folder or the new one: renameat2(RENAME_EXCHANGE), then the
+ * older one is renamed to aside (removed when aside is NULL).  Where the
+ * file system cannot exchange, out is renamed aside first, then tmp into
+ * place (and the older one put back if that fails).  0 or KD_EENV. */
+int fsutil_swap_dir(const char *tmp, const char *out, const char *aside, struct kd_err *err);
+/* Test aid: KD_FAULT_KILL=NAME raises SIGKILL at the fault point NAME
+ * ("dir-swap": between the two renames of fsutil_swap_dir). */
+void fsutil_fault_point(const char *name);
 
 #endif

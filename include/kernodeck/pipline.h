@@ -26,6 +26,10 @@ int pipline_check_text(const char *text, size_t len, const char *name, struct kd
 
 /* Trim spaces at both ends of [*s, *s + *n). */
 void pipline_trim(const char **s, size_t *n);
+/* A line of a pasted output made ready: trimmed, without the e-mail quote
+ * marks before it ("> ", "> > ", ">> ") and without a markdown fence glued
+ * to its end ("...installed.```"). */
+void pipline_unpaste(const char **s, size_t *n);
 /* A markdown fence ("```", "~~~", with an optional language). */
 int pipline_is_fence(const char *s, size_t n);
 /* A shell prompt followed by a command ("$ pip check", "[u@h d]$ echo $?",

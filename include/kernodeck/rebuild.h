@@ -6,14 +6,16 @@
  * Files (project folder):  requirements-rebuild.txt, .venv-rebuild/ (an
  * old one renamed .venv-rebuild.aside-YYYYmmddTHHMMSSZ, never deleted).
  * Files (kernodeck folder): installed-after.txt (pip freeze --all of the
- * venv), pip-inspect.json, pip-check.txt (raw), rebuild.yaml and
+ * venv), pip-inspect.json, pip-check.txt (raw), base-inventory.txt (with
+ * a base environment: rebuild-base.h), rebuild.yaml and
  * contract.yaml (observations), and a log per command under logs/.
  *
  * Settings:
  *   rebuild.built            {venv, python, python_real, requirements_sha256,
- *                             pyvenv_sha256, system_site_packages, ok, at}:
+ *                             pyvenv_sha256, system_site_packages, ok, at,
+ *                             base {path, digest, packages}}:
  *                             what kernodeck built; a venv that still matches
- *                             is reused by `kernodeck check`
+ *                             (the base too) is reused by `kernodeck check`
  *   rebuild.existing_venv    {choice: moved-aside | keep, to | venv,
  *                             pyvenv_sha256, by, at}
  *   contract.marks.NAME      "intentional" | "to-fix", NAME canonical (PEP 503)
@@ -24,7 +26,8 @@
  * --system-site-packages), python.install.without_pip (with system site
  * packages only: --without-pip, pip then comes from the system),
  * python.inventory (the reference inventory: pip freeze or pip inspect),
- * strict.
+ * python.install.base (the base environment the venv is layered on:
+ * rebuild-base.h), strict.
  */
 #ifndef KD_REBUILD_H
 #define KD_REBUILD_H

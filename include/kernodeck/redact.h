@@ -1,19 +1,32 @@
 /*
  * redact.h - credentials never reach a file kernodeck writes.
  *
- * redact_text() returns a copy of a text with every credential replaced:
- * URL userinfo (https://user:pass@host -> https://${CREDENTIALS}@host),
- * tokens of known shapes and values of secret-named assignments, each by
- * ${NAME}.  redact_scan() reports findings without changing anything (the
- * dossier refuses to write a file with one).  Both use the same patterns.
+ * One detector: redact_text() returns a copy of a text with every finding
+ * replaced by ${NAME} (https://${CREDENTIALS}@host/simple, HF_TOKEN=${HF_TOKEN}:
+ * the line stays readable and names the variable that provides the value),
+ * and redact_scan() reports the same findings without changing anything
+ * (the dossier refuses to write a file with one).  Both run the same rules
+ * (doc/secrets.md lists them):
  *
- * Kinds: url-userinfo, pip-conf-credential, authorization-bearer,
- * authorization-basic, authorization-token, private-key, aws-access-key,
- * github-token, gitlab-token, huggingface-token, slack-token, slack-webhook,
- * pypi-token, secret-assignment (NAME=VALUE where NAME ends in _TOKEN,
- * _SECRET, _PASSWORD, _PASSWD, _KEY), netrc-password.  References
- * (${NAME}, $NAME), masks and placeholders are not findings, so redacting
- * twice changes nothing.
+ * By shape: url-userinfo (user:password@, a token alone, percent-encoded),
+ * pip-conf-credential, authorization-bearer/-basic/-token/-other,
+ * private-key (PEM blocks, one line or many, across the lines of a stream),
+ * aws-access-key, aws-secret-key, aws-session-token, github-token,
+ * gitlab-token, huggingface-token, openai-key, anthropic-key, stripe-key,
+ * google-api-key, google-oauth-secret, google-oauth-token, slack-token,
+ * slack-webhook, discord-webhook, npm-token, pypi-token, sendgrid-key,
+ * telegram-token, jwt, azure-key, azure-sas, url-signature (presigned URLs'
+ * X-Amz-Signature, X-Goog-Signature, sig=), secret-assignment (NAME=VALUE,
+ * NAME: VALUE, "NAME": "VALUE" where NAME ends in _TOKEN, _SECRET,
+ * _PASSWORD, _PASSWD, _PASS, _PWD, _KEY...), secret-option (--password
+ * VALUE, -u user:password), netrc-password.
+ *
+ * By value: known-value, a value registered with redact_value_add()
+ * (secrets.c collects them from the environment and the configuration
+ * files at start), wherever it appears, whatever its shape.
+ *
+ * References (${NAME}, $NAME), masks and placeholders are not findings, so
+ * redacting twice changes nothing.
  */
 #ifndef KD_REDACT_H
 #define KD_REDACT_H
@@ -27,8 +40,30 @@ struct redact_finding {
 	char name[64];       /* the suggested ${NAME} */
 };
 
+/* A known value shorter than this is not registered (it would hide words
+ * of ordinary text); one longer than the max neither. */
+#define REDACT_VALUE_MIN 8
+#define REDACT_VALUE_MAX 4096
+
+/* The state a stream of lines carries from one line to the next. */
+struct redact_stream {
+	int in_key;          /* inside a private key block */
+	int netrc;           /* the previous line was .netrc syntax */
+	size_t redacted;     /* findings replaced so far */
+};
+
 /* A malloc'd redacted copy; *lenp gets its length. */
 char *redact_text(const char *text, size_t len, size_t *lenp);
+/* The same for one line of a stream (without its newline): a private key
+ * block that began on an earlier line is hidden up to its END line. */
+char *redact_stream_line(struct redact_stream *st, const char *line, size_t len,
+			 size_t *lenp);
+/* Register a value to hide wherever it appears, replaced by ${name};
+ * returns 1 when added, 0 when too short, too long, a placeholder or known
+ * already, -1 without memory. */
+int redact_value_add(const char *name, const char *value);
+size_t redact_value_count(void);
+void redact_value_clear(void);
 /* Strip userinfo from one URL into a malloc'd string; *had set to 1 when
  * there was some. */
 char *redact_url(const char *url, int *had);

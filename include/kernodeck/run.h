@@ -35,6 +35,7 @@ struct run_opts {
 	int (*cancelled)(void *u);   /* polled about 10 times a second */
 	void *u;
 	int keep_stderr_apart;       /* 1: stderr is not captured (inherited) */
+	int (*kill_now)(void *u);    /* polled with cancelled: nonzero sends SIGKILL to the group at once */
 };
 
 struct run_result {
@@ -45,6 +46,7 @@ struct run_result {
 	int term_signal;
 	int timed_out;
 	int cancelled;
+	int killed_on_request;  /* kill_now answered: the group got SIGKILL */
 	double elapsed_s;
 	char *tail;        /* last bytes of output, NUL-terminated (malloc'd) */
 	size_t tail_len;
@@ -52,6 +54,9 @@ struct run_result {
 	size_t lines;
 	double timeout_s;  /* the timeout it ran under (for run_describe) */
 	int log_errnum;    /* errno of the first failed write to the log, or 0 */
+	int left_behind;   /* processes still alive when a leader that was not
+			    * stopped ended (daemons, setsid): ended, and said */
+	size_t redacted;   /* credentials redacted from the output (redact.h) */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit
@@ -59,12 +64,16 @@ struct run_result {
  * not executable, fork failed, the log file cannot be opened).  The log
  * (appended to, its folder created) opens with a "# kernodeck: run ..."
  * line and ends with a "# kernodeck: ..." line saying how the run ended.
+ * The log keeps at most KD_CAP_LOG bytes of one run's output (KD_LOG_CAP,
+ * a test aid, sets a smaller cap): the first half and the last half, with
+ * a "# kernodeck: N bytes of output cut here" line between them.
  * Lines longer than KD_CAP_LINE reach on_line in pieces.  When the
  * program ends, any process still left in its group is ended too. */
 int run_program(const struct run_opts *o, struct run_result *r, struct kd_err *err);
 void run_result_free(struct run_result *r);
 /* One line describing how it ended: "exit 0", "killed by SIGKILL",
- * "timed out after 30 s", "cancelled". */
+ * "timed out after 30 s", "cancelled", with "; left 2 processes behind,
+ * ended" after it when the program left daemons. */
 const char *run_describe(const struct run_result *r, char *buf, size_t len);
 /* Find a program on PATH; returns malloc'd path or NULL. */
 char *run_which(const char *name);

@@ -165,6 +165,8 @@ attr_t kd_attr(enum kd_color c);
 /* A key: a code point, a KD_K_* function key, or -1 when none came within
  * timeout_ms (< 0: wait). */
 int kd_tui_getkey(int timeout_ms);
+/* Give a key back: the next kd_tui_getkey returns it first. */
+void kd_tui_unget(int key);
 /* Refresh, then wait for a key: a resize lays the frame out again and
  * comes back as KD_K_RESIZE; -1 when a signal asks to quit; 0 when tick is
  * set and a second passed without a key (to draw again). */
@@ -285,6 +287,11 @@ int kd_lineedit_run(struct kd_screen *scr, struct kd_lineedit *le);
 /* A message box; any key closes it. */
 void kd_dialog_message(struct kd_screen *scr, const char *title, const char *text,
 		       enum kd_color c);
+/* A notice box that does not take the key that closes it: Esc, Enter or
+ * space only close it; any other key closes it and is then handled as if
+ * the box had not been there (r runs the checks, d records a deviation). */
+void kd_dialog_notice(struct kd_screen *scr, const char *title, const char *text,
+		      enum kd_color c);
 /* y/n question: 1 yes, 0 no or Esc. */
 int kd_dialog_confirm(struct kd_screen *scr, const char *title, const char *text);
 /* Pick one of choices ("|"-separated); returns the index or -1. */
@@ -297,6 +304,12 @@ unsigned kd_dialog_notes(struct kd_screen *scr);
  * KD_SAVE when the list changed (the caller commits). */
 unsigned kd_dialog_list(struct kd_screen *scr, const struct kd_field *f, json_t *root,
 			const char *path);
+
+/* --- fleet.c: the fleet matrix (stages 2 and 5) --- */
+/* Add the "fleet: N nodes, K differ" info row when a fleet folder exists. */
+void kd_fleet_enter(struct kd_screen *scr);
+/* F: the matrix view; KD_* flags (0 for other keys). */
+unsigned kd_fleet_key(struct kd_screen *scr, int key, int action);
 
 /* --- detail.c --- */
 unsigned kd_detail_run(struct kd_screen *scr, size_t row);

@@ -9,8 +9,8 @@
  * KD_STATE_SCHEMA; a file with a newer one is refused, never overwritten.
  *
  * Saving is atomic (fsutil_write_atomic).  Loading refuses a malformed,
- * truncated, binary, oversized or newer-schema file with an error naming the
- * file and the line, and leaves the file as it is.
+ * truncated (no end mark), binary, oversized or newer-schema file with an
+ * error naming the file and the line, and leaves the file as it is.
  */
 #ifndef KD_STATE_H
 #define KD_STATE_H
@@ -22,7 +22,10 @@
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
-#define KD_STATE_SCHEMA 1
+/* 2: written with the end mark "..." (yamlio YAMLIO_END_MARK), required on
+ * load, so that a file cut where the rest still parses is refused; schema 1
+ * (earlier kernodeck, no mark) is read and saved again as 2. */
+#define KD_STATE_SCHEMA 2
 
 struct kd_deviation {
 	char *check;       /* row id */

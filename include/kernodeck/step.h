@@ -40,6 +40,7 @@ struct kd_step {
 	size_t keep_cap;                 /* 0: KD_CAP_PIP_OUTPUT */
 	void (*on_line)(void *u, const char *line, size_t len);  /* or NULL */
 	int (*cancelled)(void *u);       /* NULL: the sink's */
+	int (*kill_now)(void *u);        /* or NULL: run_opts.kill_now (SIGKILL at once) */
 	void *u;
 	/* out */
 	const struct kd_sink *sink;

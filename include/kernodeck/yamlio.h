@@ -33,10 +33,13 @@ struct yamlio_doc {
 		int line;
 	} *lines;
 	size_t nlines, caplines;
+	int ended;               /* ended by the document end mark "...\n" */
 };
 
 enum {
 	YAMLIO_SORT_KEYS = 1 << 0,
+	/* end the document with "...": the proof that the file is whole */
+	YAMLIO_END_MARK = 1 << 1,
 };
 
 /* Load a YAML file.  On error returns KD_EINPUT (or KD_EENV when the file
@@ -46,6 +49,9 @@ int yamlio_load_file(const char *path, struct yamlio_doc *doc, struct kd_err *er
 int yamlio_load_mem(const char *buf, size_t len, const char *name,
 		    struct yamlio_doc *doc, struct kd_err *err);
 void yamlio_doc_free(struct yamlio_doc *doc);
+/* Refuse (KD_EINPUT, the file named) a document that does not end with the
+ * end mark that YAMLIO_END_MARK writes: a file cut short parses, often. */
+int yamlio_require_end(const struct yamlio_doc *doc, struct kd_err *err);
 /* The 1-based line where node started, or 0. */
 int yamlio_line_of(const struct yamlio_doc *doc, const json_t *node);
 

@@ -21,9 +21,14 @@ tm_keys p
 check "walkthrough: p on the first stage says there is none before" \
 	tm_wait "This is the first stage"
 
-# 2. Run the checks; the advance is refused while checks fail.
+# 2. n on a stage never checked says why; the key that closes the notice
+#    is not lost: r closes it and runs the checks (issue 17, point 8).
+tm_keys n
+check "walkthrough: n on a pending stage says why" tm_wait "has not been checked yet: run its checks (r)"
 tm_keys r
-check "walkthrough: r fills the checks table" tm_wait "FAIL"
+check "walkthrough: r after the refusal closes it" tm_gone "Cannot go to the next"
+# Run the checks; the advance is refused while checks fail.
+check "walkthrough: ... and runs the checks (r fills the checks table)" tm_wait "FAIL"
 check "walkthrough: the stage column marks stage 1 failed" tm_wait "! 1 Reference"
 tm_keys n
 check "walkthrough: advance refused on a failing stage" tm_wait "Cannot go to the next stage yet"

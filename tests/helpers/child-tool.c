@@ -15,6 +15,13 @@
  *                        output open, detach = output to /dev/null,
  *                        stubborn = holds it and ignores SIGTERM,
  *                        family = the leader sleeps 30 s too)
+ *   daemon HOW [WAIT]    leave a daemon that prints "grandchild PID" and
+ *                        sleeps 30 s, out of the runner's group: HOW
+ *                        setsid = a child that calls setsid(), double = a
+ *                        double fork (the middle one exits) with setsid,
+ *                        stubborn = setsid and SIGTERM ignored, closed =
+ *                        setsid and its output closed; the leader prints
+ *                        "leader PID", then exits 0, or sleeps WAIT s
  *   env NAME...          print NAME=VALUE or NAME=(unset)
  *   pwd                  print the working folder
  *   stdin                read standard input to its end, print its size
@@ -98,6 +105,59 @@ orphan(const char *how)
 	return 0;
 }
 
+/* The daemon: out of the group and the session, maybe deaf to SIGTERM
+ * or with its output closed; ready is closed once it has said its pid. */
+static void
+daemon_body(const char *how, int ready_fd)
+{
+	setsid();
+	printf("grandchild %ld\n", (long)getpid());
+	fflush(stdout);
+	if (strcmp(how, "stubborn") == 0)
+		signal(SIGTERM, SIG_IGN);
+	if (strcmp(how, "closed") == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+	close(ready_fd);
+	sleep(30);
+	_exit(0);
+}
+
+static int
+daemonize(const char *how, int wait_s)
+{
+	int hs[2];
+	char c;
+	pid_t pid;
+
+	printf("leader %ld\n", (long)getpid());
+	if (pipe(hs) != 0)
+		return 1;
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return 1;
+	if (pid == 0) {
+		close(hs[0]);
+		if (strcmp(how, "double") != 0)
+			daemon_body(how, hs[1]);
+		if (fork() == 0)
+			daemon_body(how, hs[1]);
+		_exit(0);   /* the middle one: the daemon is an orphan now */
+	}
+	close(hs[1]);
+	while (read(hs[0], &c, 1) > 0)
+		;
+	if (wait_s > 0) {
+		puts("ready");
+		fflush(stdout);
+		sleep((unsigned)wait_s);
+	}
+	return 0;
+}
+
 static int
 list_fds(void)
 {
@@ -158,6 +218,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(m, "orphan") == 0)
 		return orphan(a);
+	if (strcmp(m, "daemon") == 0)
+		return daemonize(a, argc > 3 ? atoi(argv[3]) : 0);
 	if (strcmp(m, "env") == 0) {
 		for (int i = 2; i < argc; i++) {
 			const char *v = getenv(argv[i]);

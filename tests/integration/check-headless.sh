@@ -21,7 +21,7 @@ import json,sys; r=json.load(open('$KD_TMP/r.json'))
 assert [s['id'] for s in r['stages']]==['reference'], r['stages']
 assert r['stages'][0]['status']=='failed'
 assert any(x['status']=='fail' for x in r['stages'][0]['rows'])"
-check "check: state.yaml saved with schema" grep -q '^schema: 1' "$P/kernodeck/state.yaml"
+check "check: state.yaml saved with schema" grep -q '^schema: 2' "$P/kernodeck/state.yaml"
 
 "$KD_BIN" check "$P" --quiet --format yaml >"$KD_TMP/r.yaml" 2>/dev/null
 check "check: yaml report" grep -q 'reference_identity:' "$KD_TMP/r.yaml"

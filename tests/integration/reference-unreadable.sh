@@ -15,6 +15,18 @@ if [ "$(id -u)" = 0 ]; then
 		exit 0
 	fi
 	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	# a checkout under a folder only root enters (root's home, 0700): the
+	# binary is copied where nobody reaches it (issue 17, point 22)
+	chmod 755 "$KD_TMP"
+	mkdir -m 700 "$KD_TMP/closed"
+	cp "$KD_BIN" "$KD_TMP/closed/kernodeck"
+	( KD_BIN=$KD_TMP/closed/kernodeck; nobody_bin >/dev/null && [ "$KD_BIN" != "$KD_TMP/closed/kernodeck" ] &&
+		$AS env "$KD_BIN" --version >/dev/null )
+	check "a binary under a closed (0700) folder is copied where nobody can run it" test $? -eq 0
+	if ! nobody_bin; then
+		skip "reference unreadable" "nobody cannot run kernodeck here, even copied to $KD_TMP"
+		exit 0
+	fi
 fi
 chmod 755 "$KD_TMP"
 H="$KD_TMP/home"

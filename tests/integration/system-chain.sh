@@ -225,7 +225,7 @@ is env '"HF_TOKEN" in o["env"]' False "secret-named variables are not recorded"
 if grep -q s3cr3tpass "$KD_TMP/env/kernodeck/system.yaml"; then notok "system.yaml holds the password"; else ok "system.yaml holds no password"; fi
 
 # --- device nodes this user cannot open (run as nobody)
-if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && nobody_bin; then
 	chmod 755 "$KD_TMP"
 	cp -r "$FX/sysroot/amd-rocm" "$KD_TMP/amdroot"
 	chgrp 105 "$KD_TMP/amdroot/dev/kfd"; chmod 0660 "$KD_TMP/amdroot/dev/kfd"

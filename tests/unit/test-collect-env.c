@@ -135,6 +135,46 @@ check_want(const json_t *o, const struct want *w)
 	assert_true(json_is_object(json_object_get(o, "raw")));
 }
 
+/* Every fixture quoted as in an issue or an e-mail ("> ", then "> > ")
+ * reads exactly like the clean text. */
+static void
+test_quoted_like_clean(void **state)
+{
+	static const char *const marks[] = { "> ", "> > ", ">> " };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof wants / sizeof wants[0]; i++) {
+		char path[1024], *buf = NULL, *q;
+		size_t len = 0, qn = 0;
+		struct kd_err err = { 0 };
+		snprintf(path, sizeof path, FX "%s", wants[i].file);
+		assert_int_equal(fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &len, &err), 0);
+		for (size_t m = 0; m < sizeof marks / sizeof *marks; m++) {
+			size_t ml = strlen(marks[m]);
+			q = malloc(len * (ml + 1) + ml + 1);
+			assert_non_null(q);
+			qn = 0;
+			memcpy(q, marks[m], ml);
+			qn = ml;
+			for (size_t k = 0; k < len; k++) {
+				q[qn++] = buf[k];
+				if (buf[k] == '\n' && k + 1 < len) {
+					memcpy(q + qn, marks[m], ml);
+					qn += ml;
+				}
+			}
+			json_t *o = NULL;
+			if (collect_env_parse(q, qn, wants[i].file, &o, &err) != 0)
+				fail_msg("%s quoted with \"%s\": %s", wants[i].file, marks[m],
+					 err.msg);
+			check_want(o, &wants[i]);
+			json_decref(o);
+			free(q);
+		}
+		free(buf);
+	}
+}
+
 static void
 test_every_fixture(void **state)
 {
@@ -270,6 +310,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_fixture),
+		cmocka_unit_test(test_quoted_like_clean),
 		cmocka_unit_test(test_raw_keeps_words),
 		cmocka_unit_test(test_pasted_noise),
 		cmocka_unit_test(test_refusals),

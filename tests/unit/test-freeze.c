@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/parse-freeze.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pipline.h"
@@ -189,6 +190,52 @@ test_memory_and_errors(void **state)
 	assert_int_equal(freeze_parse("", 0, "<empty>", &t, &err), 0);
 	assert_int_equal(count_kind(t, "packages", NULL), 0);
 	json_decref(t);
+	/* over KD_CAP_INPUT_LINES lines: refused at the first line too many,
+	 * before a tree of a hundred times the input is built */
+	size_t big = (size_t)(KD_CAP_INPUT_LINES + 1) * 6;
+	char *many = malloc(big);
+	assert_non_null(many);
+	for (size_t i = 0; i < big; i += 6)
+		memcpy(many + i, "a==1\n\n", 6);
+	assert_int_equal(freeze_parse(many, (size_t)KD_CAP_INPUT_LINES / 2 * 6, "<m>", &t, &err), 0);
+	json_decref(t);
+	t = NULL;
+	assert_int_equal(freeze_parse(many, big, "<m>", &t, &err), KD_EINPUT);
+	assert_null(t);
+	assert_int_equal(err.line, KD_CAP_INPUT_LINES + 1);
+	assert_non_null(strstr(err.msg, "KD_CAP_INPUT_LINES"));
+	free(many);
+}
+
+/* "numpy==1 .0" is refused (pip refuses it), never read as "1"; a marker
+ * or a comment after the version is fine.  A pasted freeze quoted with
+ * "> " (nested too) and a fence glued to its last line read as clean. */
+static void
+test_bad_version_and_paste(void **state)
+{
+	struct kd_err err = { 0 };
+	json_t *t = NULL;
+	static const char bad[] = "numpy==1 .0\ntorch==2.0 ; python_version > \"3\"\n"
+				  "six==1.16.0  # pinned\n";
+	static const char quoted[] = "> $ pip freeze\n> > numpy==1.26.4\n>> six==1.16.0\n"
+				     ">torch==2.3.0+cpu```\n";
+
+	(void)state;
+	assert_int_equal(freeze_parse(bad, sizeof bad - 1, "<t>", &t, &err), 0);
+	assert_int_equal(count_kind(t, "packages", NULL), 2);
+	assert_string_equal(s(pkg(t, "torch"), "version"), "2.0");
+	assert_string_equal(s(pkg(t, "six"), "version"), "1.16.0");
+	assert_int_equal(json_array_size(json_object_get(t, "unrecognised")), 1);
+	assert_int_equal(count_kind(t, "warnings", "version"), 1);
+	assert_int_equal(json_integer_value(json_object_get(
+		json_array_get(json_object_get(t, "warnings"), 0), "line")), 1);
+	json_decref(t);
+	assert_int_equal(freeze_parse(quoted, sizeof quoted - 1, "<q>", &t, &err), 0);
+	assert_int_equal(count_kind(t, "packages", NULL), 3);
+	assert_string_equal(s(pkg(t, "numpy"), "version"), "1.26.4");
+	assert_string_equal(s(pkg(t, "torch"), "version"), "2.3.0+cpu");
+	assert_int_equal(json_array_size(json_object_get(t, "unrecognised")), 0);
+	json_decref(t);
 }
 
 /* pipline_command: the prompt marks, ASCII and multibyte, with and
@@ -243,6 +290,7 @@ main(void)
 		cmocka_unit_test(test_noise_and_credentials),
 		cmocka_unit_test(test_memory_and_errors),
 		cmocka_unit_test(test_prompt_marks),
+		cmocka_unit_test(test_bad_version_and_paste),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

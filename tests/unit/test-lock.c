@@ -123,7 +123,7 @@ test_ctx_opens_readonly_when_held(void **state)
 	snprintf(kdir, sizeof kdir, "%s/kernodeck", tmpdir);
 	fsutil_mkdirs(kdir, NULL);
 	pid = child_holds(kdir, &go);
-	assert_int_equal(kd_ctx_open(&ctx, tmpdir, NULL, KD_LOCK_REQUIRED, &err), KD_EFAIL);
+	assert_int_equal(kd_ctx_open(&ctx, tmpdir, NULL, KD_LOCK_REQUIRED, &err), KD_EENV);   /* held by another: exit 3 */
 	kd_ctx_close(&ctx);
 	assert_int_equal(kd_ctx_open(&ctx, tmpdir, NULL, KD_LOCK_READONLY_OK, &err), 0);
 	assert_true(ctx.readonly);

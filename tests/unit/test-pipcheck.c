@@ -152,6 +152,25 @@ test_mixed(void **state)
 	json_decref(t);
 }
 
+/* A pip check pasted in an e-mail ("> ", "> > ") with the fence glued to
+ * its last line: the version is "10.0.0b2", not "10.0.0b2.```". */
+static void
+test_pasted_quoted_fence(void **state)
+{
+	struct kd_err err = { 0 };
+	json_t *t = NULL;
+	static const char txt[] = "> ```\n> $ pip check\n"
+		"> > flake8 3.5.0 requires configparser, which is not installed.\n"
+		">> foo 1.0 has requirement pip>=10, but you have pip 10.0.0b2.```\n";
+
+	(void)state;
+	assert_int_equal(pipcheck_parse(txt, sizeof txt - 1, "<q>", &t, &err), 0);
+	assert_int_equal(nprob(t), 2);
+	is(t, 0, "flake8", "3.5.0", "configparser", "missing", "(null)");
+	is(t, 1, "foo", "1.0", "pip>=10", "conflict", "10.0.0b2");
+	json_decref(t);
+}
+
 static void
 test_errors(void **state)
 {
@@ -182,6 +201,7 @@ main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_pasted_quoted_fence),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/secrets.h"
 
 #define CORPUS KD_SRCDIR "/tests/fixtures/secrets"
 #define MAXF 256
@@ -136,6 +138,265 @@ test_planted(void **state)
 	}
 	assert_true(nrows >= 30);
 	free(tsv);
+}
+
+/* Undo the corpus's escapes: \n, \t and \\. */
+static char *
+unescape(const char *s)
+{
+	char *o = malloc(strlen(s) + 1), *q = o;
+
+	assert_non_null(o);
+	for (; *s; s++) {
+		if (*s == '\\' && s[1] != '\0') {
+			s++;
+			*q++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+		} else {
+			*q++ = *s;
+		}
+	}
+	*q = '\0';
+	return o;
+}
+
+struct row {
+	char *verdict, *kind, *value, *text, *var;
+};
+
+/* Split one corpus row in place; 0 for a comment or a short row. */
+static int
+split_row(char *line, struct row *r)
+{
+	char *f[5] = { 0 };
+	int n = 0;
+
+	if (line[0] == '#' || line[0] == '\0')
+		return 0;
+	f[n++] = line;
+	for (char *p = line; *p && n < 5; p++)
+		if (*p == '\t') {
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	if (n < 4)
+		return 0;
+	r->verdict = f[0];
+	r->kind = f[1];
+	r->value = f[2];
+	r->text = f[3];
+	r->var = f[4];
+	return 1;
+}
+
+/* One planted row: a finding of its kind covers the value, the redaction
+ * removes it, leaves nothing to find and is idempotent.  Returns 1 when
+ * it holds. */
+static int
+planted_row(const struct row *r, const char *text)
+{
+	struct redact_finding f[MAXF];
+	size_t len = strlen(text), n, m;
+	char *value = unescape(r->value), *out, *again;
+	int found = 0, ok;
+
+	n = redact_scan(text, len, f, MAXF);
+	for (size_t i = 0; i < n && i < MAXF; i++)
+		if (strcmp(f[i].kind, r->kind) == 0 && f[i].len >= strlen(value) &&
+		    memmem(text + f[i].off, f[i].len, value, strlen(value)) != NULL)
+			found = 1;
+	out = redact_text(text, len, &m);
+	assert_non_null(out);
+	again = redact_text(out, m, NULL);
+	ok = found && strstr(out, value) == NULL && redact_scan(out, m, f, MAXF) == 0 &&
+	     strcmp(again, out) == 0;
+	if (!ok) {
+		print_message("  missed %s: %s\n", r->kind, r->text);
+		print_message("    -> %s\n", out);
+		n = redact_scan(text, len, f, MAXF);
+		for (size_t i = 0; i < n && i < MAXF; i++)
+			print_message("    found %s at %zu+%zu\n", f[i].kind, f[i].off, f[i].len);
+	}
+	free(again);
+	free(out);
+	free(value);
+	return ok;
+}
+
+/* The corpus (corpus.tsv): every planted value is found with its kind and
+ * redacted, at most one look-alike is touched, and on every row the scan
+ * and the redaction agree (a finding if and only if the text changes). */
+static void
+test_corpus(void **state)
+{
+	size_t tlen, planted = 0, clean = 0, missed = 0, touched = 0, disagree = 0;
+	char *tsv = slurp(CORPUS "/corpus.tsv", &tlen);
+	char *save = NULL, *line;
+	struct row r;
+	(void)state;
+
+	redact_value_clear();
+	/* the values a run collects at start (environment, pip.conf, ...) */
+	for (char *p = tsv; p && *p;) {
+		char *e = strchr(p, '\n'), buf[8192];
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+		if (split_row(buf, &r) && strcmp(r.kind, "known-value") == 0 && r.var != NULL)
+			assert_int_equal(redact_value_add(r.var, r.value), 1);
+		p = e ? e + 1 : NULL;
+	}
+	for (line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct redact_finding f[MAXF];
+		char *text, *out;
+		size_t n, m;
+
+		if (!split_row(line, &r))
+			continue;
+		text = unescape(r.text);
+		n = redact_scan(text, strlen(text), f, MAXF);
+		out = redact_text(text, strlen(text), &m);
+		assert_non_null(out);
+		if ((n > 0) != (strcmp(out, text) != 0)) {
+			print_message("  scan and redaction disagree: %s\n", r.text);
+			disagree++;
+		}
+		if (strcmp(r.verdict, "secret") == 0) {
+			planted++;
+			missed += !planted_row(&r, text);
+		} else {
+			clean++;
+			if (n > 0 || strcmp(out, text) != 0) {
+				print_message("  touched look-alike: %s -> %s\n", r.text, out);
+				touched++;
+			}
+		}
+		free(out);
+		free(text);
+	}
+	print_message("  corpus: %zu planted (%zu missed), %zu look-alikes (%zu touched)\n",
+		      planted, missed, clean, touched);
+	assert_true(planted >= 150);
+	assert_true(clean >= 150);
+	assert_int_equal(missed, 0);
+	assert_true(touched <= 1);
+	assert_int_equal(disagree, 0);
+	redact_value_clear();
+	free(tsv);
+}
+
+/* A private key block that arrives line by line (a log) is hidden up to
+ * its END line; the line after is untouched. */
+static void
+test_stream(void **state)
+{
+	const char *lines[] = {
+		"Cloning...", "-----BEGIN OPENSSH PRIVATE KEY-----",
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+		"QyNTUxOQAAACBhbm90aGVyIHN5bnRoZXRpYyBrZXkgYm9keSBmb3IgdGVzdHM=",
+		"-----END OPENSSH PRIVATE KEY-----", "Done QyNTUxOQ", NULL,
+	};
+	struct redact_stream st = { 0 };
+	size_t n;
+	(void)state;
+
+	for (int i = 0; lines[i]; i++) {
+		char *o = redact_stream_line(&st, lines[i], strlen(lines[i]), &n);
+		assert_non_null(o);
+		if (i == 2 || i == 3)
+			assert_string_equal(o, "${PRIVATE_KEY}");
+		else
+			assert_string_equal(o, lines[i]);
+		free(o);
+	}
+	assert_int_equal(st.redacted, 2);
+	assert_int_equal(st.in_key, 0);
+}
+
+/* Secret-like environment names, and values registered by value. */
+static void
+test_values(void **state)
+{
+	char *u;
+	(void)state;
+
+	assert_true(secrets_env_name("HF_TOKEN"));
+	assert_true(secrets_env_name("WANDB_API_KEY"));
+	assert_true(secrets_env_name("MYSQL_ROOT_PASSWORD"));
+	assert_true(secrets_env_name("PASSWORD"));
+	assert_true(secrets_env_name("CLIENT_SECRET_V2"));
+	assert_false(secrets_env_name("KEY_SIZE"));
+	assert_false(secrets_env_name("TOKENIZERS_PARALLELISM"));
+	assert_false(secrets_env_name("DB_PASSWORD_FILE"));
+	assert_false(secrets_env_name("AWS_ACCESS_KEY_ID"));
+	assert_false(secrets_env_name("HOME"));
+
+	redact_value_clear();
+	assert_int_equal(redact_value_add("LAB_PW", "short"), 0);   /* < REDACT_VALUE_MIN */
+	assert_int_equal(redact_value_add("LAB_PW", "${LAB_PW}"), 0);
+	assert_int_equal(redact_value_add("LAB_PW", "c0rrect-h0rse!"), 1);
+	assert_int_equal(redact_value_add("OTHER", "c0rrect-h0rse!"), 0);   /* known */
+	u = red("login with c0rrect-h0rse! failed; c0rrect-h0rse! again");
+	assert_string_equal(u, "login with ${LAB_PW} failed; ${LAB_PW} again");
+	free(u);
+	redact_value_clear();
+	u = red("login with c0rrect-h0rse! failed");
+	assert_string_equal(u, "login with c0rrect-h0rse! failed");
+	free(u);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* secrets_collect: the environment, pip.conf (PIP_CONFIG_FILE), ~/.netrc,
+ * ~/.gitconfig and ~/.git-credentials give values that are then hidden
+ * wherever they appear; ordinary values are not collected. */
+static void
+test_collect(void **state)
+{
+	char home[] = "/tmp/kd-test-redact-XXXXXX", p[800], pipconf[600], env0[700];
+	char *env[8], *u;
+	(void)state;
+
+	assert_non_null(mkdtemp(home));
+	snprintf(pipconf, sizeof pipconf, "%s/pip.conf", home);
+	write_file(pipconf, "[global]\nindex-url = https://ci:Pq7%40Zw9xRt2@pypi.example.com/simple\n");
+	snprintf(p, sizeof p, "%s/.netrc", home);
+	write_file(p, "machine files.example.com\n  login bob\n  password hunter2hunter2x\n");
+	snprintf(p, sizeof p, "%s/.gitconfig", home);
+	write_file(p, "[remote \"origin\"]\n\turl = https://oauth2:gitpw8812Zq@git.example.com/x.git\n");
+	snprintf(p, sizeof p, "%s/.git-credentials", home);
+	write_file(p, "https://bob:credpw4471Xy@git.example.com\n");
+	snprintf(env0, sizeof env0, "HOME=%s", home);
+	env[0] = env0;
+	env[1] = "LAB_DB_PASSWORD=Tr0ub4dor&3xyz";
+	env[2] = "KEY_SIZE=4096";
+	env[3] = "DEPLOY_SECRET=production";
+	snprintf(p, sizeof p, "PIP_CONFIG_FILE=%s", pipconf);
+	env[4] = p;
+	env[5] = "DATABASE_URL=postgres://app:pgpw5521Kq@db.example.com/x";
+	env[6] = "XDG_CONFIG_HOME=/nonexistent";
+	env[7] = NULL;
+	redact_value_clear();
+	assert_true(secrets_collect(env) >= 7);
+	u = red("a Tr0ub4dor&3xyz b Pq7@Zw9xRt2 c hunter2hunter2x d gitpw8812Zq e credpw4471Xy "
+		"f pgpw5521Kq g 4096 production");
+	assert_string_equal(u, "a ${LAB_DB_PASSWORD} b ${CREDENTIALS} c ${NETRC_PASSWORD} "
+			    "d ${CREDENTIALS} e ${CREDENTIALS} f ${CREDENTIALS} g 4096 production");
+	free(u);
+	redact_value_clear();
+	for (int i = 0; i < 4; i++) {
+		static const char *const rel[] = { "pip.conf", ".netrc", ".gitconfig",
+						   ".git-credentials" };
+		snprintf(p, sizeof p, "%s/%s", home, rel[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	assert_int_equal(rmdir(home), 0);
 }
 
 /* Look-alikes: nothing found, nothing changed. */
@@ -294,6 +555,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_planted),
+		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_lookalikes),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_names),

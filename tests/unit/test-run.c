@@ -32,6 +32,9 @@
 #ifndef KD_CHILD_TOOL
 #error KD_CHILD_TOOL (the path of tests/helpers/child-tool) must be defined
 #endif
+#ifndef KD_RUN_CLI
+#error KD_RUN_CLI (the path of tests/helpers/run-cli) must be defined
+#endif
 
 static char tmpdir[256];
 
@@ -101,6 +104,21 @@ grandchild_pid(const struct run_result *r)
 	const char *p = strstr(r->tail, "grandchild ");
 
 	return p ? atol(p + 11) : -1;
+}
+
+/* 1 when a file (up to 64 MiB) holds needle, 0 when not, -1 unreadable. */
+static int
+file_has_big(const char *path, const char *needle)
+{
+	char *buf;
+	size_t len;
+	int has;
+
+	if (fsutil_read_file(path, 64u << 20, &buf, &len, NULL) != 0)
+		return -1;
+	has = memmem(buf, len, needle, strlen(needle)) != NULL;
+	free(buf);
+	return has;
 }
 
 /* Run child-tool with the given arguments (NULL-terminated). */
@@ -294,6 +312,7 @@ test_flood(void **state)
 	struct run_result r;
 	struct kd_err err;
 	struct stat st;
+	char want[256];
 	long before = max_rss_kb();
 
 	snprintf(log, sizeof log, "%s/logs/flood.log", tmpdir);
@@ -308,13 +327,49 @@ test_flood(void **state)
 	assert_int_equal(strlen(r.tail), r.tail_len);
 	assert_int_equal(r.tail[r.tail_len - 1], '\n');
 	assert_int_equal(r.tail[r.tail_len - 2], 'x');
+	/* the log is capped: its first and last KD_CAP_LOG / 2 bytes kept */
 	assert_int_equal(stat(log, &st), 0);
-	assert_true(st.st_size > 100000000 && st.st_size < 100000000 + 4096);
+	assert_true(st.st_size > KD_CAP_LOG && st.st_size < KD_CAP_LOG + 4096);
+	snprintf(want, sizeof want, "# kernodeck: %u bytes of output cut here (the log keeps "
+		 "the first %u and the last %u bytes)", 100000000u - KD_CAP_LOG,
+		 KD_CAP_LOG / 2, KD_CAP_LOG / 2);
+	assert_int_equal(file_has_big(log, want), 1);
 	assert_int_equal(r.log_errnum, 0);
 	assert_true(max_rss_kb() - before < 64 * 1024);
 	unlink(log);
 	run_result_free(&r);
 	assert_true(no_children());
+}
+
+/* A smaller cap (KD_LOG_CAP): the log holds exactly the first and the last
+ * half of the output, and the marker between says how much was cut. */
+static void
+test_log_cap(void **state)
+{
+	char log[512], *buf;
+	struct run_opts o = { .log_path = log };
+	struct run_result r;
+	struct kd_err err;
+	size_t len;
+	const char *want = "# kernodeck: run " KD_CHILD_TOOL " echo 0123456789 abcdefghij "
+		"ABCDEFGHIJ KLMNOPQRST\n0123456789"
+		"\n# kernodeck: 24 bytes of output cut here (the log keeps the first 10 "
+		"and the last 10 bytes)\nLMNOPQRST\n# kernodeck: exit 0 (";
+
+	(void)state;
+	snprintf(log, sizeof log, "%s/logs/cap.log", tmpdir);
+	unlink(log);
+	setenv("KD_LOG_CAP", "20", 1);
+	assert_int_equal(tool(&o, &r, &err, "echo", "0123456789", "abcdefghij", "ABCDEFGHIJ",
+			      "KLMNOPQRST", NULL), KD_OK);
+	unsetenv("KD_LOG_CAP");
+	assert_int_equal(r.total_bytes, 44);
+	assert_int_equal(fsutil_read_file(log, 1 << 20, &buf, &len, NULL), 0);
+	assert_true(len > strlen(want));
+	assert_memory_equal(buf, want, strlen(want));
+	free(buf);
+	run_result_free(&r);
+	unlink(log);
 }
 
 /* Lines longer than KD_CAP_LINE arrive in pieces; one of exactly the cap
@@ -449,6 +504,162 @@ static void
 test_family_timeout(void **state)
 {
 	orphan_case("family", 0.5, 1);
+}
+
+/* A process is alive: there, and not a zombie. */
+static int
+proc_alive(long pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return rp != NULL && rp[1] == ' ' && rp[2] != 'Z';
+}
+
+static long
+leader_pid(const char *text)
+{
+	const char *p = strstr(text, "leader ");
+
+	return p ? atol(p + 7) : -1;
+}
+
+/* A daemon that left the runner's group (setsid, a double fork, SIGTERM
+ * ignored, its output closed) is ended with the run, at a normal end, at
+ * the timeout and at a cancel; a normal end says it left one behind. */
+static void
+daemon_case(const char *how, const char *wait, double timeout, int cancel)
+{
+	struct seen s = { .cancel_on_ready = cancel };
+	struct run_opts o = { .grace_s = 0.3, .timeout_s = timeout, .on_line = on_line,
+			      .cancelled = cancelled, .u = &s };
+	struct run_result r;
+	struct kd_err err;
+	char buf[128];
+	long gpid;
+
+	assert_int_equal(tool(&o, &r, &err, "daemon", how, wait, NULL), KD_OK);
+	gpid = grandchild_pid(&r);
+	assert_true(gpid > 1);
+	assert_false(proc_alive(gpid));
+	assert_true(proc_gone(gpid));
+	if (timeout > 0)
+		assert_true(r.timed_out);
+	else if (cancel)
+		assert_true(r.cancelled);
+	else {
+		assert_true(r.exited);
+		assert_int_equal(r.left_behind, 1);
+		assert_non_null(strstr(run_describe(&r, buf, sizeof buf),
+				       "exit 0; left 1 process behind, ended"));
+	}
+	assert_true(r.elapsed_s < 3.0);
+	run_result_free(&r);
+	assert_true(no_children());
+}
+
+static void
+test_daemon_setsid(void **state)
+{
+	daemon_case("setsid", "0", 0, 0);
+}
+
+static void
+test_daemon_double_fork(void **state)
+{
+	daemon_case("double", "0", 0, 0);
+}
+
+static void
+test_daemon_stubborn(void **state)
+{
+	daemon_case("stubborn", "0", 0, 0);
+}
+
+static void
+test_daemon_output_closed(void **state)
+{
+	daemon_case("closed", "0", 0, 0);
+}
+
+static void
+test_daemon_timeout(void **state)
+{
+	daemon_case("double", "30", 0.5, 0);
+	daemon_case("stubborn", "30", 0.5, 0);
+}
+
+static void
+test_daemon_cancel(void **state)
+{
+	daemon_case("setsid", "30", 0, 1);
+	daemon_case("closed", "30", 0, 1);
+}
+
+/* The process holding the runner is killed by SIGKILL while its program
+ * runs: the program (PR_SET_PDEATHSIG) and its daemons (the guard, by
+ * their mark) are gone within a second.  The runner is tests/helpers/
+ * run-cli, a process of its own, so that the guard sees its end. */
+static void
+killed_runner_case(const char *how)
+{
+	char text[4096] = "";
+	size_t len = 0;
+	int p[2], status;
+	long lpid = -1, gpid = -1;
+	pid_t cli;
+
+	assert_int_equal(pipe(p), 0);
+	cli = fork();
+	assert_true(cli >= 0);
+	if (cli == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(KD_RUN_CLI, KD_RUN_CLI, "60", KD_CHILD_TOOL, "daemon", how, "30",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (len < sizeof text - 1 && strstr(text, "ready") == NULL) {
+		ssize_t n = read(p[0], text + len, sizeof text - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		text[len] = '\0';
+	}
+	close(p[0]);
+	lpid = leader_pid(text);
+	gpid = strstr(text, "grandchild ") ? atol(strstr(text, "grandchild ") + 11) : -1;
+	assert_true(lpid > 1 && gpid > 1);
+	assert_true(proc_alive(lpid) && proc_alive(gpid));
+	kill(cli, SIGKILL);
+	waitpid(cli, &status, 0);
+	for (int i = 0; i < 100 && (proc_alive(lpid) || proc_alive(gpid)); i++)
+		usleep(10000);
+	assert_false(proc_alive(lpid));
+	assert_false(proc_alive(gpid));
+	/* we are a subreaper too: what came to us (the daemon, run-cli's
+	 * guard once done) is reaped; the guard exits within the second */
+	for (int i = 0; i < 100 && !no_children(); i++)
+		usleep(10000);
+	assert_true(no_children());
+}
+
+static void
+test_killed_runner(void **state)
+{
+	killed_runner_case("setsid");
+	killed_runner_case("double");
+	killed_runner_case("stubborn");
+	killed_runner_case("closed");
 }
 
 static int
@@ -732,6 +943,14 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_log_cap),
+		cmocka_unit_test(test_daemon_setsid),
+		cmocka_unit_test(test_daemon_double_fork),
+		cmocka_unit_test(test_daemon_stubborn),
+		cmocka_unit_test(test_daemon_output_closed),
+		cmocka_unit_test(test_daemon_timeout),
+		cmocka_unit_test(test_daemon_cancel),
+		cmocka_unit_test(test_killed_runner),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_not_executable),
 		cmocka_unit_test(test_exec_fails_in_child),

@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "kernodeck/inspect.h"
+#include "kernodeck/npy.h"
 #include "kernodeck/safetensors.h"
 #include "kernodeck/yamlio.h"
 #include "testutil.h"
@@ -84,6 +88,31 @@ test_refusals(void **state)
 	expect_refused(FIX "f4-le.npy", "cap");   /* an NPY's first 8 bytes as a length */
 }
 
+/* A FIFO is refused at once (it blocked forever), as a folder is. */
+static void
+test_not_regular(void **state)
+{
+	struct st_file f;
+	struct kd_tensor t;
+	struct npy_info info;
+	struct kd_err err = { 0 };
+	char dir[] = "/tmp/kd-st-fifo-XXXXXX", fifo[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof fifo, "%s/p", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(10);   /* a regression blocks in open(): fail instead of hanging */
+	assert_int_equal(st_open(fifo, &f, &err), KD_EINPUT);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	assert_int_equal(npy_open(fifo, &t, &info, &err), KD_EINPUT);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	assert_int_equal(st_open(dir, &f, &err), KD_EINPUT);
+	alarm(0);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void
 test_header_rules(void **state)
 {
@@ -96,6 +125,8 @@ test_header_rules(void **state)
 	const char *meta = "{\"__metadata__\":{\"k\":1}}";
 	const char *empty = "{}";
 	const char *rev = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}";
+	const char *big = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],"
+			  "\"data_offsets\":[0,0]}}";
 
 	(void)state;
 	assert_int_equal(st_parse_header(ok, strlen(ok), 8 + strlen(ok), 2, "m", &f, &err), 0);
@@ -108,6 +139,10 @@ test_header_rules(void **state)
 	assert_int_equal(st_parse_header(extra, strlen(extra), 0, 4, "m", &f, &err), KD_EINPUT);
 	assert_int_equal(st_parse_header(arr, strlen(arr), 0, 0, "m", &f, &err), KD_EINPUT);
 	assert_non_null(strstr(err.msg, "start with '{'"));
+	/* shape x dtype size over 64 bits: said so, never "needs 0" */
+	assert_int_equal(st_parse_header(big, strlen(big), 0, 0, "m", &f, &err), KD_EINPUT);
+	assert_non_null(strstr(err.msg, "overflows"));
+	assert_null(strstr(err.msg, "needs 0"));
 	assert_int_equal(st_parse_header(meta, strlen(meta), 0, 0, "m", &f, &err), KD_EINPUT);
 	assert_non_null(strstr(err.msg, "not a string"));
 	assert_int_equal(st_parse_header(rev, strlen(rev), 0, 4, "m", &f, &err), KD_EINPUT);
@@ -142,6 +177,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_not_regular),
 		cmocka_unit_test(test_header_rules),
 		cmocka_unit_test(test_inspect),
 	};

@@ -346,8 +346,9 @@ test_observations_read_when_asked(void **state)
 	op = fsutil_join(sd, kd_stages[1]->obs_file);
 	put(op, "gpu: none\n");
 	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
-	/* changed after the open, read when first asked for */
-	put(op, "gpu: two\n");
+	/* changed after the open, read when first asked for; whole: it ends
+	 * with the end mark kernodeck writes */
+	put(op, "gpu: two\n...\n");
 	o = kd_ctx_obs(&ctx, 1);
 	assert_non_null(o);
 	assert_string_equal(json_string_value(json_object_get(o, "gpu")), "two");
@@ -366,6 +367,11 @@ test_observations_read_when_asked(void **state)
 	kd_ctx_close(&ctx);
 	/* a malformed file: no observations */
 	put(op, "gpu: [unclosed\n");
+	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
+	assert_null(kd_ctx_obs(&ctx, 1));
+	kd_ctx_close(&ctx);
+	/* cut short (it parses, but the end mark is missing): none either */
+	put(op, "gpu: two\n");
 	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
 	assert_null(kd_ctx_obs(&ctx, 1));
 	kd_ctx_close(&ctx);

@@ -11,6 +11,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/yamlpatch.h"
 
 static json_t *
 load(const char *text, int *rc, struct kd_err *err)
@@ -151,6 +152,92 @@ test_lines_and_paths(void **state)
 	yamlio_doc_free(&doc);
 }
 
+/* yamlpatch: the person's comments, blank lines, order and quoting stay
+ * when kernodeck fills a field; what cannot be done in place is refused. */
+static char *
+patched(const char *text, json_t *root)
+{
+	size_t n = 0;
+	char *out = yamlpatch_apply(text, strlen(text), root, &n);
+
+	json_decref(root);
+	return out;
+}
+
+static json_t *
+tree(const char *text)
+{
+	struct yamlio_doc d;
+	json_t *t;
+
+	assert_int_equal(yamlio_load_mem(text, strlen(text), "<t>", &d, NULL), 0);
+	t = json_incref(d.root);
+	yamlio_doc_free(&d);
+	return t;
+}
+
+static void
+test_patch_keeps_comments(void **state)
+{
+	static const char txt[] =
+		"# the reference of Zo\xc3\xa9's model\n"
+		"schema: 1\n"
+		"goal: close-values   # the loss curve\n"
+		"\n"
+		"code:\n"
+		"  # trained at\n"
+		"  commit: abc\n"
+		"data:\n"
+		"  - name: w\n"
+		"    sha256:\n"
+		"    provenance: \"our run\"   # keep the quotes\n"
+		"python: {interpreter: /usr/bin/python3}\n";
+	json_t *t = tree(txt);
+	char *out;
+
+	(void)state;
+	json_object_set_new(json_array_get(json_object_get(t, "data"), 0), "sha256",
+			    json_string("5891b5b5"));
+	json_object_set_new(json_array_get(json_object_get(t, "data"), 0), "size",
+			    json_integer(6));
+	json_object_set_new(json_object_get(t, "code"), "commit", json_string("def: x"));
+	json_object_set_new(t, "system", json_pack("{s:s, s:i}", "os", "Debian", "gpu_count", 0));
+	out = patched(txt, t);
+	assert_non_null(out);
+	assert_string_equal(out,
+		"# the reference of Zo\xc3\xa9's model\n"
+		"schema: 1\n"
+		"goal: close-values   # the loss curve\n"
+		"\n"
+		"code:\n"
+		"  # trained at\n"
+		"  commit: 'def: x'\n"
+		"data:\n"
+		"  - name: w\n"
+		"    sha256: 5891b5b5\n"
+		"    provenance: \"our run\"   # keep the quotes\n"
+		"    size: 6\n"
+		"python: {interpreter: /usr/bin/python3}\n"
+		"system:\n"
+		"  os: Debian\n"
+		"  gpu_count: 0\n");
+	free(out);
+	/* nothing to change: the text as it is */
+	out = patched(txt, tree(txt));
+	assert_string_equal(out, txt);
+	free(out);
+	/* a key removed, a list grown, a flow mapping grown: not in place */
+	t = tree(txt);
+	json_object_del(t, "goal");
+	assert_null(patched(txt, t));
+	t = tree(txt);
+	json_array_append_new(json_object_get(t, "data"), json_object());
+	assert_null(patched(txt, t));
+	t = tree(txt);
+	json_object_set_new(json_object_get(t, "python"), "version", json_string("3.11"));
+	assert_null(patched(txt, t));
+}
+
 int
 main(void)
 {
@@ -161,6 +248,7 @@ main(void)
 		cmocka_unit_test(test_refusals_name_line),
 		cmocka_unit_test(test_binary_and_depth),
 		cmocka_unit_test(test_lines_and_paths),
+		cmocka_unit_test(test_patch_keeps_comments),
 	};
 	return cmocka_run_group_tests_name("yamlio", tests, NULL, NULL);
 }

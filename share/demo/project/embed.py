@@ -10,7 +10,10 @@ buckets), a fixed linear layer whose weights are derived from the seed with
 SHA-256 (no random generator, so another implementation can rebuild them),
 tanh, then each row scaled to unit length.
 
-Usage: python embed.py [--out DIR]
+Usage: python embed.py [--out DIR] [--device DEVICE]
+
+--device cpu (the default), cuda, cuda:1 ...: where the product is computed.
+A device that cannot be reached is an error: nothing falls back to the CPU.
 """
 
 import argparse
@@ -45,6 +48,7 @@ def write_npy(path, rows, cols, values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="outputs", help="output folder (default: outputs)")
+    ap.add_argument("--device", default="cpu", help="torch device (default: cpu)")
     args = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "params.json")) as f:
@@ -57,20 +61,21 @@ def main():
         sys.exit("embed.py: %d ids for %d sentences" % (len(ids), len(sentences)))
     nf, dim, seed = params["features"], params["dim"], params["seed"]
 
+    device = torch.device(args.device)
     x = torch.tensor([kd_demo_tokenizer.features(s, nf) for s in sentences],
-                     dtype=torch.float32)
+                     dtype=torch.float32, device=device)
     w = torch.tensor([[weight(seed, i, j, nf) for j in range(dim)] for i in range(nf)],
-                     dtype=torch.float32)
+                     dtype=torch.float32, device=device)
     y = torch.tanh(x @ w)
-    y = y / y.norm(dim=1, keepdim=True)
+    y = (y / y.norm(dim=1, keepdim=True)).cpu()
 
     os.makedirs(args.out, exist_ok=True)
     write_npy(os.path.join(args.out, "embeddings.npy"), y.shape[0], y.shape[1],
               y.contiguous().view(-1).tolist())
     with open(os.path.join(args.out, "ids.txt"), "w") as f:
         f.write("".join(i + "\n" for i in ids))
-    print("embed.py: %d sentences -> %s/embeddings.npy (%d x %d float32, torch %s)"
-          % (len(ids), args.out, y.shape[0], y.shape[1], torch.__version__))
+    print("embed.py: %d sentences -> %s/embeddings.npy (%d x %d float32, torch %s, on %s)"
+          % (len(ids), args.out, y.shape[0], y.shape[1], torch.__version__, device))
 
 
 if __name__ == "__main__":

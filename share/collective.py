@@ -1,0 +1,169 @@
+"""kernodeck's collective check: one rank of a torch.distributed all-reduce.
+
+Run by `kernodeck fleet --collective` on every node of a Slurm step (one
+task per node).  Rank 0 takes a free port at the address Slurm knows for the
+first node and writes it, atomically, to --port-file in the shared project
+folder; the others wait for that file.  Every rank joins one group (the
+backend the reference asks for: gloo on the CPU, nccl on CUDA or ROCm, never
+another), records that it joined, all-reduces a known tensor (rank r holds
+r + 1 everywhere, so the sum is n(n+1)/2) for a few sizes, checks the sum
+and measures the time and the bus bandwidth (algorithm bandwidth times
+2(n-1)/n, as nccl-tests count it).  A rank that does not join within the
+timeout is named by its rank and node.
+
+It prints one JSON object on its last line:
+  {"rank", "world", "backend", "ok", "first_error", "rows": [kernodeck rows]}
+"""
+import argparse
+import json
+import os
+import socket
+import sys
+import time
+
+SIZES = (1 << 10, 1 << 16, 1 << 20)   # elements of float32: 4 KiB, 256 KiB, 4 MiB
+
+
+def row(id_, ok, observed, expected, error=None):
+    r = {"id": id_, "status": "pass" if ok else "fail",
+         "observed": observed, "expected": expected}
+    if error:
+        r["first_error"] = error
+    return r
+
+
+def report(a, ok, rows, first_error):
+    print(json.dumps({"rank": a.rank, "world": a.world, "backend": a.backend, "ok": ok,
+                      "first_error": first_error, "rows": rows}), flush=True)
+    return 0
+
+
+def free_port(addr):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((addr, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def publish_port(path, port):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write("%d\n" % port)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, path)
+
+
+def wait_port(path, deadline):
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            time.sleep(0.05)
+    return None
+
+
+def missing_ranks(store, world, nodes):
+    """The ranks that never wrote their joined key, named with their node."""
+    out = []
+    for r in range(world):
+        try:
+            store.wait(["kd_joined_%d" % r], __import__("datetime").timedelta(milliseconds=50))
+        except Exception:
+            out.append("rank %d (%s)" % (r, nodes[r] if r < len(nodes) else "?"))
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--backend", required=True, choices=("gloo", "nccl"))
+    p.add_argument("--addr", required=True)
+    p.add_argument("--rank", type=int, required=True)
+    p.add_argument("--world", type=int, required=True)
+    p.add_argument("--nodes", default="")
+    p.add_argument("--port-file", required=True)
+    p.add_argument("--timeout", type=float, default=60)
+    a = p.parse_args()
+    nodes = a.nodes.split(",") if a.nodes else []
+    if os.environ.get("KD_FAULT_COLLECTIVE_ABSENT"):
+        # test aid: this rank never joins
+        return report(a, False, [row("collective.join", False, "this rank stayed out (KD_FAULT_COLLECTIVE_ABSENT)",
+                                     "every rank joins")], "stayed out")
+    import datetime
+    import torch
+    import torch.distributed as dist
+    deadline = time.monotonic() + a.timeout
+    rows = []
+    if a.backend == "nccl" and not torch.cuda.is_available():
+        return report(a, False, [row("collective.backend", False, "nccl, but no GPU is visible to torch",
+                                     "nccl on CUDA or ROCm")], "no GPU for nccl")
+    if a.rank == 0:
+        port = free_port(a.addr)
+        publish_port(a.port_file, port)
+    else:
+        port = wait_port(a.port_file, deadline)
+        if port is None:
+            return report(a, False, [row("collective.join", False,
+                                         "rank 0 (%s) published no port within %g s" % (nodes[0] if nodes else "?", a.timeout),
+                                         "every rank joins")], "no rendezvous")
+    tmo = datetime.timedelta(seconds=a.timeout)
+    try:
+        store = dist.TCPStore(a.addr, port, a.world, a.rank == 0, tmo, wait_for_workers=False)
+        store.set("kd_joined_%d" % a.rank, "1")
+        left = max(0.1, deadline - time.monotonic())
+        store.wait(["kd_joined_%d" % r for r in range(a.world)], datetime.timedelta(seconds=left))
+    except Exception as e:
+        try:
+            gone = missing_ranks(store, a.world, nodes)
+        except Exception:
+            gone = []
+        what = ("%s did not join within %g s" % (", ".join(gone), a.timeout)) if gone else str(e).splitlines()[0]
+        if a.rank == 0:
+            time.sleep(1)   # the store serves the others' question: who is missing
+        return report(a, False, [row("collective.join", False, what, "all %d ranks join" % a.world, str(e).splitlines()[0])],
+                      what)
+    rows.append(row("collective.join", True, "%d ranks joined at %s:%d" % (a.world, a.addr, port),
+                    "all %d ranks join" % a.world))
+    try:
+        dist.init_process_group(a.backend, store=store, rank=a.rank, world_size=a.world, timeout=tmo)
+    except Exception as e:
+        msg = str(e).splitlines()[0]
+        rows.append(row("collective.backend", False, "%s: %s" % (a.backend, msg), a.backend, msg))
+        return report(a, False, rows, msg)
+    rows.append(row("collective.backend", True, a.backend, a.backend))
+    dev = torch.device("cuda", torch.cuda.current_device()) if a.backend == "nccl" else torch.device("cpu")
+    want = a.world * (a.world + 1) / 2
+    results, first_error, ok = [], None, True
+    for n in SIZES:
+        t = torch.full((n,), float(a.rank + 1), dtype=torch.float32, device=dev)
+        dist.barrier()
+        t0 = time.perf_counter()
+        dist.all_reduce(t)
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        good = bool(torch.all(t == want).item())
+        if not good and first_error is None:
+            first_error = "all-reduce of %d floats: got %r, wanted %r" % (n, float(t[0].item()), want)
+            ok = False
+        nbytes = n * 4
+        busbw = nbytes / dt * 2 * (a.world - 1) / a.world / 1e9 if dt > 0 else 0.0
+        results.append({"bytes": nbytes, "ms": round(dt * 1e3, 3), "busbw_gbps": round(busbw, 4), "sum_ok": good})
+    rows.append(row("collective.allreduce", ok,
+                    "sum %s on every element (%d sizes)" % ("right" if ok else "WRONG", len(SIZES)),
+                    "sum of ranks 1..%d = %g" % (a.world, want), first_error))
+    rows.append(row("collective.bandwidth", True,
+                    ", ".join("%d KiB %.3f ms %.3f GB/s" % (r["bytes"] // 1024, r["ms"], r["busbw_gbps"]) for r in results),
+                    "measured"))
+    dist.barrier()
+    dist.destroy_process_group()
+    out = {"rank": a.rank, "world": a.world, "backend": a.backend, "ok": ok, "first_error": first_error,
+           "sizes": results, "rows": rows}
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,295 @@
+/*
+ * dossier-resume.c - the resume check in the dossier (see
+ * include/kernodeck/dossier-resume.h): the README's tables of the two
+ * trajectories and of the checkpoint inventory, and the step of
+ * procedure.sh that reruns the exercise by hand and compares.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier-resume.h"
+#include "kernodeck/dossier-text.h"
+#include "kernodeck/resume.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/yamlio.h"
+
+#define DOSSIER_RESUME_ROWS 40   /* trajectory rows in the README */
+
+static const char *
+jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : dflt;
+}
+
+/* A Markdown cell: no line break, no bare '|'. */
+static void
+cell(FILE *f, const char *s)
+{
+	if (s == NULL || *s == '\0') {
+		fputs("-", f);
+		return;
+	}
+	for (; *s; s++)
+		if (*s == '|')
+			fputs("\\|", f);
+		else
+			fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
+}
+
+static void
+num(FILE *f, const json_t *v)
+{
+	if (json_is_number(v))
+		fprintf(f, "%.9g", json_number_value(v));
+	else
+		fputs("-", f);
+}
+
+/* The trajectory table: every step when they are few, else evenly spaced
+ * steps with the interruption and the first divergence. */
+static void
+trajectory_table(FILE *f, const json_t *r)
+{
+	const json_t *plot = json_object_get(r, "plot"), *a = json_object_get(plot, "uninterrupted");
+	const json_t *b = json_object_get(plot, "resumed"), *first;
+	long long n = (long long)json_array_size(a), at = json_integer_value(json_object_get(r, "interrupt_at"));
+	long long div, every;
+
+	first = json_object_get(json_object_get(r, "trajectory"), "first");
+	div = first ? json_integer_value(json_object_get(first, "step")) : 0;
+	every = n > DOSSIER_RESUME_ROWS ? (n + DOSSIER_RESUME_ROWS - 1) / DOSSIER_RESUME_ROWS : 1;
+	fprintf(f, "| step | %s, uninterrupted | %s, interrupted then resumed | |\n|---|---|---|---|\n",
+		jstr(plot, "key", "?"), jstr(plot, "key", "?"));
+	for (long long st = 1; st <= n; st++) {
+		const json_t *va = json_array_get(a, (size_t)(st - 1)), *vb = json_array_get(b, (size_t)(st - 1));
+		if (st % every != 0 && st != 1 && st != n && st != at && st != at + 1 && st != div)
+			continue;
+		fprintf(f, "| %lld | ", st);
+		num(f, va);
+		fputs(" | ", f);
+		num(f, vb);
+		fprintf(f, " | %s%s |\n", st == at ? "interrupted here" : st == at + 1 ? "first resumed step" : "",
+			st == div ? (st == at + 1 ? "; first divergence" : "first divergence") : "");
+	}
+}
+
+static void
+inventory_table(FILE *f, const json_t *r)
+{
+	const json_t *inv = json_object_get(r, "inventory"), *k, *w;
+	size_t i, j;
+
+	if (inv == NULL)
+		return;
+	fputs("\nCheckpoint inventory of `", f);
+	cell(f, jstr(inv, "checkpoint", "?"));
+	fputs("`", f);
+	if (json_object_get(inv, "error")) {
+		fputs(": not read: ", f);
+		cell(f, jstr(inv, "error", "?"));
+		fputs(".\n", f);
+		return;
+	}
+	fputs(" (loader: ", f);
+	cell(f, jstr(inv, "loader", "?"));
+	fputs("):\n\n| kind | held | where |\n|---|---|---|\n", f);
+	json_array_foreach(json_object_get(inv, "kinds"), i, k) {
+		fputs("| ", f);
+		cell(f, jstr(k, "kind", "?"));
+		fprintf(f, " | %s", json_is_true(json_object_get(k, "present")) ? "yes" : "no");
+		if (json_is_false(json_object_get(k, "buffers")))
+			fputs(" (no per-parameter buffers)", f);
+		fputs(" | ", f);
+		json_array_foreach(json_object_get(k, "where"), j, w) {
+			if (j)
+				fputs(", ", f);
+			cell(f, json_string_value(w));
+		}
+		fputs(" |\n", f);
+	}
+}
+
+static const struct kd_row *
+row_of(const struct kd_ctx *ctx, const char *id)
+{
+	int i = stage_pos(&kd_stage_sample);
+
+	return i < 0 ? NULL : kd_rows_find(&ctx->state.st[i].rows, id);
+}
+
+char *
+dossier_resume_readme(const struct kd_ctx *ctx)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
+	const json_t *r = json_object_get(obs, "resume");
+	static const char *const ids[] = {
+		"sample.resume.trajectory", "sample.resume.final", "sample.resume.reference",
+		"sample.resume.inventory",
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (r == NULL || (f = open_memstream(&text, &len)) == NULL)
+		return NULL;
+	fputs("## The resume check\n\n", f);
+	if (json_object_get(r, "plot") == NULL) {
+		fputs("Not run: see stage 6's rows (`sample.resume`).\n\n", f);
+		fclose(f);
+		return text;
+	}
+	fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
+		(long long)json_integer_value(json_object_get(r, "steps")),
+		(long long)json_integer_value(json_object_get(r, "interrupt_at")), jstr(r, "interrupt", "stop"));
+	fputs("| check | status | observed |\n|---|---|---|\n", f);
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		const struct kd_row *row = row_of(ctx, ids[i]);
+		if (row == NULL)
+			continue;
+		fprintf(f, "| %s | %s | ", ids[i], kd_rstat_name(row->status));
+		cell(f, row->observed);
+		if (row->first_error) {
+			fputs("; ", f);
+			cell(f, row->first_error);
+		}
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+	trajectory_table(f, r);
+	inventory_table(f, r);
+	fputs("\n", f);
+	fclose(f);
+	return text;
+}
+
+/* A template as one double-quoted shell word: {out} is $OUT, {checkpoint}
+ * $CKPT, {steps} $STEPS, {step} $STEP. */
+static void
+shell_word(FILE *f, const char *s)
+{
+	static const struct { const char *ph, *var; } v[] = {
+		{ "{steps}", "${STEPS}" }, { "{out}", "${OUT}" },
+		{ "{checkpoint}", "${CKPT}" }, { "{step}", "${STEP}" },
+	};
+
+	fputc('"', f);
+	while (*s) {
+		size_t k;
+		for (k = 0; k < 4; k++)
+			if (strncmp(s, v[k].ph, strlen(v[k].ph)) == 0)
+				break;
+		if (k < 4) {
+			fputs(v[k].var, f);
+			s += strlen(v[k].ph);
+			continue;
+		}
+		if (*s == '"' || *s == '\\' || *s == '$' || *s == '`')
+			fputc('\\', f);
+		fputc(*s++, f);
+	}
+	fputc('"', f);
+}
+
+static void
+command(FILE *f, const json_t *argv)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(argv, i, a) {
+		const char *s = json_string_value(a);
+		if (i)
+			fputc(' ', f);
+		if (i == 0 && s && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
+			fputs(".venv-rebuild/bin/python", f);
+		else
+			shell_word(f, s ? s : "");
+	}
+}
+
+static const char compare_py[] =
+	"import json, os, sys\n"
+	"c = json.loads(sys.argv[1])\n"
+	"def read(p):\n"
+	"    out = {}\n"
+	"    for line in open(p):\n"
+	"        if line.strip():\n"
+	"            try:\n"
+	"                o = json.loads(line)\n"
+	"            except ValueError:\n"
+	"                continue\n"
+	"            out[o['step']] = o\n"
+	"    return out\n"
+	"a, b = read(os.environ['A_METRICS']), read(os.environ['B_METRICS'])\n"
+	"r, bad = c['rule'], None\n"
+	"for st in range(c['from'], c['to'] + 1):\n"
+	"    for k in c['keys']:\n"
+	"        if st not in a or st not in b:\n"
+	"            sys.exit('resume: step %d is missing' % st)\n"
+	"        x, y = a[st][k], b[st][k]\n"
+	"        ok = x == y if r.get('kind') == 'exact' else abs(y - x) <= r['atol'] + r['rtol'] * abs(x)\n"
+	"        if not ok and bad is None:\n"
+	"            bad = (st, k, x, y)\n"
+	"if bad:\n"
+	"    sys.exit('resume: first divergence at step %d, %s: uninterrupted %r, resumed %r' % bad)\n"
+	"print('resume: steps %d-%d agree under the rule %s' % (c['from'], c['to'], json.dumps(r)))\n";
+
+char *
+dossier_resume_procedure(const struct kd_ctx *ctx)
+{
+	struct resume_spec s;
+	char why[512], *text = NULL, *cfg, *q;
+	json_t *c, *keys;
+	size_t len = 0;
+	FILE *f;
+
+	if (resume_spec_parse(ctx->ref, &s, why, sizeof why) != 0 ||
+	    (f = open_memstream(&text, &len)) == NULL)
+		return NULL;
+	fputs("\nstep \"7. the resume check: uninterrupted, interrupted, resumed, compared\"\n", f);
+	fputs("A=\"$WORK/kernodeck-resume/uninterrupted\" B=\"$WORK/kernodeck-resume/interrupted\"\n"
+	      "rm -rf \"$A\" \"$B\"\nmkdir -p \"$A\" \"$B\"\n", f);
+	fprintf(f, "STEP=%lld OUT=\"$B\"\nCKPT=", s.interrupt_at);
+	shell_word(f, s.checkpoint);
+	fputs("\n", f);
+	fprintf(f, "STEPS=%lld OUT=\"$A\"\n", s.steps);
+	command(f, s.run);
+	fputs("\n", f);
+	if (s.kill) {
+		fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.steps);
+		command(f, s.run);
+		fputs(" &\npid=$!\n"
+		      "while kill -0 \"$pid\" 2>/dev/null && ! [ -s \"$CKPT\" ]; do sleep 0.1; done\n"
+		      "kill -KILL \"$pid\" 2>/dev/null || true\nwait \"$pid\" || true\n", f);
+	} else {
+		fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.interrupt_at);
+		command(f, s.run);
+		fputs("\n", f);
+	}
+	fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.steps);
+	command(f, s.resume);
+	fputs("\n", f);
+	fputs("OUT=\"$A\"\nexport A_METRICS=", f);
+	shell_word(f, s.metrics);
+	fputs("\nOUT=\"$B\"\nexport B_METRICS=", f);
+	shell_word(f, s.metrics);
+	fputs("\n", f);
+	keys = json_array();
+	for (size_t i = 0; i < s.nkeys; i++)
+		json_array_append_new(keys, json_string(s.keys[i]));
+	c = json_pack("{s:o, s:O, s:I, s:I}", "keys", keys, "rule", s.rule_tree,
+		      "from", (json_int_t)(s.interrupt_at + 1), "to", (json_int_t)s.steps);
+	cfg = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+	q = dossier_shell_quote(cfg ? cfg : "{}");
+	fprintf(f, ".venv-rebuild/bin/python - %s <<'KD_RESUME'\n%sKD_RESUME\n", q, compare_py);
+	free(q);
+	free(cfg);
+	json_decref(c);
+	fclose(f);
+	return text;
+}

@@ -1,0 +1,50 @@
+# docs-agree.py KERNODECK MAN README: every command's options are the same in
+# `kernodeck --help`, the man page's SYNOPSIS and the README's Commands
+# block; prints each disagreement, exit 1 when there is one.
+import re, subprocess, sys
+kd, man, readme = sys.argv[1:4]
+def opts_of(text):
+    return set(re.findall(r'--[a-z][a-z-]*', text.replace('\\-', '-')))
+# --help: one line per command
+helptext = subprocess.run([kd, '--help'], capture_output=True, text=True).stdout
+H, cur = {}, None
+for l in helptext.splitlines():
+    m = re.match(r'\s+kernodeck (\w+)\b(.*)', l)
+    if m and m.group(1) != 'COMMAND':
+        cur = m.group(1)
+        H[cur] = opts_of(m.group(2))
+    elif cur and re.match(r'\s+\[', l):
+        H[cur] |= opts_of(l)
+    else:
+        cur = None
+# man page SYNOPSIS: from ".B kernodeck CMD" to the next ".br"
+src = open(man).read()
+syn = src[src.index('.SH SYNOPSIS'):src.index('.SH DESCRIPTION')]
+M = {}
+for block in syn.split('.br'):
+    m = re.search(r'\.B kernodeck( \w+)?\n', block)
+    if m and m.group(1):
+        M[m.group(1).strip()] = opts_of(block[m.end():])
+# README: the Commands block, a command and its continuation lines
+R, cur = {}, None
+text = open(readme).read()
+blk = text[text.index('## Commands'):]
+blk = blk[:blk.index('\n## ', 5)]
+for l in blk.splitlines():
+    m = re.match(r'    kernodeck (\w+)\b(.*)', l)
+    syntax = lambda t: re.split(r'\S\s{3,}', t + ' ')[0]
+    if m:
+        cur = m.group(1)
+        R.setdefault(cur, set()).update(opts_of(syntax(m.group(2))))
+    elif cur and re.match(r' {5,40}\[', l):
+        R[cur] |= opts_of(syntax(l.strip()))
+bad = []
+for c in sorted(set(H) | set(M)):
+    h, m, r = H.get(c), M.get(c), R.get(c)
+    if h is None or m is None or r is None:
+        bad.append('%s: in --help %s, man %s, README %s' % (c, h is not None, m is not None, r is not None))
+        continue
+    if not (h == m == r):
+        bad.append('%s: --help %s; man %s; README %s' % (c, sorted(h), sorted(m), sorted(r)))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)

@@ -1,0 +1,56 @@
+#!/bin/sh
+# demo-training.sh - `kernodeck demo DIR --training`: the resumable training
+# demo walked headless through all seven stages, offline, in under a minute;
+# the resume rows in every headless format (text, YAML, JSON, JUnit); the
+# dossier's README tables of the trajectories and the checkpoint inventory;
+# procedure.sh's step 7 rerunning the exercise by hand and comparing.
+. "$KD_SRCDIR/tests/lib.sh"
+PY=/usr/bin/python3
+need_python demo-training "Debian's python3-torch is not installed for /usr/bin/python3" torch numpy
+export HOME="$KD_TMP/home"
+mkdir -p "$HOME"
+DEMO="$KD_TMP/demo"
+
+expect_exit 0 "kernodeck demo DIR --training --create-only" "$KD_BIN" demo "$DEMO" --training --create-only
+check "the training demo is committed by kernodeck demo, its tree clean" \
+	sh -c "test \"\$(git -C '$DEMO' log --format=%an | sort -u)\" = 'kernodeck demo' && test -z \"\$(git -C '$DEMO' status --porcelain)\""
+check "its reference is goal training-trajectory with a resume: section" \
+	sh -c "grep -q '^goal: training-trajectory' '$DEMO/kernodeck/reference.yaml' && grep -q '^resume:' '$DEMO/kernodeck/reference.yaml'"
+
+start=$(date +%s)
+"$KD_BIN" check "$DEMO" --junit "$KD_TMP/junit.xml" >"$KD_TMP/check.txt" 2>"$KD_TMP/check.err"
+r=$?
+took=$(( $(date +%s) - start ))
+check "kernodeck check on the training demo: exit 0 (all seven stages)" test "$r" -eq 0
+[ "$r" -eq 0 ] || grep -E "^[0-9] |^  fail|error:" "$KD_TMP/check.txt" | head -20 | sed 's/^/# /'
+check "in under a minute (took ${took} s)" test "$took" -lt 60
+for s in reference system rebuild contract compute sample dossier; do
+	check "stage $s passed" grep -Eq "^[0-9] $s +passed" "$KD_TMP/check.txt"
+done
+check "text: the resume rows" sh -c "grep -q 'pass sample.resume.trajectory *steps 21-40: 40 values compared, 0 diverging' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.final' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.reference' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.inventory .*8 of 8 kinds' '$KD_TMP/check.txt'"
+check "stage 1 judged the resume: section" grep -q "pass resume .*40 steps, interrupted at 20 (stop)" "$KD_TMP/check.txt"
+"$KD_BIN" check "$DEMO" --stage sample --format json >"$KD_TMP/c.json" 2>/dev/null
+"$KD_BIN" check "$DEMO" --stage sample --format yaml >"$KD_TMP/c.yaml" 2>/dev/null
+check "JSON: the resume rows and one row per kind of state" "$PY" -c "
+import json,sys; r=json.load(open(sys.argv[1]))
+ids={x['id']:x for x in r['stages'][0]['rows']}
+assert ids['sample.resume.trajectory']['status']=='pass', ids
+for k in ('model','optimizer','scheduler','rng_torch','rng_numpy','rng_python','counter','data_position'):
+    assert ids['sample.resume.kind.'+k]['observed'].startswith('present'), (k, ids)" "$KD_TMP/c.json"
+check "YAML: the resume rows" grep -q "id: sample.resume.trajectory" "$KD_TMP/c.yaml"
+check "JUnit: a testcase per resume row" "$PY" -c "
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+names = [c.get('name') for c in root.iter('testcase')]
+assert 'sample.resume.trajectory' in names and 'sample.resume.final' in names, names" "$KD_TMP/junit.xml"
+
+D="$DEMO/kernodeck/dossier"
+check "README: the resume check's rows" grep -q "^| sample.resume.trajectory | pass |" "$D/README.md"
+check "README: the trajectories table, interruption marked" sh -c "grep -q '^| step | loss, uninterrupted | loss, interrupted then resumed |' '$D/README.md' && grep -q '^| 20 | .* | interrupted here |' '$D/README.md'"
+check "README: the checkpoint inventory table" sh -c "grep -q '^| kind | held | where |' '$D/README.md' && grep -q '^| data_position | yes | data.generator' '$D/README.md'"
+check "procedure.sh: step 7, the resume check by hand" grep -q '^step "7. the resume check' "$D/procedure.sh"
+(cd "$KD_TMP" && bash "$D/procedure.sh" "$KD_TMP/byhand") >"$KD_TMP/proc.out" 2>&1
+r=$?
+check "procedure.sh by hand: exit 0" test "$r" -eq 0
+[ "$r" -eq 0 ] || tail -5 "$KD_TMP/proc.out" | sed 's/^/# /'
+check "procedure.sh by hand: the resumed trajectory agrees" grep -q "^resume: steps 21-40 agree under the rule" "$KD_TMP/proc.out"

@@ -1,0 +1,147 @@
+# tests/slurm-lib.sh - a private Slurm for one test (sourced after lib.sh).
+#
+#   slurm_start N [TASKPROLOG]   munged, slurmctld and N slurmd (n1..nN) on
+#                                this host, on free ports, with their own key,
+#                                sockets, slurm.conf (SLURM_CONF), spool and
+#                                state folders under $KD_TMP/slurm; waits
+#                                until every node is idle.  Returns 1 (with a
+#                                line on stderr) when Slurm does not come up.
+#   slurm_stop_node NAME         stops that node's slurmd (it stays in the
+#                                configuration: the controller still counts it)
+#   slurm_stop                   stops every daemon started here (also run
+#                                at exit); nothing is left running
+#   need_slurm NAME              skip test NAME when Slurm is not installed
+#
+# Nothing here uses the system's munge or Slurm services, their key, their
+# sockets or /etc/slurm: a machine where Debian started them is not touched.
+SL="$KD_TMP/slurm"
+SL_PIDS=""
+
+need_slurm() {
+	for _p in munged slurmctld slurmd srun scontrol; do
+		if ! command -v "$_p" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$_p" ]; then
+			skip "$1" "Slurm is not installed (apt-get install slurmd slurmctld slurm-client munge)"
+			exit 0
+		fi
+	done
+}
+
+# A free TCP port on 127.0.0.1 (the kernel's choice; closed at once).
+sl_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+sl_sbin() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
+
+slurm_stop() {
+	for _pid in $SL_PIDS; do
+		kill "$_pid" 2>/dev/null
+	done
+	for _pid in $SL_PIDS; do
+		_i=0
+		while kill -0 "$_pid" 2>/dev/null && [ "$_i" -lt 50 ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		kill -9 "$_pid" 2>/dev/null
+	done
+	# slurmstepd of a step still running when its slurmd went away
+	if [ -d "$SL" ]; then
+		for _f in $(grep -lzxs "SLURM_CONF=$SL/slurm.conf" /proc/[0-9]*/environ); do
+			_p=${_f#/proc/}; _p=${_p%/environ}
+			[ "$_p" != "$$" ] && kill -9 "$_p" 2>/dev/null
+		done
+	fi
+	SL_PIDS=""
+}
+trap 'slurm_stop; rm -rf "$KD_TMP"' EXIT
+trap 'exit 130' INT TERM
+
+slurm_start() {
+	_n=$1
+	_prolog=${2:-}
+	mkdir -p "$SL/state" "$SL/log" "$SL/munge"
+	chmod 700 "$SL/munge"
+	head -c 1024 /dev/urandom >"$SL/munge/key"
+	chmod 400 "$SL/munge/key"
+	"$(sl_sbin munged)" --force --socket="$SL/munge/socket" --key-file="$SL/munge/key" \
+		--pid-file="$SL/munge/pid" --log-file="$SL/munge/log" \
+		--seed-file="$SL/munge/seed" --foreground >/dev/null 2>&1 &
+	SL_PIDS="$SL_PIDS $!"
+	_cport=$(sl_port)
+	_host=$(hostname -s)
+	{
+		echo "ClusterName=kdtest"
+		echo "SlurmctldHost=$_host(127.0.0.1)"
+		echo "SlurmctldPort=$_cport"
+		echo "AuthType=auth/munge"
+		echo "AuthInfo=socket=$SL/munge/socket"
+		echo "CredType=cred/munge"
+		echo "SlurmUser=root"
+		echo "SlurmdUser=root"
+		echo "StateSaveLocation=$SL/state"
+		echo "SlurmdSpoolDir=$SL/spool-%n"
+		echo "SlurmctldPidFile=$SL/slurmctld.pid"
+		echo "SlurmdPidFile=$SL/slurmd-%n.pid"
+		echo "SlurmctldLogFile=$SL/log/slurmctld.log"
+		echo "SlurmdLogFile=$SL/log/slurmd-%n.log"
+		echo "ProctrackType=proctrack/linuxproc"
+		echo "TaskPlugin=task/none"
+		echo "SelectType=select/linear"
+		echo "SchedulerType=sched/builtin"
+		echo "MpiDefault=none"
+		echo "SwitchType=switch/none"
+		echo "JobAcctGatherType=jobacct_gather/none"
+		echo "AccountingStorageType=accounting_storage/none"
+		echo "JobCompType=jobcomp/none"
+		echo "SlurmdParameters=config_overrides"
+		echo "ReturnToService=2"
+		echo "SlurmdTimeout=300"
+		echo "MessageTimeout=5"
+		echo "KillWait=2"
+		echo "InactiveLimit=0"
+		echo "MinJobAge=2"
+		[ -n "$_prolog" ] && echo "TaskProlog=$_prolog"
+		_i=1
+		while [ "$_i" -le "$_n" ]; do
+			echo "NodeName=n$_i NodeAddr=127.0.0.1 NodeHostname=$_host Port=$(sl_port) CPUs=1 RealMemory=100 State=UNKNOWN"
+			_i=$((_i + 1))
+		done
+		echo "PartitionName=kd Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+	} >"$SL/slurm.conf"
+	export SLURM_CONF="$SL/slurm.conf"
+	# nothing of an outer job or of the caller's Slurm settings leaks in
+	unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST SLURM_NTASKS SLURM_PROCID
+	_i=0
+	while ! [ -S "$SL/munge/socket" ] && [ "$_i" -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	"$(sl_sbin slurmctld)" -D -i >"$SL/log/slurmctld.out" 2>&1 &
+	SL_PIDS="$SL_PIDS $!"
+	_i=1
+	while [ "$_i" -le "$_n" ]; do
+		"$(sl_sbin slurmd)" -D -N "n$_i" >"$SL/log/slurmd-n$_i.out" 2>&1 &
+		eval "SL_PID_n$_i=$!"
+		SL_PIDS="$SL_PIDS $!"
+		_i=$((_i + 1))
+	done
+	# every node idle within 30 s
+	_i=0
+	while [ "$_i" -lt 300 ]; do
+		_idle=$(sinfo -h -N -o '%N %t' 2>/dev/null | grep -c ' idle$')
+		[ "$_idle" -eq "$_n" ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "slurm-lib: Slurm did not come up: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')" >&2
+	tail -n 5 "$SL/log/slurmctld.log" "$SL"/log/slurmd-*.log >&2 2>/dev/null
+	return 1
+}
+
+slurm_stop_node() {
+	eval "_pid=\${SL_PID_$1:-}"
+	[ -n "$_pid" ] || return 1
+	kill "$_pid" 2>/dev/null
+	_i=0
+	while kill -0 "$_pid" 2>/dev/null && [ "$_i" -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	kill -9 "$_pid" 2>/dev/null
+	return 0
+}
