@@ -377,7 +377,7 @@ observed_inventory(const struct kd_ctx *ctx)
 static json_t *
 dossier_base(const struct kd_ctx *ctx)
 {
-	const json_t *obs = kd_ctx_obs(ctx, stage_index("rebuild"));
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
 	const json_t *b = json_object_get(obs, "base");
 	json_t *o;
 

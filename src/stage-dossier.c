@@ -85,7 +85,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 static int
 drop_deviation(struct kd_ctx *ctx, const char *prefix)
 {
-	struct kd_stage_state *ss = &ctx->state.st[stage_index("dossier")];
+	struct kd_stage_state *ss = &ctx->state.st[stage_pos(&kd_stage_dossier)];
 	int dropped = 0;
 
 	for (size_t k = 0; k < ss->ndevs;) {
@@ -247,7 +247,7 @@ act_redact(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, stru
 static int
 act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct kd_err *err)
 {
-	int i = stage_index("dossier");
+	int i = stage_pos(&kd_stage_dossier);
 	const json_t *f;
 	const char *src;
 	char *end, line[1200];

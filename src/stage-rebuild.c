@@ -306,7 +306,7 @@ rb_lint(struct rb *b)
 	/* a credential in the file: pip would carry it into its caches and logs */
 	const json_t *f;
 	size_t i;
-	int idx = stage_index("rebuild");
+	int idx = stage_pos(&kd_stage_rebuild);
 	json_array_foreach(json_object_get(lint, "findings"), i, f)
 		if (strcmp(json_string_value(json_object_get(f, "code")), "credential") == 0 &&
 		    stage_find_deviation(&b->ctx->state, idx, "rebuild.lint.credential") == NULL) {
@@ -954,7 +954,7 @@ act_move_aside(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 			"{s:s, s:s, s:s, s:s}", "choice", "moved-aside", "to", base, "by",
 			kd_author(), "at", now));
 		kd_sink_line(sink, "moved .venv-rebuild aside (nothing was deleted)");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	free(venv);
 	free(to);
@@ -978,7 +978,7 @@ act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct
 			"{s:s, s:s, s:s, s:s, s:s}", "choice", "keep", "venv", vi.path,
 			"pyvenv_sha256", vi.cfg_sha256, "by", kd_author(), "at", now));
 		kd_sink_line(sink, "keeping the existing .venv-rebuild: it will be installed into");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	venv_info_free(&vi);
 	free(venv);
@@ -997,6 +997,7 @@ const struct kd_stage_ops kd_stage_rebuild = {
 	.title = "Rebuild",
 	.summary = "a fresh venv from requirements-rebuild.txt, with the chosen interpreter",
 	.obs_file = "rebuild.yaml",
+	.replay = 1,
 	.gather = rebuild_gather,
 	.check = rebuild_check,
 	.describe = rebuild_describe,
