@@ -16,6 +16,7 @@
 #include "kernodeck/resume.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-sample.h"
 
 #define DOSSIER_RESUME_ROWS 40   /* trajectory rows in the README */
 
@@ -126,7 +127,7 @@ char *
 dossier_resume_readme(const struct kd_ctx *ctx)
 {
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
-	const json_t *r = json_object_get(obs, "resume");
+	const json_t *r = obs_sample_resume(obs);
 	static const char *const ids[] = {
 		"sample.resume.trajectory", "sample.resume.final", "sample.resume.reference",
 		"sample.resume.inventory",

@@ -43,6 +43,8 @@
 #include "kernodeck/state.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-contract.h"
+#include "kernodeck/obs-rebuild.h"
 
 #define CT_TIMEOUT 300.0
 #define CT_DIFF_PREFIX "contract.diff."
@@ -177,8 +179,8 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 		json_decref(tree);
 		size_t nsys = inventory_label_system(pkgs, realpath(venv, real) ? real : venv);
 		/* a base environment's packages are outside the venv too: named apart */
-		size_t nbase = baseenv_label(pkgs, yamlio_get(kd_ctx_obs(ctx,
-			stage_pos(&kd_stage_rebuild)), "base.site_dirs"));
+		size_t nbase = baseenv_label(pkgs, obs_rebuild_base_site_dirs(kd_ctx_obs(ctx,
+			stage_pos(&kd_stage_rebuild))));
 		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i, s:i}", "source",
 			"pip inspect", "count", (json_int_t)json_array_size(pkgs), "system",
 			(json_int_t)(nsys - nbase), "base", (json_int_t)nbase));
@@ -633,7 +635,7 @@ ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select an inventory difference (a contract.diff.* row) to mark");
 	cn = arg + strlen(CT_DIFF_PREFIX);
-	json_array_foreach(yamlio_get(obs, "inventory.comparison.differences"), i, d)
+	json_array_foreach(obs_contract_differences(obs), i, d)
 		if (strcmp(str(d, "canonical_name"), cn) == 0)
 			found = 1;
 	if (!found || strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
@@ -693,7 +695,7 @@ act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink
 	char msg[128];
 
 	(void)arg;
-	json_array_foreach(yamlio_get(kd_ctx_obs(ctx, idx), "inventory.comparison.differences"), i, d) {
+	json_array_foreach(obs_contract_differences(kd_ctx_obs(ctx, idx)), i, d) {
 		const char *cn = str(d, "canonical_name");
 		char path[300];
 		if (!json_is_true(json_object_get(d, "system")) || mark_of(ctx, cn) != NULL ||
