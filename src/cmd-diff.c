@@ -38,6 +38,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/obs-contract.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -310,8 +311,8 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	} else {
 		/* a capture without packages: its differences from its reference */
 		json_t *o = json_object();
-		flatten(yamlio_get(json_object_get(stage_of(root, "contract"), "observations"),
-				   "inventory.comparison.differences"), "", project, o, 0);
+		flatten(obs_contract_differences(json_object_get(stage_of(root, "contract"),
+							 "observations")), "", project, o, 0);
 		json_object_set_new(l, "inventory_flat", o);
 	}
 	json_object_set_new(l, "probe", flat_obs(root, "compute", project));

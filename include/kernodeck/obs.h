@@ -16,7 +16,8 @@
  * (const json_t *, NULL when absent or of another kind), any (const json_t
  * *), bool (int: 1 only for true), int (json_int_t, 0 when absent), num
  * (double, 0 when absent; integers too).  Flags: KD_OBS_OPT for a key that
- * is absent or null in some runs (the test does not require it).
+ * is absent or null in some runs (the test does not require it, nor the
+ * keys below it where it is absent).
  */
 #ifndef KD_OBS_H
 #define KD_OBS_H
