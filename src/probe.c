@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernodeck/caps.h"
+#include "kernodeck/obs-compute.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/step.h"
 
@@ -244,7 +245,7 @@ jstr(const json_t *o, const char *key, const char *dflt)
 static void
 step_observed(const json_t *s, const char *name, char *buf, size_t len)
 {
-	double ms = json_number_value(json_object_get(s, "ms"));
+	double ms = obs_compute_step_ms(s);
 
 	if (strcmp(name, "python") == 0)
 		snprintf(buf, len, "Python %s at %s%s", jstr(s, "version", "?"),
@@ -262,8 +263,8 @@ step_observed(const json_t *s, const char *name, char *buf, size_t len)
 			 json_object_get(s, "call") ? ", " : "",
 			 json_object_get(s, "call") ? jstr(s, "call", "") : "",
 			 json_object_get(s, "call") ? "() returned" : "");
-	else if (json_object_get(s, "device"))
-		snprintf(buf, len, "passed on %s in %.1f ms", jstr(s, "device", "?"), ms);
+	else if (obs_compute_step_device(s) != NULL)
+		snprintf(buf, len, "passed on %s in %.1f ms", obs_compute_step_device(s), ms);
 	else
 		snprintf(buf, len, "passed in %.1f ms", ms);
 }
@@ -339,9 +340,9 @@ rows_have_fail(const struct kd_rows *rows, size_t from)
 static void
 step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 {
-	const char *name = jstr(s, "step", "?"), *label;
-	const json_t *e = json_object_get(s, "error");
-	int ok = json_is_true(json_object_get(s, "ok"));
+	const char *name = obs_compute_step_step(s) ? obs_compute_step_step(s) : "?", *label;
+	const json_t *e = obs_compute_step_error(s);
+	int ok = obs_compute_step_ok(s);
 	char id[256], obs[1024];
 	struct kd_row *row;
 
@@ -382,11 +383,12 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 void
 probe_check_rows(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *steps = json_object_get(obs, "steps");
-	const json_t *begun = json_object_get(obs, "interrupted_in");
-	const json_t *fe = json_object_get(obs, "first_error");
-	const char *expected = json_string_value(json_object_get(obs, "expected"));
-	const char *ended = jstr(obs, "ended", "ended");
+	const json_t *steps = obs_compute_steps(obs);
+	const json_t *begun = obs_compute_interrupted_in(obs);
+	const json_t *fe = obs_compute_first_error(obs);
+	const json_t *text = obs_compute_text(obs);
+	const char *expected = obs_compute_expected(obs);
+	const char *ended = obs_compute_ended(obs) ? obs_compute_ended(obs) : "ended";
 	size_t start = rows->n, i;
 	int agreed = 0;
 	json_t *s;
@@ -400,13 +402,13 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 	}
 	json_array_foreach(steps, i, s) {
 		step_row(s, expected, rows);
-		if (strcmp(jstr(s, "step", ""), "agree") == 0 && json_is_true(json_object_get(s, "ok")))
+		if (obs_compute_step_step(s) != NULL && strcmp(obs_compute_step_step(s), "agree") == 0 &&
+		    obs_compute_step_ok(s))
 			agreed = 1;
 	}
 	if (json_is_object(begun)) {
 		const char *label;
 		char id[256];
-		const json_t *text = json_object_get(obs, "text");
 		const char *last = json_string_value(json_array_get(text, json_array_size(text) - 1));
 		struct kd_row *r;
 
@@ -414,15 +416,14 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 		snprintf(buf, sizeof buf, "the probe stopped during this step: %s", ended);
 		r = kd_rows_add(rows, id, KD_R_FAIL, label, buf, "passes", NULL);
 		kd_row_set_error(r, last ? last : ended,
-				 json_is_true(json_object_get(obs, "timed_out"))
+				 obs_compute_timed_out(obs)
 				 ? "the step hung: look at the log; a GPU initialisation can hang on a busy or faulty device"
 				 : "the probe crashed in this step: the log holds what it printed last");
-	} else if (!json_is_true(json_object_get(obs, "completed"))) {
+	} else if (!obs_compute_completed(obs)) {
 		struct kd_row *r;
 		snprintf(buf, sizeof buf, "the probe ended without its final line: %s", ended);
 		r = kd_rows_add(rows, "compute.probe", KD_R_FAIL, "the probe ran to its end", buf,
 				"its final line", NULL);
-		const json_t *text = json_object_get(obs, "text");
 		kd_row_set_error(r, json_string_value(json_array_get(text, 0)),
 				 "run the interpreter by hand on the probe to see what it prints");
 	}
@@ -432,11 +433,13 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 					       "passes", NULL);
 		kd_row_set_error(r, NULL, "the probe reported no agreement step: look at its log");
 	}
-	if (json_is_object(fe)) {
-		const char *dev = json_string_value(json_object_get(fe, "device"));
-		snprintf(buf, sizeof buf, "in step %s%s%s: %s: %s", jstr(fe, "step", "?"),
-			 dev ? " on " : "", dev ? dev : "", jstr(fe, "type", "Error"),
-			 jstr(fe, "message", ""));
+	if (fe != NULL) {
+		const char *dev = obs_compute_first_error_device(obs);
+		const char *st = obs_compute_first_error_step(obs);
+		const char *type = obs_compute_first_error_type(obs);
+		const char *msg = obs_compute_first_error_message(obs);
+		snprintf(buf, sizeof buf, "in step %s%s%s: %s: %s", st ? st : "?",
+			 dev ? " on " : "", dev ? dev : "", type ? type : "Error", msg ? msg : "");
 		kd_rows_add(rows, "compute.first-error", KD_R_INFO, "first error", buf, NULL, NULL);
 	}
 }
@@ -444,13 +447,13 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 void
 probe_describe_rows(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *steps = json_object_get(obs, "steps");
+	const json_t *steps = obs_compute_steps(obs);
 	size_t i;
 	json_t *s;
 	char buf[2048];
 
 	json_array_foreach(steps, i, s) {
-		const char *name = jstr(s, "step", "");
+		const char *name = obs_compute_step_step(s) ? obs_compute_step_step(s) : "";
 		if (strcmp(name, "import_torch") == 0) {
 			kd_rows_addf(rows, "compute.info.torch", KD_R_INFO, "PyTorch", NULL,
 				     "%s; torch.version.cuda %s; torch.version.hip %s; git %s; %s",

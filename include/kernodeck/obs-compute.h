@@ -3,6 +3,25 @@
  * each key its type, getter name and path.  Getters: obs_compute_NAME(obs).
  * Keep in step with what the stage writes; tests/e2e/obs-keys.sh proves
  * every key not marked KD_OBS_OPT is there after the demo's check.
+ *
+ *   interpreter           .venv-rebuild/bin/python (absolute)
+ *   expected              system.backend of the reference, or null
+ *   interpreter_missing   true when there is no interpreter; unknown_backend
+ *                         true when system.backend names no backend: in
+ *                         those two runs nothing else is written, so the
+ *                         keys without KD_OBS_OPT are those of a run of the
+ *                         probe (probe.c's probe_obs):
+ *   probe, log            the probe script and its log
+ *   ended, exit_code, timed_out, cancelled, seconds   the run (run.c)
+ *   completed             the probe printed its final line (then end: it)
+ *   interrupted_in        the step begun and never ended (a crash or hang)
+ *   steps[]               one object per step the probe ended, in its
+ *                         order (KD_OBS_COMPUTE_STEP; the other keys are
+ *                         each step's own, share/probe.py)
+ *   first_error           the first failed step's error with its step and
+ *                         device, or null
+ *   text[], text_dropped  what the probe printed that was not a step line
+ *   argv, cwd, timeout    how the probe was run
  */
 #ifndef KD_OBS_COMPUTE_H
 #define KD_OBS_COMPUTE_H
@@ -10,12 +29,39 @@
 #include "kernodeck/obs.h"
 
 #define KD_OBS_COMPUTE(X) \
-	X(str, expected, "expected", 0) \
+	X(str, interpreter, "interpreter", 0) \
+	X(str, expected, "expected", KD_OBS_OPT) \
+	X(bool, interpreter_missing, "interpreter_missing", KD_OBS_OPT) \
+	X(bool, unknown_backend, "unknown_backend", KD_OBS_OPT) \
 	X(str, probe, "probe", 0) \
+	X(str, log, "log", 0) \
+	X(str, ended, "ended", 0) \
+	X(bool, timed_out, "timed_out", 0) \
+	X(bool, completed, "completed", 0) \
+	X(obj, interrupted_in, "interrupted_in", KD_OBS_OPT) \
+	X(arr, steps, "steps", 0) \
+	X(obj, first_error, "first_error", KD_OBS_OPT) \
+	X(str, first_error_step, "first_error.step", 0) \
+	X(str, first_error_device, "first_error.device", KD_OBS_OPT) \
+	X(str, first_error_type, "first_error.type", KD_OBS_OPT) \
+	X(str, first_error_message, "first_error.message", KD_OBS_OPT) \
+	X(arr, text, "text", 0) \
+	/* end */
+
+/* The keys every element of steps has: obs_compute_step_NAME(s). */
+#define KD_OBS_COMPUTE_STEP(X) \
+	X(str, step, "step", 0) \
+	X(bool, ok, "ok", 0) \
+	X(num, ms, "ms", 0) \
+	X(str, device, "device", KD_OBS_OPT) \
+	X(obj, error, "error", KD_OBS_OPT) \
 	/* end */
 
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(compute, type, name, path, flags)
 KD_OBS_COMPUTE(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(compute_step, type, name, path, flags)
+KD_OBS_COMPUTE_STEP(KD_OBS_G)
 #undef KD_OBS_G
 
 #endif
