@@ -1,8 +1,9 @@
 /*
  * obs-compute.h - the tree of compute.yaml (the compute stage's observations):
  * each key its type, getter name and path.  Getters: obs_compute_NAME(obs).
- * Keep in step with what the stage writes; tests/e2e/obs-keys.sh proves
- * every key not marked KD_OBS_OPT is there after the demo's check.
+ * Keep in step with what the stage writes; tests/helpers/obs-keys (run by
+ * tests/integration/demo-headless.sh and demo-training.sh) proves every key
+ * not marked KD_OBS_OPT is there after the demos' checks.
  *
  *   interpreter           .venv-rebuild/bin/python (absolute)
  *   expected              system.backend of the reference, or null

@@ -1,8 +1,9 @@
 /*
  * obs-dossier.h - the tree of dossier-obs.yaml (the dossier stage's observations):
  * each key its type, getter name and path.  Getters: obs_dossier_NAME(obs).
- * Keep in step with what the stage writes; tests/e2e/obs-keys.sh proves
- * every key not marked KD_OBS_OPT is there after the demo's check.
+ * Keep in step with what the stage writes; tests/helpers/obs-keys (run by
+ * tests/integration/demo-headless.sh and demo-training.sh) proves every key
+ * not marked KD_OBS_OPT is there after the demos' checks.
  *
  * The tree is dossier_write's summary (src/dossier.c; `kernodeck dossier`
  * reads the same one), with the stage's check of SHA256SUMS added:

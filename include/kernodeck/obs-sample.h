@@ -1,9 +1,10 @@
 /*
  * obs-sample.h - the tree of sample.yaml (the sample stage's observations):
  * each key its type, getter name and path.  Getters: obs_sample_NAME(obs).
- * Keep in step with what the stage writes; tests/e2e/obs-keys.sh proves
- * every key not marked KD_OBS_OPT is there after the demo's check (and the
- * keys of resume after the training demo's, tests/integration/demo-training.sh).
+ * Keep in step with what the stage writes; tests/helpers/obs-keys (run by
+ * tests/integration/demo-headless.sh and demo-training.sh) proves every key
+ * not marked KD_OBS_OPT is there after the demos' checks (the keys below
+ * resume after the training demo's).
  *
  *   entry_point_error, interpreter_missing, outputs_error   why the entry
  *                         point was not run: in those runs only entry_point,
