@@ -21,13 +21,6 @@
 #define RESUME_LIKELY_CAP 1024
 
 static const char *
-jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : dflt;
-}
-
-static const char *
 or_str(const char *s, const char *dflt)
 {
 	return s ? s : dflt;
@@ -310,7 +303,7 @@ row_final(const json_t *obs, struct kd_rows *rows)
 {
 	const char *absent = obs_sample_resume_final_absent(obs), *err = obs_sample_resume_final_error(obs);
 	const json_t *d;
-	const char *label = "final checkpoints agree tensor by tensor";
+	const char *label = "final checkpoints agree tensor by tensor", *tensor;
 	struct kd_row *row;
 	char fe[1024], a[64], b[64];
 
@@ -339,18 +332,18 @@ row_final(const json_t *obs, struct kd_rows *rows)
 	if (row->status == KD_R_PASS)
 		return;
 	d = json_array_get(obs_sample_resume_final_differing(obs), 0);
-	if (json_object_get(d, "only_in"))
-		snprintf(fe, sizeof fe, "tensor %s is only in the %s run's checkpoint", jstr(d, "tensor", "?"),
-			 strcmp(jstr(d, "only_in", ""), "a") == 0 ? "uninterrupted" : "resumed");
-	else if (json_object_get(d, "first")) {
-		num_str(json_object_get(json_object_get(d, "first"), "a"), a, sizeof a);
-		num_str(json_object_get(json_object_get(d, "first"), "b"), b, sizeof b);
+	tensor = or_str(obs_sample_tensor_tensor(d), "?");
+	if (obs_sample_tensor_only_in(d) != NULL)
+		snprintf(fe, sizeof fe, "tensor %s is only in the %s run's checkpoint", tensor,
+			 strcmp(obs_sample_tensor_only_in(d), "a") == 0 ? "uninterrupted" : "resumed");
+	else if (obs_sample_tensor_first(d) != NULL) {
+		num_str(obs_sample_tensor_first_a(d), a, sizeof a);
+		num_str(obs_sample_tensor_first_b(d), b, sizeof b);
 		snprintf(fe, sizeof fe, "tensor %s differs in %lld of %lld elements; element %lld: uninterrupted %s, resumed %s",
-			 jstr(d, "tensor", "?"), (long long)json_integer_value(json_object_get(d, "differ")),
-			 (long long)json_integer_value(json_object_get(d, "elements")),
-			 (long long)json_integer_value(json_object_get(json_object_get(d, "first"), "index")), a, b);
+			 tensor, (long long)obs_sample_tensor_differ(d), (long long)obs_sample_tensor_elements(d),
+			 (long long)obs_sample_tensor_first_index(d), a, b);
 	} else
-		snprintf(fe, sizeof fe, "tensor %s: %s", jstr(d, "tensor", "?"), jstr(d, "error", "differs"));
+		snprintf(fe, sizeof fe, "tensor %s: %s", tensor, or_str(obs_sample_tensor_error(d), "differs"));
 	kd_row_set_error(row, fe, "the resumed run ends in another state: see the trajectory row for where it starts");
 }
 

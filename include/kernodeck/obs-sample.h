@@ -32,7 +32,8 @@
  *                         interrupted, resumed: KD_OBS_SAMPLE_RUN),
  *                         checkpoint, inventory (kinds[]: KD_OBS_SAMPLE_KIND),
  *                         metrics (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
- *                         trajectory (KD_OBS_SAMPLE_TRAJ), plot, final,
+ *                         trajectory (KD_OBS_SAMPLE_TRAJ), plot, final
+ *                         (differing[]: KD_OBS_SAMPLE_TENSOR),
  *                         reference (KD_OBS_SAMPLE_TRAJ), reference_rule
  *
  * A key below a KD_OBS_OPT key is required only where that key is there.
@@ -221,6 +222,20 @@
 	X(str, missing_in, "missing.in", KD_OBS_OPT) \
 	/* end */
 
+/* One element of resume.final.differing (share/ckpt-inventory.py's
+ * comparison): obs_sample_tensor_NAME(d). */
+#define KD_OBS_SAMPLE_TENSOR(X) \
+	X(str, tensor, "tensor", 0) \
+	X(str, only_in, "only_in", KD_OBS_OPT) \
+	X(int, differ, "differ", KD_OBS_OPT) \
+	X(int, elements, "elements", KD_OBS_OPT) \
+	X(obj, first, "first", KD_OBS_OPT) \
+	X(int, first_index, "first.index", KD_OBS_OPT) \
+	X(any, first_a, "first.a", KD_OBS_OPT) \
+	X(any, first_b, "first.b", KD_OBS_OPT) \
+	X(str, error, "error", KD_OBS_OPT) \
+	/* end */
+
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(sample, type, name, path, flags)
 KD_OBS_SAMPLE(KD_OBS_G)
 #undef KD_OBS_G
@@ -241,6 +256,9 @@ KD_OBS_SAMPLE_METRICS(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(sample_traj, type, name, path, flags)
 KD_OBS_SAMPLE_TRAJ(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(sample_tensor, type, name, path, flags)
+KD_OBS_SAMPLE_TENSOR(KD_OBS_G)
 #undef KD_OBS_G
 
 #endif
