@@ -161,6 +161,19 @@ step_record(const struct kd_ctx *ctx, const struct kd_step *s, int rc, const str
 	return rec;
 }
 
+/* What every pip step of stages 3 and 4 is given. */
+static void
+pip_settings(struct kd_step *s, const char *what, const char *label, const char *const *argv,
+	     double timeout)
+{
+	s->what = what;
+	s->label = label;
+	s->argv = argv;
+	s->env_set = step_pip_env_set;
+	s->env_unset = step_pip_env_unset;
+	s->timeout_s = timeout;
+}
+
 int
 step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
 	 const char *const *argv, double timeout, struct kd_step *s, json_t *steps,
@@ -168,12 +181,7 @@ step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const
 {
 	int rc;
 
-	s->what = what;
-	s->label = label;
-	s->argv = argv;
-	s->env_set = step_pip_env_set;
-	s->env_unset = step_pip_env_unset;
-	s->timeout_s = timeout;
+	pip_settings(s, what, label, argv, timeout);
 	rc = step_run(ctx, sink, s, err);
 	json_array_append_new(steps, step_record(ctx, s, rc, err));
 	return rc;
@@ -205,18 +213,6 @@ job_main(void *u)
 	j->rc = step_run(j->ctx, NULL, j->s, j->err);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
-}
-
-static void
-pip_settings(struct kd_step *s, const char *what, const char *label, const char *const *argv,
-	     double timeout)
-{
-	s->what = what;
-	s->label = label;
-	s->argv = argv;
-	s->env_set = step_pip_env_set;
-	s->env_unset = step_pip_env_unset;
-	s->timeout_s = timeout;
 }
 
 void
