@@ -265,8 +265,7 @@ check_clean(const json_t *ref, const json_t *robs, struct kd_rows *rows)
 			break;
 		}
 		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s %s", i ? "; " : "",
-				      nz(json_string_value(json_object_get(f, "status"))),
-				      nz(json_string_value(json_object_get(f, "path"))));
+				      nz(obs_reference_dirty_status(f)), nz(obs_reference_dirty_path(f)));
 		if (o >= sizeof list)
 			break;
 	}
@@ -295,10 +294,10 @@ check_submodules(const json_t *obs, struct kd_rows *rows)
 		return;
 	list[0] = bad[0] = '\0';
 	json_array_foreach(subs, i, s) {
-		const char *p = nz(json_string_value(json_object_get(s, "path")));
-		const char *wd = json_string_value(json_object_get(s, "checked_out"));
+		const char *p = nz(obs_reference_submodule_path(s));
+		const char *wd = obs_reference_submodule_checked_out(s);
 
-		if (!json_is_true(json_object_get(s, "initialized"))) {
+		if (!obs_reference_submodule_initialized(s)) {
 			if (b < sizeof bad)
 				b += (size_t)snprintf(bad + b, sizeof bad - b, "%s%s",
 						      b ? ", " : "", p);

@@ -308,8 +308,8 @@ rb_lint(struct rb *b)
 	const json_t *f;
 	size_t i;
 	int idx = stage_pos(&kd_stage_rebuild);
-	json_array_foreach(json_object_get(lint, "findings"), i, f)
-		if (strcmp(json_string_value(json_object_get(f, "code")), "credential") == 0 &&
+	json_array_foreach(obs_rebuild_requirements_lint_findings(b->obs), i, f)
+		if (strcmp(obs_rebuild_finding_code(f), "credential") == 0 &&
 		    stage_find_deviation(&b->ctx->state, idx, "rebuild.lint.credential") == NULL) {
 			json_object_set_new(b->obs, "blocked", json_string(
 				"the rebuild file holds a credential: nothing was run"));

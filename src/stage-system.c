@@ -89,8 +89,8 @@ system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	kd_sink_step(sink, "PyTorch variant", 0.9);
 	plan = variant_plan_read(ctx->project_dir, ctx->ref);
 	json_object_set_new(obs, "plan", plan);
-	json_object_set_new(obs, "variant", variant_judge(plan, obs, json_string_value(
-		json_object_get(json_object_get(pj.py, "chosen"), "version"))));
+	json_object_set_new(obs, "variant", variant_judge(plan, obs,
+		obs_system_python_chosen_version(obs)));
 	res->obs = obs;
 	return 0;
 }
@@ -844,7 +844,7 @@ system_describe(const struct kd_result *res, struct kd_rows *rows)
 	json_array_foreach(obs_system_python_available(obs), i, val) {
 		size_t n = strlen(v);
 		snprintf(v + n, sizeof v - n, "%s%s", n ? " " : "",
-			 json_string_value(json_object_get(val, "path")));
+			 obs_system_pythons_path(val));
 	}
 	info(rows, "info.pythons", "interpreters found", v[0] ? v : "none");
 	snprintf(v, sizeof v, "%s: %s", obs_system_plan_kind(obs), obs_system_plan_source(obs));

@@ -57,6 +57,20 @@
 	X(arr, changed, "changed", 0) \
 	/* end */
 
+/* One element of code.dirty: obs_reference_dirty_NAME(f).  status is
+ * git status's two letters ("M ", "??"). */
+#define KD_OBS_REFERENCE_DIRTY(X) \
+	X(str, status, "status", 0) \
+	X(str, path, "path", 0) \
+	/* end */
+
+/* One element of code.submodules: obs_reference_submodule_NAME(s). */
+#define KD_OBS_REFERENCE_SUBMODULE(X) \
+	X(str, path, "path", 0) \
+	X(bool, initialized, "initialized", 0) \
+	X(str, checked_out, "checked_out", KD_OBS_OPT) \
+	/* end */
+
 /* One value of files: obs_reference_file_NAME(file).  sha256 (a folder's
  * is its manifest's), size, kind (file, folder), from_cache, manifest (the
  * folder's manifest, under the kernodeck folder), or error and error_kind
@@ -93,6 +107,12 @@
 
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(reference, type, name, path, flags)
 KD_OBS_REFERENCE(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(reference_dirty, type, name, path, flags)
+KD_OBS_REFERENCE_DIRTY(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(reference_submodule, type, name, path, flags)
+KD_OBS_REFERENCE_SUBMODULE(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(reference_file, type, name, path, flags)
 KD_OBS_REFERENCE_FILE(KD_OBS_G)

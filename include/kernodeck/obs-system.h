@@ -31,6 +31,7 @@
  *                         venvs), .venv_error, .reason (why it was chosen,
  *                         or why it does not run)
  *   python.available      [{path, version}] interpreters found on PATH
+ *                         (KD_OBS_SYSTEM_PYTHONS)
  *   plan                  the planned PyTorch variant (variant.c): .kind
  *                         ("cuda", "rocm", "cpu", "system", "none"), .tag
  *                         ("cu121"), .cuda, .rocm, .source (where the plan
@@ -122,6 +123,12 @@
 	X(str, reason, "reason", KD_OBS_OPT) \
 	/* end */
 
+/* One element of python.available: obs_system_pythons_NAME(py). */
+#define KD_OBS_SYSTEM_PYTHONS(X) \
+	X(str, path, "path", 0) \
+	X(str, version, "version", KD_OBS_OPT) \
+	/* end */
+
 /* One element of variant.problems: obs_system_problems_NAME(p). */
 #define KD_OBS_SYSTEM_PROBLEM(X) \
 	X(str, status, "status", 0) \
@@ -140,6 +147,9 @@ KD_OBS_SYSTEM_DEVICE(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(system_tools, type, name, path, flags)
 KD_OBS_SYSTEM_TOOL(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(system_pythons, type, name, path, flags)
+KD_OBS_SYSTEM_PYTHONS(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(system_problems, type, name, path, flags)
 KD_OBS_SYSTEM_PROBLEM(KD_OBS_G)
