@@ -373,20 +373,23 @@ rb_existing(struct rb *b)
 	return action;
 }
 
-/* Run pip freeze --all and pip inspect; save both files. */
+/* Run pip freeze --all and pip inspect (side by side: both only read the
+ * venv); save both files. */
 static void
 rb_capture(struct rb *b)
 {
 	const char *const fz[] = { b->vpy, "-I", "-m", "pip", "freeze", "--all", NULL };
 	const char *const in[] = { b->vpy, "-I", "-m", "pip", "inspect", NULL };
-	struct kd_step rr = { .keep = 1 };
+	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
-	struct kd_err e = { 0 };
+	struct kd_err e = { 0 }, ei = { 0 };
+	int rc_f, rc_i;
 
 	json_object_set_new(b->obs, "inventory", inv);
-	if (step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
-			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && step_ok(&rr) &&
-	    !rr.overflow) {
+	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all", fz, &rr,
+		      &rc_f, &e, "pip-inspect", "pip inspect", in, &ri, &rc_i, &ei,
+		      RB_TIMEOUT_QUERY);
+	if (rc_f == 0 && step_ok(&rr) && !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
 		size_t olen = 0, count = 0, n;
@@ -414,17 +417,16 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (step_pip(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
-			 &rr, b->steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
-	    rr.buf != NULL) {
-		const char *brace = strchr(rr.buf, '{');
+	if (rc_i == 0 && step_ok(&ri) && !ri.overflow && ri.buf != NULL) {
+		const char *brace = strchr(ri.buf, '{');
 		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
-		if (brace != NULL && fsutil_write_atomic(path, brace, rr.len - (size_t)(brace -
-							 rr.buf), 0, &e) == 0)
+		if (brace != NULL && fsutil_write_atomic(path, brace, ri.len - (size_t)(brace -
+							 ri.buf), 0, &ei) == 0)
 			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 		free(path);
 	}
 	step_free(&rr);
+	step_free(&ri);
 }
 
 /* The pip install step; fills obs.install. */
