@@ -246,7 +246,7 @@ packages_of(const json_t *root)
 	/* only read: shared, not copied */
 	if (json_is_array(p))
 		return json_incref((json_t *)p);
-	p = yamlio_get(obs, "inventory.rebuilt.packages");
+	p = obs_contract_packages(obs);
 	if (json_is_array(p))
 		return json_incref((json_t *)p);
 	return NULL;

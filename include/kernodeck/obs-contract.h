@@ -41,6 +41,7 @@
 	X(str, pip_check_file, "pip_check.file", KD_OBS_OPT) \
 	X(arr, pip_check_problems, "pip_check.problems", KD_OBS_OPT) \
 	X(obj, inventory, "inventory", KD_OBS_OPT) \
+	X(arr, packages, "inventory.packages", KD_OBS_OPT) \
 	X(obj, rebuilt, "inventory.rebuilt", 0) \
 	X(str, rebuilt_error, "inventory.rebuilt.error", KD_OBS_OPT) \
 	X(int, rebuilt_count, "inventory.rebuilt.count", KD_OBS_OPT) \

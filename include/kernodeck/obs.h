@@ -10,7 +10,7 @@
  * (a misspelt getter is a compile error, not a silent NULL), and one table
  * per file (src/obs.c, kd_obs_files) lets a test prove every key the header
  * declares is where the stage writes it (tests/helpers/obs-keys.c, run on
- * the demo's observations by tests/e2e/obs-keys.sh).
+ * the demo's observations by tests/helpers/obs-keys (run by demo-headless and demo-training)).
  *
  * Types: str (const char *, NULL when absent or not a string), obj and arr
  * (const json_t *, NULL when absent or of another kind), any (const json_t
