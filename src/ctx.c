@@ -86,6 +86,9 @@ kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 	snprintf(suffix, sizeof suffix, "-%s.log", what);
 	p = fsutil_stamped_name(dir, "", suffix);
 	free(dir);
+	/* this run's: never pruned while it runs (logkeep.h) */
+	if (p != NULL && ctx->own_logs != NULL)
+		json_object_set_new(ctx->own_logs, strrchr(p, '/') + 1, json_true());
 	return p;
 }
 
@@ -298,6 +301,7 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	ctx->timeout_install = 3600;
 	ctx->timeout_probe = 300;
 	ctx->timeout_sample = 1800;
+	ctx->own_logs = json_object();
 	ctx->project_dir = kd_abspath(project_dir ? project_dir : ".");
 	if (stat(ctx->project_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return kd_err_set(err, KD_EINPUT, ctx->project_dir, 0,
@@ -353,6 +357,7 @@ kd_ctx_close(struct kd_ctx *ctx)
 	lock_release(ctx->lock);
 	state_free(&ctx->state);
 	json_decref(ctx->state_disk);
+	json_decref(ctx->own_logs);
 	json_decref(ctx->ref);
 	yamlio_doc_free(&ctx->refdoc);
 	for (int i = 0; ctx->obs != NULL && i < KD_NSTAGES; i++)

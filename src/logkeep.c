@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,7 +242,8 @@ cmp_log(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
 }
 
-/* kernodeck's logs of dir, sorted by cmp_log (*np entries, malloc'd). */
+/* kernodeck's logs of dir (regular files), sorted by cmp_log (*np
+ * entries, malloc'd). */
 static struct logname *
 list_logs(const char *dir, size_t *np)
 {
@@ -251,8 +253,11 @@ list_logs(const char *dir, size_t *np)
 	size_t n = 0, cap = 0;
 
 	while (d != NULL && (de = readdir(d)) != NULL) {
-		if (parse_name(de->d_name, &l) != 0)
-			continue;
+		struct stat st;
+		if (parse_name(de->d_name, &l) != 0 || fstatat(dirfd(d), de->d_name, &st,
+							       AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;   /* a link or a folder by that name is not ours */
 		if (n == cap) {
 			struct logname *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *nv);
 			if (nv == NULL)
@@ -296,8 +301,10 @@ logkeep_prune(struct kd_ctx *ctx)
 		if (rank++ < (size_t)keep || json_object_get(refs, v[i].name) != NULL)
 			continue;
 		p = fsutil_join(dir, v[i].name);
-		/* a regular file only: a folder or a link by that name is not ours */
-		if (p != NULL && lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0) {
+		/* a regular file only: a folder or a link by that name is not
+		 * ours; one this run wrote may be named by a later stage */
+		if (p != NULL && json_object_get(ctx->own_logs, v[i].name) == NULL &&
+		    lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0) {
 			removed++;
 			fsutil_fault_point("log-prune");
 		}

@@ -11,7 +11,9 @@
  * The rule for kernodeck/logs/ (README, FILES of the man page): a log that
  * kernodeck named (STAMP-STEP.log, STAMP YYYYmmddTHHMMSSZ[.N]) is removed
  * once it is neither referenced nor among the KD_LOG_HISTORY newest of its
- * STEP; any other file is left alone.  The environment variable
+ * STEP, nor written by the kernodeck that runs now (kd_ctx_log_path notes
+ * each in ctx->own_logs: a later stage may name it); any other file is
+ * left alone.  The environment variable
  * KD_LOG_HISTORY (a count, 0 or more) overrides the cap.  Pruning runs
  * after each stage run that holds the project's lock, once the state is
  * saved, and removes one unreferenced file at a time, so that a kill at
