@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,8 @@ kd_env_seconds(const char *name, double dflt)
 	return (*end == '\0' && v > 0) ? v : dflt;
 }
 
+static pthread_mutex_t own_logs_lock = PTHREAD_MUTEX_INITIALIZER;
+
 char *
 kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 {
@@ -86,9 +89,13 @@ kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 	snprintf(suffix, sizeof suffix, "-%s.log", what);
 	p = fsutil_stamped_name(dir, "", suffix);
 	free(dir);
-	/* this run's: never pruned while it runs (logkeep.h) */
-	if (p != NULL && ctx->own_logs != NULL)
+	/* this run's: never pruned while it runs (logkeep.h); two steps
+	 * may name their logs at once (step_pip_pair) */
+	if (p != NULL && ctx->own_logs != NULL) {
+		pthread_mutex_lock(&own_logs_lock);
 		json_object_set_new(ctx->own_logs, strrchr(p, '/') + 1, json_true());
+		pthread_mutex_unlock(&own_logs_lock);
+	}
 	return p;
 }
 
@@ -426,7 +433,7 @@ kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);
-		stage_mark_changed(&ctx->state, 0);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_reference));
 		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
 		return kd_ctx_save_state(ctx, err);
 	}
@@ -459,7 +466,7 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);
-		stage_mark_changed(&ctx->state, 0);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_reference));
 		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
 		if (!ctx->readonly)
 			return kd_ctx_save_state(ctx, err);

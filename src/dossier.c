@@ -42,6 +42,9 @@
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-sample.h"
+#include "kernodeck/obs-system.h"
 
 /* ---- the plan ------------------------------------------------------------ */
 
@@ -236,10 +239,11 @@ add_output(struct dossier_plan *p, const char *folder, const char *rel, json_t *
 static int
 add_outputs(struct dossier_plan *p, const struct kd_ctx *ctx, struct kd_err *err)
 {
-	const json_t *obs = kd_ctx_obs(ctx, stage_index("sample"));
-	const char *folder = yamlio_get_str(obs, "outputs.folder");
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
+	const char *folder = obs_sample_outputs_folder(obs);
 	const char *ids = yamlio_get_str(ctx->ref, "result.ids.file");
-	json_t *files = yamlio_get(obs, "outputs.files"), *f;
+	const json_t *files = obs_sample_outputs_files(obs);
+	json_t *f;
 	json_t *copied = json_object(), *left_out = json_array(), *list, *v;
 	const char *k;
 	size_t i, fl;
@@ -476,8 +480,8 @@ observed_inventory(const struct kd_ctx *ctx)
 static json_t *
 dossier_base(const struct kd_ctx *ctx)
 {
-	const json_t *obs = kd_ctx_obs(ctx, stage_index("rebuild"));
-	const json_t *b = json_object_get(obs, "base");
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
+	const json_t *b = obs_rebuild_base(obs);
 	json_t *o;
 
 	if (b == NULL)
@@ -515,7 +519,7 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	{
 		/* the variables that change the run, as stage 2 recorded them
 		 * (redacted there): procedure.sh sets or names them */
-		const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+		const json_t *env = obs_system_env(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
 		json_object_set_new(t, "environment", json_is_object(env) ? json_deep_copy(env) :
 				    json_object());
 	}
