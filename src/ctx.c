@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,8 @@ kd_env_seconds(const char *name, double dflt)
 	return (*end == '\0' && v > 0) ? v : dflt;
 }
 
+static pthread_mutex_t own_logs_lock = PTHREAD_MUTEX_INITIALIZER;
+
 char *
 kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 {
@@ -86,6 +89,13 @@ kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 	snprintf(suffix, sizeof suffix, "-%s.log", what);
 	p = fsutil_stamped_name(dir, "", suffix);
 	free(dir);
+	/* this run's: never pruned while it runs (logkeep.h); two steps
+	 * may name their logs at once (step_pip_pair) */
+	if (p != NULL && ctx->own_logs != NULL) {
+		pthread_mutex_lock(&own_logs_lock);
+		json_object_set_new(ctx->own_logs, strrchr(p, '/') + 1, json_true());
+		pthread_mutex_unlock(&own_logs_lock);
+	}
 	return p;
 }
 
@@ -298,6 +308,7 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 	ctx->timeout_install = 3600;
 	ctx->timeout_probe = 300;
 	ctx->timeout_sample = 1800;
+	ctx->own_logs = json_object();
 	ctx->project_dir = kd_abspath(project_dir ? project_dir : ".");
 	if (stat(ctx->project_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return kd_err_set(err, KD_EINPUT, ctx->project_dir, 0,
@@ -353,6 +364,7 @@ kd_ctx_close(struct kd_ctx *ctx)
 	lock_release(ctx->lock);
 	state_free(&ctx->state);
 	json_decref(ctx->state_disk);
+	json_decref(ctx->own_logs);
 	json_decref(ctx->ref);
 	yamlio_doc_free(&ctx->refdoc);
 	for (int i = 0; ctx->obs != NULL && i < KD_NSTAGES; i++)

@@ -499,8 +499,10 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "\n"
 		"Files: `dossier.yaml` (everything, machine-readable), `data-references.yaml`, "
-		"`project/` (the rebuild file and the reference inventory), `kernodeck/` "
-		"(state, reference, observations of every stage, installed-after.txt, logs).\n");
+		"`project/` (the rebuild file and the reference inventory), `outputs/` (the "
+		"outputs the sample read), `kernodeck/` (state, reference, observations of every "
+		"stage, installed-after.txt, and in `logs/` the logs they name: the evidence of "
+		"the verdicts, not the history).\n");
 	sb_puts(&b, "\n## Checks of every stage\n");
 	for (int k = 0; k < KD_NSTAGES; k++)
 		stage_section(ctx, k, &b);

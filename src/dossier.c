@@ -36,12 +36,14 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/logkeep.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 #include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-sample.h"
 #include "kernodeck/obs-system.h"
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -119,7 +121,8 @@ excluded(const struct dossier_plan *p, const char *src)
 }
 
 /* Files of the kernodeck folder: everything but the cache, the lock, the
- * dossiers, replays and temporary files. */
+ * dossiers, replays, temporary files, the logs (add_logs copies those the
+ * verdicts name) and the outputs of earlier runs. */
 static int
 add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const char *out,
 	       int depth, struct kd_err *err)
@@ -142,7 +145,8 @@ add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const 
 		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0 || strstr(n, ".tmp.") != NULL)
 			continue;
 		if (*rel == '\0' && (strcmp(n, "cache") == 0 || strcmp(n, "lock") == 0 ||
-				     strncmp(n, "dossier", 7) == 0 || strncmp(n, "replay", 6) == 0))
+				     strncmp(n, "dossier", 7) == 0 || strncmp(n, "replay", 6) == 0 ||
+				     strcmp(n, "logs") == 0 || strcmp(n, "old-outputs") == 0))
 			continue;
 		if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", n) >= (int)sizeof sub ||
 		    snprintf(full, sizeof full, "%s/%s", root, sub) >= (int)sizeof full)
@@ -164,12 +168,109 @@ add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const 
 	return rc;
 }
 
+/* The logs the state, the observations and the latest fleet run name
+ * (logkeep_referenced): the evidence behind the verdicts, not the history. */
+static int
+add_logs(struct dossier_plan *p, const struct kd_ctx *ctx, struct kd_err *err)
+{
+	json_t *refs = logkeep_referenced(ctx, NULL), *v;
+	const char *name;
+	int rc = 0;
+
+	json_object_foreach(refs, name, v) {
+		char rel[NAME_MAX + 8], drel[NAME_MAX + 24], *src;
+		snprintf(rel, sizeof rel, "logs/%.*s", NAME_MAX, name);
+		if ((src = kd_ctx_path(ctx, rel)) == NULL) {
+			rc = kd_err_sys(err, KD_EENV, NULL, ENOMEM, "dossier");
+			break;
+		}
+		snprintf(drel, sizeof drel, "kernodeck/%s", rel);
+		if (!excluded(p, src))
+			rc = plan_add_file(p, drel, src, err);
+		free(src);
+		if (rc != 0)
+			break;
+	}
+	json_decref(refs);
+	return rc;
+}
+
 /* A path of the reference, relative to the project, that may be copied
  * into project/: inside the project, no "..". */
 static int
 project_rel_ok(const char *rel)
 {
 	return rel != NULL && sha256sums_path_safe(rel);
+}
+
+/* One output file (rel inside the output folder) as outputs/REL, unless it
+ * is over KD_CAP_DOSSIER_OUTPUT or not a regular file: then it is named
+ * in left_out with the reason. */
+static int
+add_output(struct dossier_plan *p, const char *folder, const char *rel, json_t *copied,
+	   json_t *left_out, struct kd_err *err)
+{
+	char *src, drel[PATH_MAX];
+	struct stat st;
+	int rc = 0;
+
+	if (rel == NULL || !sha256sums_path_safe(rel) || json_object_get(copied, rel) != NULL)
+		return 0;
+	if ((src = fsutil_join(folder, rel)) == NULL)
+		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "dossier");
+	if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode)) {
+		json_array_append_new(left_out, json_pack("{s:s, s:s}", "file", rel, "why",
+							  "not a regular file"));
+	} else if ((unsigned long long)st.st_size > KD_CAP_DOSSIER_OUTPUT) {
+		json_array_append_new(left_out, json_pack("{s:s, s:s}", "file", rel, "why",
+							  "larger than the cap of one output"));
+	} else if (!excluded(p, src)) {
+		snprintf(drel, sizeof drel, "outputs/%s", rel);
+		rc = plan_add_file(p, drel, src, err);
+		json_object_set_new(copied, rel, json_true());
+	}
+	free(src);
+	return rc;
+}
+
+/* The outputs the sample's verdict read (its observations name the folder
+ * and the files) and the ids file when it is among them: outputs/, and
+ * "outputs" in dossier.yaml says what was copied and what was left out. */
+static int
+add_outputs(struct dossier_plan *p, const struct kd_ctx *ctx, struct kd_err *err)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
+	const char *folder = obs_sample_outputs_folder(obs);
+	const char *ids = yamlio_get_str(ctx->ref, "result.ids.file");
+	const json_t *files = obs_sample_outputs_files(obs);
+	json_t *f;
+	json_t *copied = json_object(), *left_out = json_array(), *list, *v;
+	const char *k;
+	size_t i, fl;
+	int rc = 0;
+
+	if (folder == NULL || *folder != '/')
+		goto out;
+	json_array_foreach(files, i, f)
+		if (rc == 0 && !json_is_true(json_object_get(f, "missing")))
+			rc = add_output(p, folder, json_string_value(json_object_get(f, "file")),
+					copied, left_out, err);
+	if (rc == 0 && ids != NULL && project_rel_ok(ids)) {
+		char *abs = fsutil_join(ctx->project_dir, ids);
+		fl = strlen(folder);
+		if (abs != NULL && strncmp(abs, folder, fl) == 0 && abs[fl] == '/')
+			rc = add_output(p, folder, abs + fl + 1, copied, left_out, err);
+		free(abs);
+	}
+	list = json_array();
+	json_object_foreach(copied, k, v)
+		json_array_append_new(list, json_string(k));
+	json_object_set_new(p->tree, "outputs", json_pack("{s:s, s:o, s:O}", "folder", folder,
+							  "files", list, "left_out", left_out));
+out:
+	json_decref(copied);
+	json_decref(left_out);
+	return rc;
 }
 
 static int
@@ -456,6 +557,8 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 		free(dflt);
 	}
 	if ((rc = add_state_tree(p, ctx->state_dir, "", out, 0, err)) != 0 ||
+	    (rc = add_logs(p, ctx, err)) != 0 ||
+	    (rc = add_outputs(p, ctx, err)) != 0 ||
 	    (rc = add_project_files(p, ctx, err)) != 0)
 		goto out;
 	text = yamlio_dump(json_object_get(p->tree, "data"), 0, NULL);

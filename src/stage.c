@@ -15,6 +15,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/logkeep.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
@@ -635,6 +636,9 @@ stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 		if (!ctx->readonly)
 			rc = kd_ctx_save_state(ctx, err);
 	}
+	/* the state is saved: logs it no longer names can go (logkeep.h) */
+	if (rc == 0)
+		logkeep_prune(ctx);
 	kd_result_free(&res);
 	return rc;
 }

@@ -18,6 +18,8 @@
 #define KD_CAP_PIP_OUTPUT     (64u * 1024 * 1024)
 #define KD_CAP_RUN_TAIL       (256u * 1024)        /* output of a child kept in memory */
 #define KD_CAP_LOG            (16u * 1024 * 1024)  /* one run's output in its log: head and tail */
+#define KD_CAP_LOG_HISTORY    5                    /* logs/: newest kept per step beyond the
+						    * referenced ones (logkeep.h; KD_LOG_HISTORY) */
 #define KD_CAP_JSON_LINE      (1024u * 1024)       /* one line of the probe's output */
 #define KD_CAP_NPY_HEADER     (1024u * 1024)
 #define KD_CAP_SAFETENSORS_HEADER (100u * 1024 * 1024)

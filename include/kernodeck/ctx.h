@@ -47,6 +47,8 @@ struct kd_ctx {
 	double timeout_install;  /* seconds */
 	double timeout_probe;
 	double timeout_sample;
+	json_t *own_logs;        /* names of the logs kd_ctx_log_path gave out
+				  * since kd_ctx_open: never pruned (logkeep.h) */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

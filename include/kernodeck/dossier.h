@@ -22,11 +22,17 @@
  *                              KD_DOSSIER_SCHEMA)
  *   data-references.yaml       data, weights, parameters, sample, example
  *   project/                   the rebuild file and the reference inventory
+ *   outputs/                   the outputs the sample's verdict read (and
+ *                              the ids file among them); one over
+ *                              KD_CAP_DOSSIER_OUTPUT is named in
+ *                              dossier.yaml's outputs.left_out instead
  *   kernodeck/                 state.yaml, reference.yaml, the observations
  *                              of every stage, installed-after.txt,
- *                              pip-check.txt, logs/ (everything of the
- *                              kernodeck folder but its cache, lock and
- *                              older dossiers)
+ *                              pip-check.txt (everything of the kernodeck
+ *                              folder but its cache, lock, older dossiers,
+ *                              logs/ and old-outputs/), and in logs/ exactly
+ *                              the logs the state and the observations name
+ *                              (logkeep_referenced), not the history
  *   SHA256SUMS                 over every other file (sha256sum -c)
  *
  * The scan (redact_scan over every text file, and files whose name says
@@ -47,6 +53,7 @@
 #define KD_DOSSIER_SCHEMA 1
 #define KD_CAP_DOSSIER_FILES 10000
 #define KD_CAP_DOSSIER_BYTES (1024u * 1024 * 1024)  /* all files together */
+#define KD_CAP_DOSSIER_OUTPUT (64u * 1024 * 1024)   /* one output copied into outputs/ */
 
 struct kd_ctx;
 

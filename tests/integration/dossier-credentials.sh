@@ -37,6 +37,9 @@ printf 'goal: close-values\nresult:\n  criterion: same output (the remote token 
 	>>"$P/kernodeck/reference.yaml"
 mkdir -p "$P/kernodeck/logs"
 printf 'cloning with token %s\nheader %s\n' "$RTOK" "$HTOK" >"$P/kernodeck/logs/clone.log"
+# named by an observation, as a stage names its logs: the dossier holds
+# the logs that are named (issue 17, point 7)
+printf 'log: logs/clone.log\n...\n' >"$P/kernodeck/compute.yaml"
 
 "$KD_BIN" check "$P" --stage reference >"$KD_TMP/check.out" 2>&1
 echo "# reference stage: exit $?"

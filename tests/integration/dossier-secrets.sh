@@ -33,6 +33,13 @@ for f in "$C"/planted/* "$C"/planted/.[!.]*; do
 	set -- $(place "$n")
 	cp "$f" "$P/$1"
 done
+# the dossier holds the logs an observation names (issue 17, point 7): the
+# planted logs are named, as the logs of a stage's runs are
+{
+	echo "logs:"
+	for f in "$P"/kernodeck/logs/*; do echo "- logs/$(basename "$f")"; done
+	echo "..."
+} >"$P/kernodeck/compute.yaml"
 
 "$KD_BIN" dossier "$P" >"$KD_TMP/out1" 2>"$KD_TMP/err1"
 r=$?
