@@ -33,6 +33,7 @@
 #include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/logkeep.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/outputs.h"
 #include "kernodeck/pytrace.h"
@@ -44,6 +45,7 @@
 
 #define SAMPLE_MAX_ARGS   256
 #define SAMPLE_MAX_FILES  256
+#define SAMPLE_MAX_OLD    4096   /* old-outputs/ entries looked at when pruning */
 
 /* --- following the entry point's output --- */
 
@@ -118,6 +120,40 @@ outputs_path_ok(const struct kd_ctx *ctx, const char *rel, const char *abs)
 }
 
 static int
+strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* old-outputs/ keeps the newest logkeep_history() folders (the logs' rule:
+ * KD_CAP_LOG_HISTORY, KD_LOG_HISTORY), keep being the one just moved there;
+ * the names begin with their time stamp, so the newest sort last. */
+static void
+prune_old_outputs(const char *dir, const char *keep)
+{
+	char *names[SAMPLE_MAX_OLD];
+	size_t n = 0, limit = (size_t)logkeep_history();
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && n < SAMPLE_MAX_OLD)
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9' &&
+		    (names[n] = strdup(de->d_name)) != NULL)
+			n++;
+	closedir(d);
+	qsort(names, n, sizeof names[0], strp_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char *p = fsutil_join(dir, names[i]);
+		if (p != NULL && i + limit < n && (keep == NULL || strcmp(p, keep) != 0))
+			fsutil_rmtree(p, NULL);
+		free(p);
+		free(names[i]);
+	}
+}
+
+static int
 move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err *err)
 {
 	char suffix[512], prefix[PATH_MAX];
@@ -137,20 +173,16 @@ move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err
 			rc = kd_err_sys(err, KD_EENV, abs, errno,
 					"cannot move the previous outputs %s aside", abs);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		json_object_set_new(obs, "moved_aside", json_pack("{s:s, s:s}", "from", abs, "to", dest));
+		prune_old_outputs(dir, dest);
+	}
 	free(dest);
 	free(dir);
 	return rc;
 }
 
 /* --- rereading the outputs --- */
-
-static int
-strp_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* Expected output files: result.files, else every file of the format in
  * the folder (sorted). */

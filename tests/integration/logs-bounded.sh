@@ -2,7 +2,8 @@
 # point 7): after 20 checks, each step keeps at most KD_LOG_HISTORY logs
 # besides those the state or an observation names; every named log is
 # there, however old; files kernodeck did not name are left alone; and a
-# kill in the middle of the pruning loses no named log.
+# kill in the middle of the pruning loses no named log; old-outputs/ keeps
+# as many earlier output folders.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
@@ -66,7 +67,17 @@ check "a file that is not a kernodeck log is left alone" test -f "$L/notes.txt"
 check "a link named like a log is left alone" test -L "$L/20200101T000000Z-link.log"
 check "a folder named like a log is left alone" test -d "$L/20200101T000000Z-folder.log"
 
-# a kill while pruning: named logs are all there, and the next check
+# old-outputs/: the outputs of earlier sample runs, bounded by the same number
+i=0
+while [ "$i" -lt 4 ]; do
+	quiet "$KD_BIN" check "$DEMO" --stage sample --quiet
+	i=$((i + 1))
+done
+n_old=$(ls "$K/old-outputs" | wc -l)
+check "after 4 more sample runs old-outputs/ keeps 2 ($n_old)" test "$n_old" -eq 2
+to=$(sed -n 's/^  to: //p' "$K/sample.yaml" | head -1)
+check "the outputs the last run moved aside are among them" test -d "$to"
+
 # finishes the pruning
 for i in $(seq 10 19); do echo "old $i" >"$L/20200101T0000${i}Z-old-step.log"; done
 KD_FAULT_KILL=log-prune "$KD_BIN" check "$DEMO" --stage contract --quiet >/dev/null 2>&1
