@@ -86,6 +86,10 @@ contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
 	return 0;
 }
 
+/* The stage after which the tree is checked (contain_check_after), or
+ * NULL: the link came with the repository. */
+static const char *after_stage;
+
 static int
 link_refused(const char *rel, const char *full, struct kd_err *err)
 {
@@ -93,6 +97,11 @@ link_refused(const char *rel, const char *full, struct kd_err *err)
 	ssize_t n = readlink(full, target, sizeof target - 1);
 
 	target[n > 0 ? n : 0] = '\0';
+	if (after_stage != NULL)
+		return kd_err_set(err, KD_EINPUT, rel, 0,
+				  "%s became a symbolic link (to %s) while stage %s ran, where "
+				  "kernodeck writes: the replay would write outside its work folder "
+				  "(refusing to go on)", rel, n > 0 ? target : "?", after_stage);
 	return kd_err_set(err, KD_EINPUT, rel, 0,
 			  "%s in the repository is a symbolic link (to %s), where kernodeck "
 			  "writes: the replay would write outside its work folder (refusing it)",
@@ -173,6 +182,18 @@ contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_e
 		rc = check_root(workdir, "requirements-rebuild.txt", 0, err);
 	if (rc == 0 && inv != NULL && escapes(inv) == NULL)
 		rc = check_root(workdir, inv, 0, err);
+	return rc;
+}
+
+int
+contain_check_after(const char *workdir, const json_t *ref, const char *stage,
+		    struct kd_err *err)
+{
+	int rc;
+
+	after_stage = stage;
+	rc = contain_check_tree(workdir, ref, 1, err);
+	after_stage = NULL;
 	return rc;
 }
 

@@ -36,6 +36,7 @@
 #include <git2.h>
 
 #include "kernodeck/baseenv.h"
+#include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
@@ -370,12 +371,18 @@ check_data(const struct replay_opts *o, const json_t *ref, const char *local, js
 			if (in != NULL && !fsutil_exists(in) && strcmp(in, at) != 0 &&
 			    sha256sums_path_safe(path)) {
 				char *slash = strrchr(in, '/');
+				const char *base;
+				int dfd;
 				*slash = '\0';
 				fsutil_mkdirs(in, NULL);
 				*slash = '/';
-				if (symlink(at, in) < 0)
+				/* the link is made from its folder, reached without a link */
+				dfd = beneath_open_parent(in, &base, NULL);
+				if (dfd < 0 || symlinkat(at, dfd, base) < 0)
 					json_array_append_new(bad, json_sprintf("data %s: cannot link it "
 						"into the work folder", path));
+				if (dfd >= 0)
+					close(dfd);
 			}
 			free(in);
 		}
@@ -542,6 +549,9 @@ run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int
 		rc = contain_check_tree(o->workdir, ctx->ref, 0, err);
 		if (rc == 0)
 			rc = stage_run(ctx, i, sink, &info, err);
+		/* and after it: its programs (the entry point) may have made one */
+		if (rc == 0)
+			rc = contain_check_after(o->workdir, ctx->ref, kd_stages[i]->id, err);
 		kd_rows_free(&info);
 		if (rc != 0) {
 			char buf[1200];
@@ -664,7 +674,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	json_t *bad = json_array();
 	char *env[REPLAY_NENV + 1] = { NULL };
-	int rc, newdiff = 0, opened = 0;
+	int rc, newdiff = 0, opened = 0, contained = 0;
 
 	*verdict = NULL;
 	if ((rc = verify_dossier(o, err)) != 0)
@@ -727,6 +737,11 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		fsutil_rmtree(o->workdir, &e2);   /* our clone: nothing of it ran */
 		goto out;
 	}
+	/* from here on, every write is made below the work folder without
+	 * following a link (src/beneath.c), whatever the project's code does */
+	if ((rc = beneath_set_root(o->workdir, err)) != 0)
+		goto out;
+	contained = 1;
 	contain_env(o->workdir, env);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */
@@ -798,6 +813,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 out:
 	if (opened)
 		kd_ctx_close(&ctx);
+	if (contained)
+		beneath_set_root(NULL, NULL);
 	env_free(env);
 	json_decref(bad);
 	yamlio_doc_free(&dy);

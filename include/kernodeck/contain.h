@@ -28,6 +28,10 @@ int contain_check_fields(const json_t *ref, const char *file, struct kd_err *err
  * below kernodeck's folder, the outputs and the caches for links.  0 or
  * KD_EINPUT. */
 int contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_err *err);
+/* The same, deep, after stage ran (its programs may have made a link):
+ * the refusal says the link was made while it ran. */
+int contain_check_after(const char *workdir, const json_t *ref, const char *stage,
+			struct kd_err *err);
 /* The clone's copies of the files the dossier holds: 0, or KD_EINPUT with
  * the first differing lines passed to show (one line each). */
 int contain_check_copies(const char *workdir, const char *dossier, const json_t *ref,
