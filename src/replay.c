@@ -154,6 +154,19 @@ check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref
 	return rc;
 }
 
+/* The dossier's rebuild file names no include that leaves the project. */
+static int
+includes_contained(const struct replay_opts *o, struct kd_err *err)
+{
+	char *dp = fsutil_join(o->dossier, "project");
+	json_t *list = NULL;
+	int rc = dp == NULL ? KD_EENV : contain_includes(dp, "requirements-rebuild.txt", &list, err);
+
+	json_decref(list);
+	free(dp);
+	return rc;
+}
+
 /* ---- the commands, shown and confirmed ------------------------------------ */
 
 static const char *
@@ -162,14 +175,57 @@ str_of(const json_t *t, const char *path)
 	return yamlio_get_str(t, path);
 }
 
+/* The lines of a file of the dossier that are not empty or comments. */
+static void
+show_lines(const struct replay_opts *o, const char *path)
+{
+	char *text = NULL;
+	size_t len;
+
+	if (path == NULL || fsutil_read_file(path, 1u << 20, &text, &len, NULL) != 0)
+		return;
+	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*l != '\0' && *l != '#')
+			say(o, "      %s", l);
+	}
+	free(text);
+}
+
+/* The files the rebuild file includes (-r, -c), as the dossier holds them:
+ * each is compared with the clone's before pip runs. */
+static void
+show_includes(const struct replay_opts *o)
+{
+	char *dp = fsutil_join(o->dossier, "project");
+	json_t *list = NULL, *v;
+	size_t i;
+
+	if (dp != NULL && contain_includes(dp, "requirements-rebuild.txt", &list, NULL) == 0) {
+		json_array_foreach(list, i, v) {
+			const char *rel = json_string_value(json_object_get(v, "path"));
+			char *p = fsutil_join(dp, rel);
+			say(o, "    %s %s (named in %s), which holds:",
+			    json_string_value(json_object_get(v, "kind")), rel,
+			    json_string_value(json_object_get(v, "from")));
+			show_lines(o, p);
+			free(p);
+		}
+	}
+	json_decref(list);
+	free(dp);
+}
+
 static void
 show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
 {
 	const char *remote = str_of(dy, "code.remote");
 	const char *local = str_of(dy, "code.local_path");
 	const json_t *ep = yamlio_get(ref, "code.entry_point"), *v;
-	char *req = NULL, *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
-	size_t i, len;
+	char *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
+	size_t i;
 
 	say(o, "The replay will run, in %s (and write nothing outside it):", o->workdir);
 	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
@@ -204,17 +260,9 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	say(o, "  .venv-rebuild/bin/python -I -m pip --version");
 	say(o, "  .venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r "
 	    "requirements-rebuild.txt, which holds:");
-	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
-		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl = '\0';
-			if (*l != '\0' && *l != '#')
-				say(o, "      %s", l);
-		}
-	}
-	free(req);
+	show_lines(o, rp);
 	free(rp);
+	show_includes(o);
 	say(o, "  .venv-rebuild/bin/python -I -m pip freeze --all; -I -m pip inspect; "
 	    "-I -m pip check");
 	say(o, "  .venv-rebuild/bin/python %s   (kernodeck's probe: import torch, a small "
@@ -717,7 +765,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		if (rc != 0)
 			goto out;
 	}
-	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0)
+	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0 ||
+	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
