@@ -239,6 +239,8 @@ walk(const char *rel, int flags, mode_t mode, int make, struct walk_fail *wf)
 		if (nfd < 0)
 			return fail_close(fd);
 		close(fd);
+		if (*next == '\0')
+			return nfd;   /* the last component, opened with flags */
 		fd = nfd;
 	}
 	return -1;

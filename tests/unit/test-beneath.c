@@ -101,6 +101,21 @@ inside_ok(void)
 	assert_int_equal(fsutil_read_file(p, 100, &text, NULL, NULL), 0);
 	assert_string_equal(text, "x: 1\n");
 	free(text);
+	/* a file opened (made) below the root, as the runner opens its logs */
+	snprintf(p, sizeof p, "%s/a/b/run.log", rootdir);
+	{
+		int fd = beneath_open(p, O_WRONLY | O_CREAT | O_APPEND, 0644, &err);
+		struct stat st;
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		assert_int_equal(write(fd, "log\n", 4), 4);
+		close(fd);
+		fd = beneath_open(p, O_RDONLY, 0, &err);
+		assert_true(fd >= 0);
+		close(fd);
+		assert_int_equal(unlink(p), 0);
+	}
 	/* a "." and doubled slashes are nothing to refuse */
 	snprintf(p, sizeof p, "%s/./a//b/other", rootdir);
 	assert_int_equal(fsutil_write_atomic(p, "y\n", 2, 0, &err), 0);
