@@ -526,6 +526,8 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 	scan_plan(p);
 out:
 	free(out);
+	if (rc != 0)
+		dossier_plan_free(p);   /* the callers free only a plan that was built */
 	return rc;
 }
 
