@@ -261,7 +261,8 @@ walk_error(const char *path, const char *rel, const struct walk_fail *wf, int e,
 		target[n > 0 ? n : 0] = '\0';
 		return kd_err_set(err, KD_EINPUT, path, 0,
 				  "%s in the work folder %s is a symbolic link (to %s): kernodeck "
-				  "follows no link below its work folder (refusing to write %s)",
+				  "follows no link below its work folder (refusing to reach %s "
+				  "through it)",
 				  comp, root.lex, n > 0 ? target : "?", path);
 	}
 	if (wf->dotdot)
