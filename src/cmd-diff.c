@@ -38,6 +38,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/obs-reference.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -191,7 +192,7 @@ code_layer(const json_t *root, const char *project)
 	const json_t *obs = json_object_get(stage_of(root, "reference"), "observations");
 
 	flat_into(json_object_get(root, "code"), "", project, o);
-	flat_into(json_object_get(obs, "code"), "observed", project, o);
+	flat_into(obs_reference_code(obs), "observed", project, o);
 	return o;
 }
 
@@ -207,8 +208,8 @@ data_layer(const json_t *root, const char *project)
 	flat_into(json_object_get(d, "data"), "data", project, o);
 	flat_into(json_object_get(d, "sample"), "sample", project, o);
 	flat_into(json_object_get(d, "example"), "example", project, o);
-	flat_into(json_object_get(obs, "files"), "observed.files", project, o);
-	flat_into(json_object_get(obs, "urls"), "observed.urls", project, o);
+	flat_into(obs_reference_files(obs), "observed.files", project, o);
+	flat_into(obs_reference_urls(obs), "observed.urls", project, o);
 	return o;
 }
 

@@ -419,7 +419,7 @@ dossier_base(const struct kd_ctx *ctx)
 	json_object_set_new(o, "mechanism", json_string(
 		"the base's interpreter makes the venv; the base's package folders are named in "
 		"the venv's site-packages/" BASEENV_PTH ", after the venv's own"));
-	json_object_set_new(o, "origin", json_deep_copy(yamlio_get(obs, "inventory.origin")));
+	json_object_set_new(o, "origin", json_deep_copy(obs_rebuild_inventory_origin(obs)));
 	return o;
 }
 

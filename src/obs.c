@@ -35,6 +35,37 @@ const struct kd_obs_file kd_obs_files[] = {
 	{ NULL, NULL },
 };
 
+#define KD_OBS_KEYS(name, list) \
+	static const struct kd_obs_key name[] = { list(KD_OBS_KEY) { NULL, NULL, 0 } }
+KD_OBS_KEYS(reference_dirty_keys, KD_OBS_REFERENCE_DIRTY);
+KD_OBS_KEYS(reference_submodule_keys, KD_OBS_REFERENCE_SUBMODULE);
+KD_OBS_KEYS(reference_file_keys, KD_OBS_REFERENCE_FILE);
+KD_OBS_KEYS(reference_url_keys, KD_OBS_REFERENCE_URL);
+KD_OBS_KEYS(reference_warning_keys, KD_OBS_REFERENCE_WARNING);
+KD_OBS_KEYS(system_gpu_keys, KD_OBS_SYSTEM_GPU);
+KD_OBS_KEYS(system_device_keys, KD_OBS_SYSTEM_DEVICE);
+KD_OBS_KEYS(system_tool_keys, KD_OBS_SYSTEM_TOOL);
+KD_OBS_KEYS(system_python_keys, KD_OBS_SYSTEM_PYTHONS);
+KD_OBS_KEYS(system_problem_keys, KD_OBS_SYSTEM_PROBLEM);
+KD_OBS_KEYS(rebuild_step_keys, KD_OBS_REBUILD_STEP);
+KD_OBS_KEYS(rebuild_finding_keys, KD_OBS_REBUILD_FINDING);
+
+const struct kd_obs_elems kd_obs_elems[] = {
+	{ "reference-obs.yaml", "code.dirty", reference_dirty_keys },
+	{ "reference-obs.yaml", "code.submodules", reference_submodule_keys },
+	{ "reference-obs.yaml", "files", reference_file_keys },
+	{ "reference-obs.yaml", "urls", reference_url_keys },
+	{ "reference-obs.yaml", "warnings", reference_warning_keys },
+	{ "system.yaml", "gpus", system_gpu_keys },
+	{ "system.yaml", "devices", system_device_keys },
+	{ "system.yaml", "tools", system_tool_keys },
+	{ "system.yaml", "python.available", system_python_keys },
+	{ "system.yaml", "variant.problems", system_problem_keys },
+	{ "rebuild.yaml", "steps", rebuild_step_keys },
+	{ "rebuild.yaml", "requirements.lint.findings", rebuild_finding_keys },
+	{ NULL, NULL, NULL },
+};
+
 const struct kd_obs_file *
 obs_file_find(const char *file)
 {

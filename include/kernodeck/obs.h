@@ -68,4 +68,15 @@ const struct kd_obs_file *obs_file_find(const char *file);
 /* Whether node has the declared type (str, obj, arr, any, bool, int, num). */
 int obs_type_ok(const json_t *node, const char *type);
 
+/* The keys of each element of an array (or each value of a mapping) at
+ * path in file: a header's element list (KD_OBS_SYSTEM_GPU ...), for the
+ * same test. */
+struct kd_obs_elems {
+	const char *file;                /* "system.yaml"; NULL ends the table */
+	const char *path;                /* "gpus" */
+	const struct kd_obs_key *keys;
+};
+
+extern const struct kd_obs_elems kd_obs_elems[];
+
 #endif
