@@ -7,25 +7,24 @@
  */
 #include "config.h"
 
+#include "kernodeck/obs-sample.h"
 #include "kernodeck/plot.h"
 #include "kernodeck/screen.h"
 
 static void
 sample_draw(struct kd_screen *scr)
 {
-	const json_t *obs = kd_ctx_obs(scr->ctx, scr->idx), *r, *plot, *first;
+	const json_t *obs = kd_ctx_obs(scr->ctx, scr->idx), *plot;
 	const struct kd_geom *g = &scr->g;
 	int w;
 
 	kd_screen_draw_default(scr);
-	r = json_object_get(obs, "resume");
-	plot = json_object_get(r, "plot");
+	plot = obs_sample_resume_plot(obs);
 	if (plot == NULL || scr->log.running || g->log_h < 6 || g->rw < 60)
 		return;
-	first = json_object_get(json_object_get(r, "trajectory"), "first");
 	w = g->rw / 2;
 	kd_plot_draw(g->log_y, g->rx + g->rw - w, g->log_h, w, plot,
-		     first ? (long long)json_integer_value(json_object_get(first, "step")) : 0);
+		     (long long)obs_sample_resume_trajectory_first_step(obs));
 }
 
 const struct kd_screen_ops kd_screen_sample = {

@@ -38,6 +38,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-reference.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
@@ -245,7 +246,7 @@ packages_of(const json_t *root)
 	/* only read: shared, not copied */
 	if (json_is_array(p))
 		return json_incref((json_t *)p);
-	p = yamlio_get(obs, "inventory.rebuilt.packages");
+	p = obs_contract_packages(obs);
 	if (json_is_array(p))
 		return json_incref((json_t *)p);
 	return NULL;
@@ -311,8 +312,8 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	} else {
 		/* a capture without packages: its differences from its reference */
 		json_t *o = json_object();
-		flatten(yamlio_get(json_object_get(stage_of(root, "contract"), "observations"),
-				   "inventory.comparison.differences"), "", project, o, 0);
+		flatten(obs_contract_differences(json_object_get(stage_of(root, "contract"),
+							 "observations")), "", project, o, 0);
 		json_object_set_new(l, "inventory_flat", o);
 	}
 	json_object_set_new(l, "probe", flat_obs(root, "compute", project));

@@ -14,6 +14,7 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/obs-dossier.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/yamlio.h"
 
@@ -97,25 +98,22 @@ cmd_dossier(int argc, char **argv)
 	free(absout);
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
-	} else if (json_is_true(json_object_get(s, "written"))) {
-		printf("dossier written to %s\n", json_string_value(json_object_get(s, "out")));
-		if (json_is_string(json_object_get(s, "moved_aside")))
-			printf("the previous dossier is kept in %s\n",
-			       json_string_value(json_object_get(s, "moved_aside")));
-		json_array_foreach(json_object_get(s, "removed_backups"), i, f)
+	} else if (obs_dossier_written(s)) {
+		printf("dossier written to %s\n", obs_dossier_out(s));
+		if (obs_dossier_moved_aside(s) != NULL)
+			printf("the previous dossier is kept in %s\n", obs_dossier_moved_aside(s));
+		json_array_foreach(obs_dossier_removed_backups(s), i, f)
 			printf("an older dossier kernodeck wrote is removed: %s\n",
 			       json_string_value(f));
-		if (json_is_string(json_object_get(s, "backup_error")))
+		if (obs_dossier_backup_error(s) != NULL)
 			fprintf(stderr, "kernodeck dossier: an older dossier is not removed: %s\n",
-				json_string_value(json_object_get(s, "backup_error")));
+				obs_dossier_backup_error(s));
 	} else {
 		fprintf(stderr, "kernodeck dossier: not written: credentials found\n");
-		json_array_foreach(json_object_get(s, "findings"), i, f) {
-			const char *src = json_string_value(json_object_get(f, "source"));
-			fprintf(stderr, "  %s:%lld: %s%s%s%s\n",
-				json_string_value(json_object_get(f, "file")),
-				(long long)json_integer_value(json_object_get(f, "line")),
-				json_string_value(json_object_get(f, "kind")),
+		json_array_foreach(obs_dossier_findings(s), i, f) {
+			const char *src = obs_dossier_finding_source(f);
+			fprintf(stderr, "  %s:%lld: %s%s%s%s\n", obs_dossier_finding_file(f),
+				(long long)obs_dossier_finding_line(f), obs_dossier_finding_kind(f),
 				src ? "  (from " : "", src ? src : "", src ? ")" : "");
 		}
 		fputs("redact them (the dossier stage's x: values become ${NAME}) or leave their "

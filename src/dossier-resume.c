@@ -21,9 +21,8 @@
 #define DOSSIER_RESUME_ROWS 40   /* trajectory rows in the README */
 
 static const char *
-jstr(const json_t *o, const char *key, const char *dflt)
+or_str(const char *s, const char *dflt)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : dflt;
 }
 
@@ -54,18 +53,18 @@ num(FILE *f, const json_t *v)
 /* The trajectory table: every step when they are few, else evenly spaced
  * steps with the interruption and the first divergence. */
 static void
-trajectory_table(FILE *f, const json_t *r)
+trajectory_table(FILE *f, const json_t *obs)
 {
-	const json_t *plot = json_object_get(r, "plot"), *a = json_object_get(plot, "uninterrupted");
-	const json_t *b = json_object_get(plot, "resumed"), *first;
-	long long n = (long long)json_array_size(a), at = json_integer_value(json_object_get(r, "interrupt_at"));
+	const json_t *a = obs_sample_resume_plot_uninterrupted(obs);
+	const json_t *b = obs_sample_resume_plot_resumed(obs);
+	const char *key = obs_sample_resume_plot_key(obs) ? obs_sample_resume_plot_key(obs) : "?";
+	long long n = (long long)json_array_size(a), at = obs_sample_resume_interrupt_at(obs);
 	long long div, every;
 
-	first = json_object_get(json_object_get(r, "trajectory"), "first");
-	div = first ? json_integer_value(json_object_get(first, "step")) : 0;
+	div = obs_sample_resume_trajectory_first_step(obs);
 	every = n > DOSSIER_RESUME_ROWS ? (n + DOSSIER_RESUME_ROWS - 1) / DOSSIER_RESUME_ROWS : 1;
 	fprintf(f, "| step | %s, uninterrupted | %s, interrupted then resumed | |\n|---|---|---|---|\n",
-		jstr(plot, "key", "?"), jstr(plot, "key", "?"));
+		key, key);
 	for (long long st = 1; st <= n; st++) {
 		const json_t *va = json_array_get(a, (size_t)(st - 1)), *vb = json_array_get(b, (size_t)(st - 1));
 		if (st % every != 0 && st != 1 && st != n && st != at && st != at + 1 && st != div)
@@ -80,33 +79,33 @@ trajectory_table(FILE *f, const json_t *r)
 }
 
 static void
-inventory_table(FILE *f, const json_t *r)
+inventory_table(FILE *f, const json_t *obs)
 {
-	const json_t *inv = json_object_get(r, "inventory"), *k, *w;
+	const json_t *k, *w;
 	size_t i, j;
 
-	if (inv == NULL)
+	if (obs_sample_resume_inventory(obs) == NULL)
 		return;
 	fputs("\nCheckpoint inventory of `", f);
-	cell(f, jstr(inv, "checkpoint", "?"));
+	cell(f, or_str(obs_sample_resume_inventory_checkpoint(obs), "?"));
 	fputs("`", f);
-	if (json_object_get(inv, "error")) {
+	if (obs_sample_resume_inventory_error(obs) != NULL) {
 		fputs(": not read: ", f);
-		cell(f, jstr(inv, "error", "?"));
+		cell(f, obs_sample_resume_inventory_error(obs));
 		fputs(".\n", f);
 		return;
 	}
 	fputs(" (loader: ", f);
-	cell(f, jstr(inv, "loader", "?"));
+	cell(f, or_str(obs_sample_resume_inventory_loader(obs), "?"));
 	fputs("):\n\n| kind | held | where |\n|---|---|---|\n", f);
-	json_array_foreach(json_object_get(inv, "kinds"), i, k) {
+	json_array_foreach(obs_sample_resume_inventory_kinds(obs), i, k) {
 		fputs("| ", f);
-		cell(f, jstr(k, "kind", "?"));
-		fprintf(f, " | %s", json_is_true(json_object_get(k, "present")) ? "yes" : "no");
-		if (json_is_false(json_object_get(k, "buffers")))
+		cell(f, or_str(obs_sample_kind_kind(k), "?"));
+		fprintf(f, " | %s", obs_sample_kind_present(k) ? "yes" : "no");
+		if (json_is_false(obs_sample_kind_buffers(k)))
 			fputs(" (no per-parameter buffers)", f);
 		fputs(" | ", f);
-		json_array_foreach(json_object_get(k, "where"), j, w) {
+		json_array_foreach(obs_sample_kind_where(k), j, w) {
 			if (j)
 				fputs(", ", f);
 			cell(f, json_string_value(w));
@@ -139,14 +138,14 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	if (r == NULL || (f = open_memstream(&text, &len)) == NULL)
 		return NULL;
 	fputs("## The resume check\n\n", f);
-	if (json_object_get(r, "plot") == NULL) {
+	if (obs_sample_resume_plot(obs) == NULL) {
 		fputs("Not run: see stage 6's rows (`sample.resume`).\n\n", f);
 		fclose(f);
 		return text;
 	}
 	fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
-		(long long)json_integer_value(json_object_get(r, "steps")),
-		(long long)json_integer_value(json_object_get(r, "interrupt_at")), jstr(r, "interrupt", "stop"));
+		(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
+		or_str(obs_sample_resume_interrupt(obs), "stop"));
 	fputs("| check | status | observed |\n|---|---|---|\n", f);
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		const struct kd_row *row = row_of(ctx, ids[i]);
@@ -161,8 +160,8 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 		fputs(" |\n", f);
 	}
 	fputs("\n", f);
-	trajectory_table(f, r);
-	inventory_table(f, r);
+	trajectory_table(f, obs);
+	inventory_table(f, obs);
 	fputs("\n", f);
 	fclose(f);
 	return text;

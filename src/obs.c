@@ -49,6 +49,16 @@ KD_OBS_KEYS(system_python_keys, KD_OBS_SYSTEM_PYTHONS);
 KD_OBS_KEYS(system_problem_keys, KD_OBS_SYSTEM_PROBLEM);
 KD_OBS_KEYS(rebuild_step_keys, KD_OBS_REBUILD_STEP);
 KD_OBS_KEYS(rebuild_finding_keys, KD_OBS_REBUILD_FINDING);
+KD_OBS_KEYS(contract_problem_keys, KD_OBS_CONTRACT_PROBLEM);
+KD_OBS_KEYS(contract_diff_keys, KD_OBS_CONTRACT_DIFF);
+KD_OBS_KEYS(compute_step_keys, KD_OBS_COMPUTE_STEP);
+KD_OBS_KEYS(sample_file_keys, KD_OBS_SAMPLE_FILE);
+KD_OBS_KEYS(sample_resume_run_keys, KD_OBS_SAMPLE_RUN);
+KD_OBS_KEYS(sample_kind_keys, KD_OBS_SAMPLE_KIND);
+KD_OBS_KEYS(sample_metrics_keys, KD_OBS_SAMPLE_METRICS);
+KD_OBS_KEYS(sample_tensor_keys, KD_OBS_SAMPLE_TENSOR);
+KD_OBS_KEYS(dossier_finding_keys, KD_OBS_DOSSIER_FINDING);
+KD_OBS_KEYS(dossier_home_keys, KD_OBS_DOSSIER_HOME);
 
 const struct kd_obs_elems kd_obs_elems[] = {
 	{ "reference-obs.yaml", "code.dirty", reference_dirty_keys },
@@ -63,6 +73,16 @@ const struct kd_obs_elems kd_obs_elems[] = {
 	{ "system.yaml", "variant.problems", system_problem_keys },
 	{ "rebuild.yaml", "steps", rebuild_step_keys },
 	{ "rebuild.yaml", "requirements.lint.findings", rebuild_finding_keys },
+	{ "contract.yaml", "pip_check.problems", contract_problem_keys },
+	{ "contract.yaml", "inventory.comparison.differences", contract_diff_keys },
+	{ "compute.yaml", "steps", compute_step_keys },
+	{ "sample.yaml", "outputs.files", sample_file_keys },
+	{ "sample.yaml", "resume.runs", sample_resume_run_keys },
+	{ "sample.yaml", "resume.inventory.kinds", sample_kind_keys },
+	{ "sample.yaml", "resume.metrics", sample_metrics_keys },
+	{ "sample.yaml", "resume.final.differing", sample_tensor_keys },
+	{ "dossier-obs.yaml", "findings", dossier_finding_keys },
+	{ "dossier-obs.yaml", "home_paths", dossier_home_keys },
 	{ NULL, NULL, NULL },
 };
 

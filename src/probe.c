@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "kernodeck/caps.h"
+#include "kernodeck/obs-compute.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/step.h"
 
@@ -205,8 +206,8 @@ static const struct {
 static void
 step_id(const json_t *s, const char *name, char *id, size_t idlen, const char **label)
 {
-	const char *dev = json_string_value(json_object_get(s, "device"));
-	const char *mod = json_string_value(json_object_get(s, "module"));
+	const char *dev = obs_compute_step_device(s);   /* a step, or the one begun */
+	const char *mod = obs_compute_step_module(s);
 	const char *rid = name;
 	char dsuf[64] = "";
 
@@ -234,9 +235,8 @@ step_id(const json_t *s, const char *name, char *id, size_t idlen, const char **
 }
 
 static const char *
-jstr(const json_t *o, const char *key, const char *dflt)
+or_str(const char *s, const char *dflt)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : dflt;
 }
 
@@ -244,26 +244,26 @@ jstr(const json_t *o, const char *key, const char *dflt)
 static void
 step_observed(const json_t *s, const char *name, char *buf, size_t len)
 {
-	double ms = json_number_value(json_object_get(s, "ms"));
+	double ms = obs_compute_step_ms(s);
 
 	if (strcmp(name, "python") == 0)
-		snprintf(buf, len, "Python %s at %s%s", jstr(s, "version", "?"),
-			 jstr(s, "executable", "?"),
-			 json_is_true(json_object_get(s, "venv")) ? " (a venv)" : "");
+		snprintf(buf, len, "Python %s at %s%s", or_str(obs_compute_step_version(s), "?"),
+			 or_str(obs_compute_step_executable(s), "?"),
+			 obs_compute_step_venv(s) ? " (a venv)" : "");
 	else if (strcmp(name, "import_torch") == 0)
-		snprintf(buf, len, "torch %s (cuda %s, hip %s) in %.0f ms", jstr(s, "version", "?"),
-			 jstr(s, "cuda", "None"), jstr(s, "hip", "None"), ms);
+		snprintf(buf, len, "torch %s (cuda %s, hip %s) in %.0f ms",
+			 or_str(obs_compute_step_version(s), "?"), or_str(obs_compute_step_cuda(s), "None"),
+			 or_str(obs_compute_step_hip(s), "None"), ms);
 	else if (strcmp(name, "agree") == 0)
 		snprintf(buf, len, "max |error| %.3g <= bound %.3g (%s)",
-			 json_number_value(json_object_get(s, "max_abs_error")),
-			 json_number_value(json_object_get(s, "bound")), jstr(s, "formula", ""));
+			 obs_compute_step_max_abs_error(s), json_number_value(obs_compute_step_bound(s)),
+			 or_str(obs_compute_step_formula(s), ""));
 	else if (strcmp(name, "ext") == 0)
-		snprintf(buf, len, "%s imported%s%s%s", jstr(s, "module", "?"),
-			 json_object_get(s, "call") ? ", " : "",
-			 json_object_get(s, "call") ? jstr(s, "call", "") : "",
-			 json_object_get(s, "call") ? "() returned" : "");
-	else if (json_object_get(s, "device"))
-		snprintf(buf, len, "passed on %s in %.1f ms", jstr(s, "device", "?"), ms);
+		snprintf(buf, len, "%s imported%s%s%s", or_str(obs_compute_step_module(s), "?"),
+			 obs_compute_step_call(s) ? ", " : "", or_str(obs_compute_step_call(s), ""),
+			 obs_compute_step_call(s) ? "() returned" : "");
+	else if (obs_compute_step_device(s) != NULL)
+		snprintf(buf, len, "passed on %s in %.1f ms", obs_compute_step_device(s), ms);
 	else
 		snprintf(buf, len, "passed in %.1f ms", ms);
 }
@@ -272,16 +272,17 @@ step_observed(const json_t *s, const char *name, char *buf, size_t len)
 static void
 backend_observed(const json_t *s, char *buf, size_t len)
 {
-	const json_t *devs = json_object_get(s, "devices");
+	const json_t *devs = obs_compute_step_devices(s);
 	const json_t *d0 = json_array_get(devs, 0);
-	const char *build = jstr(s, "build", "?");
+	const char *build = or_str(obs_compute_step_build(s), "?");
 
 	if (d0 != NULL)
 		snprintf(buf, len, "%s build, %zu device(s): %s%s%s", build, json_array_size(devs),
-			 jstr(d0, "name", "?"), json_object_get(d0, "gcn_arch") ? " " : "",
-			 jstr(d0, "gcn_arch", ""));
+			 or_str(obs_compute_device_name(d0), "?"), obs_compute_device_gcn_arch(d0) ? " " : "",
+			 or_str(obs_compute_device_gcn_arch(d0), ""));
 	else
-		snprintf(buf, len, "seen %s (%s build, no GPU device)", jstr(s, "seen", "?"), build);
+		snprintf(buf, len, "seen %s (%s build, no GPU device)", or_str(obs_compute_step_seen(s), "?"),
+			 build);
 }
 
 static const char *
@@ -307,23 +308,22 @@ reason_hint(const char *reason)
 static void
 precision_observed(const json_t *s, char *buf, size_t len)
 {
-	const json_t *env = json_object_get(s, "env");
 	char tf32[16], cudnn_tf32[16];
 
-	snprintf(tf32, sizeof tf32, "%s", json_is_true(json_object_get(s, "matmul_allow_tf32")) ? "on" : "off");
-	snprintf(cudnn_tf32, sizeof cudnn_tf32, "%s",
-		 json_is_true(json_object_get(s, "cudnn_allow_tf32")) ? "on" : "off");
+	snprintf(tf32, sizeof tf32, "%s", obs_compute_step_matmul_allow_tf32(s) ? "on" : "off");
+	snprintf(cudnn_tf32, sizeof cudnn_tf32, "%s", obs_compute_step_cudnn_allow_tf32(s) ? "on" : "off");
 	snprintf(buf, len,
 		 "TF32 matmul %s, cuDNN TF32 %s, float32_matmul_precision %s, cudnn.benchmark %s, "
 		 "cudnn.deterministic %s, deterministic algorithms %s, CUBLAS_WORKSPACE_CONFIG %s, "
 		 "PYTHONHASHSEED %s, threads %lld/%lld",
-		 tf32, cudnn_tf32, jstr(s, "float32_matmul_precision", "?"),
-		 json_is_true(json_object_get(s, "cudnn_benchmark")) ? "on" : "off",
-		 json_is_true(json_object_get(s, "cudnn_deterministic")) ? "on" : "off",
-		 json_is_true(json_object_get(s, "deterministic_algorithms")) ? "on" : "off",
-		 jstr(env, "CUBLAS_WORKSPACE_CONFIG", "unset"), jstr(env, "PYTHONHASHSEED", "unset"),
-		 (long long)json_integer_value(json_object_get(s, "num_threads")),
-		 (long long)json_integer_value(json_object_get(s, "num_interop_threads")));
+		 tf32, cudnn_tf32, or_str(obs_compute_step_float32_matmul_precision(s), "?"),
+		 obs_compute_step_cudnn_benchmark(s) ? "on" : "off",
+		 obs_compute_step_cudnn_deterministic(s) ? "on" : "off",
+		 obs_compute_step_deterministic_algorithms(s) ? "on" : "off",
+		 or_str(obs_compute_step_env_cublas_workspace_config(s), "unset"),
+		 or_str(obs_compute_step_env_pythonhashseed(s), "unset"),
+		 (long long)obs_compute_step_num_threads(s),
+		 (long long)obs_compute_step_num_interop_threads(s));
 }
 
 static int
@@ -339,9 +339,9 @@ rows_have_fail(const struct kd_rows *rows, size_t from)
 static void
 step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 {
-	const char *name = jstr(s, "step", "?"), *label;
-	const json_t *e = json_object_get(s, "error");
-	int ok = json_is_true(json_object_get(s, "ok"));
+	const char *name = obs_compute_step_step(s) ? obs_compute_step_step(s) : "?", *label;
+	const char *reason = obs_compute_step_error_reason(s);
+	int ok = obs_compute_step_ok(s);
 	char id[256], obs[1024];
 	struct kd_row *row;
 
@@ -350,7 +350,8 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 		if (ok)
 			precision_observed(s, obs, sizeof obs);
 		else
-			snprintf(obs, sizeof obs, "could not be read: %s", jstr(e, "message", "?"));
+			snprintf(obs, sizeof obs, "could not be read: %s",
+				 or_str(obs_compute_step_error_message(s), "?"));
 		kd_rows_add(rows, id, ok ? KD_R_INFO : KD_R_WARN, label, obs, NULL, NULL);
 		return;
 	}
@@ -364,29 +365,30 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 			    NULL);
 		return;
 	}
-	if (strcmp(name, "backend") == 0 && json_object_get(s, "seen"))
-		snprintf(obs, sizeof obs, "seen %s (%s build%s%s)", jstr(s, "seen", "?"), jstr(s, "build", "?"),
-			 json_object_get(e, "reason") ? "; " : "", jstr(e, "reason", ""));
-	else if (strcmp(name, "agree") == 0 && json_object_get(s, "bound"))
+	if (strcmp(name, "backend") == 0 && obs_compute_step_seen(s) != NULL)
+		snprintf(obs, sizeof obs, "seen %s (%s build%s%s)", obs_compute_step_seen(s),
+			 or_str(obs_compute_step_build(s), "?"), reason ? "; " : "", or_str(reason, ""));
+	else if (strcmp(name, "agree") == 0 && obs_compute_step_bound(s) != NULL)
 		snprintf(obs, sizeof obs, "max |error| %.3g > bound %.3g",
-			 json_number_value(json_object_get(s, "max_abs_error")),
-			 json_number_value(json_object_get(s, "bound")));
+			 obs_compute_step_max_abs_error(s), json_number_value(obs_compute_step_bound(s)));
 	else
-		snprintf(obs, sizeof obs, "%s: %s", jstr(e, "type", "Error"), jstr(e, "message", "failed"));
+		snprintf(obs, sizeof obs, "%s: %s", or_str(obs_compute_step_error_type(s), "Error"),
+			 or_str(obs_compute_step_error_message(s), "failed"));
 	row = kd_rows_add(rows, id, KD_R_FAIL, label, obs,
 			  strcmp(name, "backend") == 0 ? (expected ? expected : "not declared") : "passes",
 			  NULL);
-	kd_row_set_error(row, jstr(e, "message", NULL), reason_hint(jstr(e, "reason", NULL)));
+	kd_row_set_error(row, obs_compute_step_error_message(s), reason_hint(reason));
 }
 
 void
 probe_check_rows(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *steps = json_object_get(obs, "steps");
-	const json_t *begun = json_object_get(obs, "interrupted_in");
-	const json_t *fe = json_object_get(obs, "first_error");
-	const char *expected = json_string_value(json_object_get(obs, "expected"));
-	const char *ended = jstr(obs, "ended", "ended");
+	const json_t *steps = obs_compute_steps(obs);
+	const json_t *begun = obs_compute_interrupted_in(obs);
+	const json_t *fe = obs_compute_first_error(obs);
+	const json_t *text = obs_compute_text(obs);
+	const char *expected = obs_compute_expected(obs);
+	const char *ended = obs_compute_ended(obs) ? obs_compute_ended(obs) : "ended";
 	size_t start = rows->n, i;
 	int agreed = 0;
 	json_t *s;
@@ -400,29 +402,28 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 	}
 	json_array_foreach(steps, i, s) {
 		step_row(s, expected, rows);
-		if (strcmp(jstr(s, "step", ""), "agree") == 0 && json_is_true(json_object_get(s, "ok")))
+		if (obs_compute_step_step(s) != NULL && strcmp(obs_compute_step_step(s), "agree") == 0 &&
+		    obs_compute_step_ok(s))
 			agreed = 1;
 	}
 	if (json_is_object(begun)) {
 		const char *label;
 		char id[256];
-		const json_t *text = json_object_get(obs, "text");
 		const char *last = json_string_value(json_array_get(text, json_array_size(text) - 1));
 		struct kd_row *r;
 
-		step_id(begun, jstr(begun, "begin", "?"), id, sizeof id, &label);
+		step_id(begun, or_str(obs_compute_interrupted_in_begin(obs), "?"), id, sizeof id, &label);
 		snprintf(buf, sizeof buf, "the probe stopped during this step: %s", ended);
 		r = kd_rows_add(rows, id, KD_R_FAIL, label, buf, "passes", NULL);
 		kd_row_set_error(r, last ? last : ended,
-				 json_is_true(json_object_get(obs, "timed_out"))
+				 obs_compute_timed_out(obs)
 				 ? "the step hung: look at the log; a GPU initialisation can hang on a busy or faulty device"
 				 : "the probe crashed in this step: the log holds what it printed last");
-	} else if (!json_is_true(json_object_get(obs, "completed"))) {
+	} else if (!obs_compute_completed(obs)) {
 		struct kd_row *r;
 		snprintf(buf, sizeof buf, "the probe ended without its final line: %s", ended);
 		r = kd_rows_add(rows, "compute.probe", KD_R_FAIL, "the probe ran to its end", buf,
 				"its final line", NULL);
-		const json_t *text = json_object_get(obs, "text");
 		kd_row_set_error(r, json_string_value(json_array_get(text, 0)),
 				 "run the interpreter by hand on the probe to see what it prints");
 	}
@@ -432,11 +433,13 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 					       "passes", NULL);
 		kd_row_set_error(r, NULL, "the probe reported no agreement step: look at its log");
 	}
-	if (json_is_object(fe)) {
-		const char *dev = json_string_value(json_object_get(fe, "device"));
-		snprintf(buf, sizeof buf, "in step %s%s%s: %s: %s", jstr(fe, "step", "?"),
-			 dev ? " on " : "", dev ? dev : "", jstr(fe, "type", "Error"),
-			 jstr(fe, "message", ""));
+	if (fe != NULL) {
+		const char *dev = obs_compute_first_error_device(obs);
+		const char *st = obs_compute_first_error_step(obs);
+		const char *type = obs_compute_first_error_type(obs);
+		const char *msg = obs_compute_first_error_message(obs);
+		snprintf(buf, sizeof buf, "in step %s%s%s: %s: %s", st ? st : "?",
+			 dev ? " on " : "", dev ? dev : "", type ? type : "Error", msg ? msg : "");
 		kd_rows_add(rows, "compute.first-error", KD_R_INFO, "first error", buf, NULL, NULL);
 	}
 }
@@ -444,36 +447,39 @@ probe_check_rows(const json_t *obs, struct kd_rows *rows)
 void
 probe_describe_rows(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *steps = json_object_get(obs, "steps");
+	const json_t *steps = obs_compute_steps(obs);
 	size_t i;
 	json_t *s;
 	char buf[2048];
 
 	json_array_foreach(steps, i, s) {
-		const char *name = jstr(s, "step", "");
+		const char *name = obs_compute_step_step(s) ? obs_compute_step_step(s) : "";
 		if (strcmp(name, "import_torch") == 0) {
 			kd_rows_addf(rows, "compute.info.torch", KD_R_INFO, "PyTorch", NULL,
 				     "%s; torch.version.cuda %s; torch.version.hip %s; git %s; %s",
-				     jstr(s, "version", "?"), jstr(s, "cuda", "None"),
-				     jstr(s, "hip", "None"), jstr(s, "git_version", "?"),
-				     jstr(s, "file", "?"));
+				     or_str(obs_compute_step_version(s), "?"),
+				     or_str(obs_compute_step_cuda(s), "None"),
+				     or_str(obs_compute_step_hip(s), "None"),
+				     or_str(obs_compute_step_git_version(s), "?"),
+				     or_str(obs_compute_step_file(s), "?"));
 		} else if (strcmp(name, "backend") == 0) {
-			const json_t *devs = json_object_get(s, "devices"), *d, *arch;
+			const json_t *devs = obs_compute_step_devices(s), *d, *arch;
 			size_t k, o = 0;
 			buf[0] = '\0';
 			json_array_foreach(devs, k, d)
 				o += (size_t)snprintf(buf + o, o < sizeof buf ? sizeof buf - o : 0,
 						      "%s%lld: %s, capability %s%s%s, %.1f GiB",
 						      k ? "; " : "",
-						      (long long)json_integer_value(json_object_get(d, "index")),
-						      jstr(d, "name", "?"), jstr(d, "capability", "?"),
-						      json_object_get(d, "gcn_arch") ? ", " : "",
-						      jstr(d, "gcn_arch", ""),
-						      (double)json_integer_value(json_object_get(d, "total_memory")) /
+						      (long long)obs_compute_device_index(d),
+						      or_str(obs_compute_device_name(d), "?"),
+						      or_str(obs_compute_device_capability(d), "?"),
+						      obs_compute_device_gcn_arch(d) ? ", " : "",
+						      or_str(obs_compute_device_gcn_arch(d), ""),
+						      (double)obs_compute_device_total_memory(d) /
 						      (1024.0 * 1024 * 1024));
 			kd_rows_add(rows, "compute.info.devices", KD_R_INFO, "devices seen",
 				    buf[0] ? buf : "none", NULL, NULL);
-			arch = json_object_get(s, "arch_list");
+			arch = obs_compute_step_arch_list(s);
 			o = 0;
 			buf[0] = '\0';
 			json_array_foreach(arch, k, d)
@@ -482,9 +488,9 @@ probe_describe_rows(const json_t *obs, struct kd_rows *rows)
 			if (arch != NULL)
 				kd_rows_add(rows, "compute.info.arch-list", KD_R_INFO,
 					    "torch.cuda.get_arch_list()", buf[0] ? buf : "empty", NULL, NULL);
-			if (json_object_get(s, "cudnn_name")) {
-				const json_t *cv = json_object_get(s, "cudnn");
-				const json_t *nv = json_object_get(s, "nccl");
+			if (obs_compute_step_cudnn_name(s) != NULL) {
+				const json_t *cv = obs_compute_step_cudnn(s);
+				const json_t *nv = obs_compute_step_nccl(s);
 				char v1[64], v2[64];
 				if (json_is_integer(cv))
 					snprintf(v1, sizeof v1, "%lld", (long long)json_integer_value(cv));
@@ -492,8 +498,8 @@ probe_describe_rows(const json_t *obs, struct kd_rows *rows)
 					snprintf(v1, sizeof v1, "%s", json_string_value(cv) ? json_string_value(cv) : "none");
 				snprintf(v2, sizeof v2, "%s", json_string_value(nv) ? json_string_value(nv) : "none");
 				kd_rows_addf(rows, "compute.info.libraries", KD_R_INFO, "GPU libraries", NULL,
-					     "%s %s; %s %s", jstr(s, "cudnn_name", "cuDNN"), v1,
-					     jstr(s, "nccl_name", "NCCL"), v2);
+					     "%s %s; %s %s", obs_compute_step_cudnn_name(s), v1,
+					     or_str(obs_compute_step_nccl_name(s), "NCCL"), v2);
 			}
 		}
 	}

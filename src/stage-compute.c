@@ -20,6 +20,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-compute.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/stage.h"
@@ -166,25 +167,24 @@ static int
 compute_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	const json_t *obs = res->obs;
-	const char *log = json_string_value(json_object_get(obs, "log"));
+	const char *log = obs_compute_log(obs);
 	size_t start = res->rows.n;
 	struct kd_row *r;
 
 	(void)ctx;
 	(void)err;
-	if (json_is_true(json_object_get(obs, "interpreter_missing"))) {
+	if (obs_compute_interpreter_missing(obs)) {
 		r = kd_rows_add(&res->rows, "compute.interpreter", KD_R_FAIL,
-				"the project interpreter exists",
-				json_string_value(json_object_get(obs, "interpreter")),
+				"the project interpreter exists", obs_compute_interpreter(obs),
 				".venv-rebuild/bin/python", NULL);
 		kd_row_set_error(r, "the rebuilt venv has no interpreter",
 				 "run stage 3 (rebuild) first: the probe runs in the project interpreter");
 		return 0;
 	}
-	if (json_is_true(json_object_get(obs, "unknown_backend"))) {
+	if (obs_compute_unknown_backend(obs)) {
 		r = kd_rows_addf(&res->rows, "compute.expected", KD_R_FAIL,
 				 "the reference declares its backend", "cpu, cuda, rocm, mps or xpu",
-				 "%s", json_string_value(json_object_get(obs, "expected")));
+				 "%s", obs_compute_expected(obs));
 		kd_row_set_error(r, "unknown backend", "fix system.backend in the reference (stage 1)");
 		return 0;
 	}

@@ -337,28 +337,24 @@ out:
 
 /* ---- check ---- */
 
-static const char *
-str(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
 static void
-check_pip(const json_t *pc, struct kd_rows *rows)
+check_pip(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *probs = json_object_get(pc, "problems"), *p, *first_venv = NULL;
-	const char *st = str(pc, "status");
+	const json_t *probs = obs_contract_pip_check_problems(obs), *p, *first_venv = NULL;
+	const char *st = obs_contract_pip_check_status(obs);
+	const char *file = obs_contract_pip_check_file(obs);
 	size_t i, nvenv = 0, nsys = 0;
-	int code = (int)json_integer_value(json_object_get(pc, "exit_code"));
+	int code = (int)obs_contract_pip_check_exit_code(obs);
 	char o[512], id[64], label[600];
 
 	if (st == NULL || strcmp(st, "ran") != 0) {
 		kd_rows_fail(rows, "contract.pip_check", "pip check is clean", st ? st : "not run",
-			 "exit 0", str(pc, "error"), "check again; the log has the details");
+			 "exit 0", obs_contract_pip_check_error(obs),
+			 "check again; the log has the details");
 		return;
 	}
 	json_array_foreach(probs, i, p) {
-		int sys = json_is_true(json_object_get(p, "system"));
+		int sys = obs_contract_problem_system(p);
 		if (sys) {
 			nsys++;
 		} else {
@@ -369,39 +365,40 @@ check_pip(const json_t *pc, struct kd_rows *rows)
 	}
 	if (code == 0) {
 		kd_rows_add(rows, "contract.pip_check", KD_R_PASS, "pip check is clean", "exit 0",
-			    "exit 0", str(pc, "file"));
+			    "exit 0", file);
 	} else if (nvenv == 0 && nsys > 0) {
 		snprintf(o, sizeof o, "exit %d: %zu problem%s, all of system packages outside the "
 			 "venv", code, nsys, nsys == 1 ? "" : "s");
 		kd_rows_add(rows, "contract.pip_check", KD_R_WARN, "pip check is clean", o, "exit 0",
-			    str(pc, "file"));
+			    file);
 	} else {
 		snprintf(o, sizeof o, "exit %d: %zu problem%s in the venv%s", code, nvenv,
 			 nvenv == 1 ? "" : "s", nsys ? ", more in system packages" : "");
 		struct kd_row *r = kd_rows_fail(rows, "contract.pip_check", "pip check is clean", o,
-			"exit 0", first_venv ? str(first_venv, "line") :
+			"exit 0", first_venv ? obs_contract_problem_line(first_venv) :
 			"pip check failed without a line kernodeck recognises",
 			"install the missing or conflicting requirement in " REBUILD_REQUIREMENTS
 			" and rebuild (stage 3), or record a deviation");
 		free(r->evidence);
-		r->evidence = str(pc, "file") ? strdup(str(pc, "file")) : NULL;
+		r->evidence = file ? strdup(file) : NULL;
 	}
 	/* one row per problem, venv first, system apart */
 	for (int pass = 0; pass < 2; pass++) {
 		json_array_foreach(probs, i, p) {
-			int sys = json_is_true(json_object_get(p, "system"));
-			const char *kind = str(p, "kind");
+			int sys = obs_contract_problem_system(p);
+			const char *kind = obs_contract_problem_kind(p);
+			const char *pkg = obs_contract_problem_package(p);
+			const char *ver = obs_contract_problem_version(p);
 			if (sys != pass)
 				continue;
 			snprintf(id, sizeof id, "contract.problem.%zu", i + 1);
 			snprintf(label, sizeof label, "%s%s %s %s", !sys ? "" :
-				 json_is_true(json_object_get(p, "base")) ?
+				 obs_contract_problem_base(p) ?
 				 "[base environment, outside the venv] " : "[system, outside the venv] ",
-				 kind, str(p, "package") ? str(p, "package") : "",
-				 str(p, "version") ? str(p, "version") : "");
-			kd_rows_add(rows, id, KD_R_INFO, label, str(p, "line"),
-				    strcmp(kind, "conflict") == 0 ? str(p, "requirement") : NULL,
-				    str(pc, "file"));
+				 kind, pkg ? pkg : "", ver ? ver : "");
+			kd_rows_add(rows, id, KD_R_INFO, label, obs_contract_problem_line(p),
+				    strcmp(kind, "conflict") == 0 ? obs_contract_problem_requirement(p) :
+				    NULL, file);
 		}
 	}
 }
@@ -418,11 +415,11 @@ mark_of(const struct kd_ctx *ctx, const char *cn)
 static void
 diff_label(const json_t *d, char *buf, size_t len)
 {
-	const char *kind = str(d, "kind"), *name = str(d, "name") ? str(d, "name") :
-		str(d, "canonical_name");
-	const char *rv = str(d, "ref_version"), *nv = str(d, "new_version");
-	const char *sys = !json_is_true(json_object_get(d, "system")) ? "" :
-		json_is_true(json_object_get(d, "base")) ? " [base environment]" :
+	const char *kind = obs_contract_diff_kind(d), *name = obs_contract_diff_name(d) ?
+		obs_contract_diff_name(d) : obs_contract_diff_canonical_name(d);
+	const char *rv = obs_contract_diff_ref_version(d), *nv = obs_contract_diff_new_version(d);
+	const char *sys = !obs_contract_diff_system(d) ? "" :
+		obs_contract_diff_base(d) ? " [base environment]" :
 		" [system site packages]";
 
 	if (strcmp(kind, "local-label") == 0)
@@ -437,7 +434,7 @@ diff_label(const json_t *d, char *buf, size_t len)
 }
 
 static void
-check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
+check_differences(struct kd_ctx *ctx, const json_t *obs, struct kd_result *res)
 {
 	struct kd_rows *rows = &res->rows;
 	const json_t *d;
@@ -445,29 +442,29 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
 	size_t i;
 	char id[300], label[700];
 
-	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
-		const char *cn = str(d, "canonical_name");
+	json_array_foreach(obs_contract_differences(obs), i, d) {
+		const char *cn = obs_contract_diff_canonical_name(d);
 		const char *mark = mark_of(ctx, cn);
-		const char *rv = str(d, "ref_version"), *nv = str(d, "new_version");
+		const char *rv = obs_contract_diff_ref_version(d), *nv = obs_contract_diff_new_version(d);
+		const char *kind = obs_contract_diff_kind(d), *detail = obs_contract_diff_detail(d);
 		struct kd_row *r;
 		snprintf(id, sizeof id, CT_DIFF_PREFIX "%s", cn);
 		diff_label(d, label, sizeof label);
-		if (json_is_true(json_object_get(d, "tooling")) &&
-		    !json_is_true(json_object_get(d, "pinned")) && mark == NULL) {
+		if (obs_contract_diff_tooling(d) && !obs_contract_diff_pinned(d) && mark == NULL) {
 			char l2[800];
 			snprintf(l2, sizeof l2, "%s (packaging tool, not pinned: informative)", label);
 			kd_rows_add(rows, id, KD_R_INFO, l2, nv ? nv : "(absent)", rv ? rv : "(absent)",
 				    NULL);
 			continue;
 		}
-		if (strcmp(str(d, "kind"), "extra") == 0 && mark == NULL &&
-		    json_is_true(json_object_get(d, "system"))) {
+		if (strcmp(kind, "extra") == 0 && mark == NULL && obs_contract_diff_system(d)) {
 			/* the machine's own packages seen through system site
 			 * packages: not installed by the project, so not part of its
 			 * contract; listed together, not failed */
 			char item[300];
 			snprintf(item, sizeof item, "%s%s %s", json_array_size(sys_extras) ? ", " : "",
-				 str(d, "name") ? str(d, "name") : cn, nv ? nv : "");
+				 obs_contract_diff_name(d) ? obs_contract_diff_name(d) : cn,
+				 nv ? nv : "");
 			json_array_append_new(sys_extras, json_string(item));
 			continue;
 		}
@@ -481,16 +478,16 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
 		r = kd_rows_add(rows, id, KD_R_FAIL, label, nv ? nv : "(absent)",
 				rv ? rv : "(absent)", NULL);
 		if (mark != NULL && strcmp(mark, "to-fix") == 0)
-			kd_row_set_error(r, str(d, "detail"), "marked to fix: change "
+			kd_row_set_error(r, detail, "marked to fix: change "
 					 REBUILD_REQUIREMENTS " and rebuild");
-		else if (json_is_true(json_object_get(d, "system")))
-			kd_row_set_error(r, str(d, "detail"),
+		else if (obs_contract_diff_system(d))
+			kd_row_set_error(r, detail,
 					 "it comes from the system site packages (outside the venv): "
 					 "mark it intentional (i), every such one at once (a), or to "
 					 "fix (t)");
 		else
-			kd_row_set_error(r, str(d, "detail"),
-					 strcmp(str(d, "kind"), "local-label") == 0 ?
+			kd_row_set_error(r, detail,
+					 strcmp(kind, "local-label") == 0 ?
 					 "the same version with another build (CUDA/ROCm/CPU); pin "
 					 "the local label, or mark it intentional (i) or to fix (t)" :
 					 "mark it intentional (i: the run becomes a variant) or to "
@@ -534,53 +531,53 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
 }
 
 static void
-check_reference(const json_t *inv, struct kd_rows *rows)
+check_reference(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *ref = json_object_get(inv, "reference");
-	const json_t *rb = json_object_get(inv, "rebuilt");
+	const char *rb_error = obs_contract_rebuilt_error(obs);
+	const char *na = obs_contract_reference_not_applicable(obs);
+	const char *error = obs_contract_reference_error(obs);
 
-	if (str(rb, "error") != NULL)
+	if (rb_error != NULL)
 		kd_rows_fail(rows, "contract.inventory", "the rebuilt inventory is known", "unknown",
-			 "pip inspect or installed-after.txt", str(rb, "error"),
+			 "pip inspect or installed-after.txt", rb_error,
 			 "run stage 3 (rebuild) again");
-	if (str(ref, "not_applicable") != NULL) {
+	if (na != NULL) {
 		kd_rows_add(rows, "contract.reference_inventory", KD_R_INFO,
-			    "the reference inventory is known", "not applicable",
-			    str(ref, "not_applicable"), NULL);
-	} else if (json_is_true(json_object_get(ref, "missing"))) {
+			    "the reference inventory is known", "not applicable", na, NULL);
+	} else if (obs_contract_reference_missing(obs)) {
 		kd_rows_fail(rows, "contract.reference_inventory", "the reference inventory is known",
 			 "python.inventory is not set", "a pip freeze or pip inspect file",
 			 "the reference names no inventory to compare with",
 			 "on the reference machine run `kernodeck capture`, or set python.inventory "
 			 "in the reference (or mark it not applicable)");
-	} else if (str(ref, "error") != NULL) {
+	} else if (error != NULL) {
 		kd_rows_fail(rows, "contract.reference_inventory", "the reference inventory is known",
-			 "unreadable", str(ref, "file"), str(ref, "error"), "fix the file named");
+			 "unreadable", obs_contract_reference_file(obs), error, "fix the file named");
 	} else {
 		kd_rows_addf(rows, "contract.reference_inventory", KD_R_PASS,
 			     "the reference inventory is known", "readable", "%lld packages (%s)",
-			     (long long)json_integer_value(json_object_get(ref, "count")),
-			     str(ref, "format"));
+			     (long long)obs_contract_reference_count(obs),
+			     obs_contract_reference_format(obs));
 	}
 }
 
 static int
 contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *obs = res->obs, *inv = json_object_get(obs, "inventory");
+	const json_t *obs = res->obs;
 
 	(void)err;
-	if (json_is_true(json_object_get(obs, "venv_missing"))) {
+	if (obs_contract_venv_missing(obs)) {
 		kd_rows_fail(&res->rows, "contract.venv", "the rebuilt venv exists", "missing",
 			 REBUILD_VENV "/bin/python", "there is no " REBUILD_VENV "/bin/python",
 			 "pass stage 3 (rebuild) first");
 		return 0;
 	}
-	check_pip(json_object_get(obs, "pip_check"), &res->rows);
-	if (inv != NULL) {
-		check_reference(inv, &res->rows);
-		if (json_object_get(inv, "comparison") != NULL)
-			check_differences(ctx, json_object_get(inv, "comparison"), res);
+	check_pip(obs, &res->rows);
+	if (obs_contract_inventory(obs) != NULL) {
+		check_reference(obs, &res->rows);
+		if (obs_contract_comparison(obs) != NULL)
+			check_differences(ctx, obs, res);
 	}
 	kd_rows_add(&res->rows, "contract.proof", KD_R_INFO, "what a clean pip check proves",
 		    "that the installed packages' metadata agree with each other",
@@ -592,28 +589,24 @@ contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 static void
 contract_describe(const struct kd_result *res, struct kd_rows *rows)
 {
-	const json_t *inv = json_object_get(res->obs, "inventory");
-	const json_t *cmp = json_object_get(inv, "comparison");
+	const json_t *obs = res->obs;
 
-	if (cmp == NULL)
+	if (obs_contract_comparison(obs) == NULL)
 		return;
 	kd_rows_addf(rows, "info.inventory", KD_R_INFO, "inventory", NULL,
 		     "%lld the same, %zu missing, %zu extra, %zu version changed, %zu local label "
-		     "changed", (long long)json_integer_value(json_object_get(cmp, "same")),
-		     json_array_size(json_object_get(cmp, "missing")),
-		     json_array_size(json_object_get(cmp, "extra")),
-		     json_array_size(json_object_get(cmp, "version_changed")),
-		     json_array_size(json_object_get(cmp, "local_label_changed")));
+		     "changed", (long long)obs_contract_comparison_same(obs),
+		     json_array_size(obs_contract_comparison_missing(obs)),
+		     json_array_size(obs_contract_comparison_extra(obs)),
+		     json_array_size(obs_contract_comparison_version_changed(obs)),
+		     json_array_size(obs_contract_comparison_local_label_changed(obs)));
 	kd_rows_addf(rows, "info.system_site", KD_R_INFO, "from system site packages", NULL,
-		     "%lld of %lld packages",
-		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.system")),
-		     (long long)json_integer_value(yamlio_get(inv, "rebuilt.count")));
-	if (yamlio_get(inv, "rebuilt.base") != NULL &&
-	    json_integer_value(yamlio_get(inv, "rebuilt.base")) > 0)
+		     "%lld of %lld packages", (long long)obs_contract_rebuilt_system(obs),
+		     (long long)obs_contract_rebuilt_count(obs));
+	if (obs_contract_rebuilt_base(obs) > 0)
 		kd_rows_addf(rows, "info.base", KD_R_INFO, "from the base environment", NULL,
-			     "%lld of %lld packages",
-			     (long long)json_integer_value(yamlio_get(inv, "rebuilt.base")),
-			     (long long)json_integer_value(yamlio_get(inv, "rebuilt.count")));
+			     "%lld of %lld packages", (long long)obs_contract_rebuilt_base(obs),
+			     (long long)obs_contract_rebuilt_count(obs));
 }
 
 /* ---- actions: marks ---- */
@@ -636,7 +629,7 @@ ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_
 				  "select an inventory difference (a contract.diff.* row) to mark");
 	cn = arg + strlen(CT_DIFF_PREFIX);
 	json_array_foreach(obs_contract_differences(obs), i, d)
-		if (strcmp(str(d, "canonical_name"), cn) == 0)
+		if (strcmp(obs_contract_diff_canonical_name(d), cn) == 0)
 			found = 1;
 	if (!found || strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not an inventory difference of "
@@ -696,9 +689,9 @@ act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink
 
 	(void)arg;
 	json_array_foreach(obs_contract_differences(kd_ctx_obs(ctx, idx)), i, d) {
-		const char *cn = str(d, "canonical_name");
+		const char *cn = obs_contract_diff_canonical_name(d);
 		char path[300];
-		if (!json_is_true(json_object_get(d, "system")) || mark_of(ctx, cn) != NULL ||
+		if (!obs_contract_diff_system(d) || mark_of(ctx, cn) != NULL ||
 		    strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
 			continue;
 		snprintf(path, sizeof path, "contract.marks.%s", cn);

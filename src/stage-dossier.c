@@ -51,7 +51,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		free(out);
 		return rc;
 	}
-	if (json_is_true(json_object_get(s, "written"))) {
+	if (obs_dossier_written(s)) {
 		struct sha256sums sums;
 		struct sha256sums_report rep = { 0 };
 		struct kd_err e2 = { 0 };
@@ -74,7 +74,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		snprintf(line, sizeof line, "dossier written to %s", out);
 	} else {
 		snprintf(line, sizeof line, "dossier NOT written: %zu credential(s) found",
-			 json_array_size(json_object_get(s, "findings")));
+			 json_array_size(obs_dossier_findings(s)));
 	}
 	kd_sink_line(sink, line);
 	res->obs = s;
@@ -122,20 +122,18 @@ secret_rows(struct kd_ctx *ctx, const json_t *findings, struct kd_rows *rows)
 	}
 	json_array_foreach(findings, i, f) {
 		char id[64], obs[1024], hint[1024];
-		const char *src = json_string_value(json_object_get(f, "source"));
+		const char *src = obs_dossier_finding_source(f);
 		struct kd_row *r;
 		snprintf(id, sizeof id, "dossier.secret.%zu", i + 1);
-		snprintf(obs, sizeof obs, "%s:%lld: %s", json_string_value(json_object_get(f, "file")),
-			 (long long)json_integer_value(json_object_get(f, "line")),
-			 json_string_value(json_object_get(f, "kind")));
+		snprintf(obs, sizeof obs, "%s:%lld: %s", obs_dossier_finding_file(f),
+			 (long long)obs_dossier_finding_line(f), obs_dossier_finding_kind(f));
 		snprintf(hint, sizeof hint,
 			 "%sx replaces the value by ${%s} in %s; o leaves that file out of the "
 			 "dossier.  No deviation lets a credential through.",
 			 dropped ? "A deviation was recorded here and has been removed: " : "",
-			 json_string_value(json_object_get(f, "name")),
-			 src ? src : "its source");
+			 obs_dossier_finding_name(f), src ? src : "its source");
 		r = kd_rows_add(rows, id, KD_R_FAIL, "a credential would go in the dossier",
-				obs, "no credential", json_string_value(json_object_get(f, "file")));
+				obs, "no credential", obs_dossier_finding_file(f));
 		kd_row_set_error(r, obs, hint);
 	}
 }
@@ -143,41 +141,37 @@ secret_rows(struct kd_ctx *ctx, const json_t *findings, struct kd_rows *rows)
 static int
 dossier_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *s = res->obs, *home = json_object_get(s, "home_paths");
+	const json_t *s = res->obs, *home = obs_dossier_home_paths(s);
 	const json_t *replay = yamlio_get(ctx->state.settings, "dossier.replay");
 	char obs[1200];
 	(void)err;
 
-	secret_rows(ctx, json_object_get(s, "findings"), &res->rows);
-	if (json_array_size(home) > 0 && !json_is_true(json_object_get(s, "relative"))) {
+	secret_rows(ctx, obs_dossier_findings(s), &res->rows);
+	if (json_array_size(home) > 0 && !obs_dossier_relative(s)) {
 		const json_t *h = json_array_get(home, 0);
 		struct kd_row *r;
 		snprintf(obs, sizeof obs, "%zu absolute path(s) under $HOME, first %s:%lld %s",
-			 json_array_size(home), json_string_value(json_object_get(h, "file")),
-			 (long long)json_integer_value(json_object_get(h, "line")),
-			 json_string_value(json_object_get(h, "path")));
+			 json_array_size(home), obs_dossier_home_file(h),
+			 (long long)obs_dossier_home_line(h), obs_dossier_home_path(h));
 		r = kd_rows_add(&res->rows, "dossier.home-paths", KD_R_WARN,
 				"paths that only exist on this machine", obs,
 				"paths relative to the project", NULL);
 		kd_row_set_error(r, obs, "m makes the project's absolute paths relative");
 	}
-	if (json_is_true(json_object_get(s, "written"))) {
-		snprintf(obs, sizeof obs, "%s (%lld files and SHA256SUMS)",
-			 json_string_value(json_object_get(s, "out")),
-			 (long long)json_integer_value(json_object_get(s, "files")));
+	if (obs_dossier_written(s)) {
+		snprintf(obs, sizeof obs, "%s (%lld files and SHA256SUMS)", obs_dossier_out(s),
+			 (long long)obs_dossier_files(s));
 		kd_rows_add(&res->rows, "dossier.written", KD_R_PASS, "dossier written", obs,
 			    "written, scanned clean", "dossier/README.md");
-		if (json_is_true(json_object_get(s, "verified")))
+		if (obs_dossier_verified(s))
 			kd_rows_addf(&res->rows, "dossier.sha256sums", KD_R_PASS,
 				     "SHA256SUMS verifies", "every file matches",
-				     "%lld files match", (long long)json_integer_value(
-					     json_object_get(s, "verified_files")));
+				     "%lld files match", (long long)obs_dossier_verified_files(s));
 		else
 			kd_row_set_error(kd_rows_add(&res->rows, "dossier.sha256sums", KD_R_FAIL,
-				     "SHA256SUMS verifies", json_string_value(json_object_get(s,
-				     "verify_problem")), "every file matches", "dossier/SHA256SUMS"),
-				     json_string_value(json_object_get(s, "verify_problem")),
-				     "write the dossier again (r)");
+				     "SHA256SUMS verifies", obs_dossier_verify_problem(s),
+				     "every file matches", "dossier/SHA256SUMS"),
+				     obs_dossier_verify_problem(s), "write the dossier again (r)");
 	} else {
 		struct kd_row *r = kd_rows_add(&res->rows, "dossier.written", KD_R_FAIL,
 					       "dossier written", "not written",
@@ -203,22 +197,21 @@ dossier_describe(const struct kd_result *res, struct kd_rows *rows)
 	const json_t *s = res->obs;
 	char obs[1200];
 
-	if (json_is_string(json_object_get(s, "moved_aside"))) {
-		snprintf(obs, sizeof obs, "the previous dossier is kept in %s",
-			 json_string_value(json_object_get(s, "moved_aside")));
+	if (obs_dossier_moved_aside(s) != NULL) {
+		snprintf(obs, sizeof obs, "the previous dossier is kept in %s", obs_dossier_moved_aside(s));
 		kd_rows_add(rows, "dossier.previous", KD_R_INFO, "previous dossier", obs, NULL, NULL);
 	}
-	if (json_array_size(json_object_get(s, "removed_backups")) > 0) {
+	if (json_array_size(obs_dossier_removed_backups(s)) > 0) {
 		snprintf(obs, sizeof obs, "%zu older dossier(s) kernodeck wrote removed (one is kept)",
-			 json_array_size(json_object_get(s, "removed_backups")));
+			 json_array_size(obs_dossier_removed_backups(s)));
 		kd_rows_add(rows, "dossier.older", KD_R_INFO, "older dossiers", obs, NULL, NULL);
 	}
-	if (json_is_string(json_object_get(s, "backup_error")))
+	if (obs_dossier_backup_error(s) != NULL)
 		kd_rows_add(rows, "dossier.older-error", KD_R_WARN, "older dossiers",
-			    json_string_value(json_object_get(s, "backup_error")), NULL, NULL);
-	if (json_array_size(json_object_get(s, "excluded")) > 0) {
+			    obs_dossier_backup_error(s), NULL, NULL);
+	if (json_array_size(obs_dossier_excluded(s)) > 0) {
 		snprintf(obs, sizeof obs, "%zu file(s) left out by you",
-			 json_array_size(json_object_get(s, "excluded")));
+			 json_array_size(obs_dossier_excluded(s)));
 		kd_rows_add(rows, "dossier.excluded", KD_R_INFO, "files left out", obs, NULL, NULL);
 	}
 }
@@ -268,7 +261,7 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 		return kd_err_set(err, KD_EINPUT, NULL, 0, "%s is not a credential found by the "
 				  "last check (dossier.secret.1 to dossier.secret.%zu)", arg, nf);
 	}
-	src = json_string_value(json_object_get(f, "source"));
+	src = obs_dossier_finding_source(f);
 	if (src == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "that file is written by kernodeck itself: redact it (x) instead");

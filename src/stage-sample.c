@@ -35,6 +35,7 @@
 #include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-sample.h"
 #include "kernodeck/outputs.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
@@ -589,9 +590,8 @@ out:
 /* --- check --- */
 
 static const char *
-jstr(const json_t *o, const char *key, const char *dflt)
+or_str(const char *s, const char *dflt)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? s : dflt;
 }
 
@@ -648,50 +648,50 @@ dtype_fits(const char *seen, const char *want)
 static void
 row_entry_point(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *run = json_object_get(obs, "run"), *fail = json_object_get(obs, "failure");
-	const char *log = jstr(obs, "log", NULL);
+	const json_t *run = obs_sample_run(obs), *fail = obs_sample_failure(obs);
+	const char *log = obs_sample_log(obs), *ended = obs_sample_run_ended(obs);
+	const char *fstep = obs_sample_failure_step(fail), *ferr = obs_sample_failure_error(fail);
+	const char *frame = obs_sample_failure_frame(fail), *code = obs_sample_failure_code(fail);
 	struct kd_row *r;
 	char buf[2048], fe[2048];
 
-	if (json_object_get(obs, "entry_point_error")) {
+	if (obs_sample_entry_point_error(obs) != NULL) {
 		r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
 				"not declared", "exit 0", NULL);
-		kd_row_set_error(r, jstr(obs, "entry_point_error", ""), "declare code.entry_point in the reference (stage 1)");
+		kd_row_set_error(r, obs_sample_entry_point_error(obs), "declare code.entry_point in the reference (stage 1)");
 		return;
 	}
-	if (json_object_get(obs, "interpreter_missing")) {
+	if (obs_sample_interpreter_missing(obs) != NULL) {
 		r = kd_rows_addf(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
-				 "exit 0", "%s does not exist", jstr(obs, "interpreter_missing", "?"));
+				 "exit 0", "%s does not exist", obs_sample_interpreter_missing(obs));
 		kd_row_set_error(r, "the project interpreter is missing", "run stage 3 (rebuild) first");
 		return;
 	}
 	if (run == NULL)
 		return;
-	if (!json_is_true(json_object_get(run, "started"))) {
+	if (!obs_sample_run_started(obs)) {
 		r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
 				"could not start", "exit 0", log);
-		kd_row_set_error(r, jstr(run, "error", NULL), "check code.entry_point: its program must exist and be executable");
+		kd_row_set_error(r, obs_sample_run_error(obs), "check code.entry_point: its program must exist and be executable");
 		return;
 	}
 	if (fail == NULL) {
 		kd_rows_addf(rows, "sample.entry-point", KD_R_PASS, "the entry point runs on the sample",
-			     "exit 0", "%s in %.1f s", jstr(run, "ended", "?"),
-			     json_number_value(json_object_get(run, "seconds")))->evidence =
+			     "exit 0", "%s in %.1f s", ended ? ended : "?",
+			     obs_sample_run_seconds(obs))->evidence =
 			log ? strdup(log) : NULL;
 		return;
 	}
-	snprintf(buf, sizeof buf, "%s%s%s", jstr(run, "ended", "failed"),
-		 json_is_string(json_object_get(fail, "step")) ? " in step " : "",
-		 jstr(fail, "step", ""));
+	snprintf(buf, sizeof buf, "%s%s%s", ended ? ended : "failed", fstep ? " in step " : "",
+		 fstep ? fstep : "");
 	r = kd_rows_add(rows, "sample.entry-point", KD_R_FAIL, "the entry point runs on the sample",
 			buf, "exit 0", log);
-	if (json_object_get(fail, "frame"))
-		snprintf(fe, sizeof fe, "%s (innermost frame: %s%s%s)", jstr(fail, "error", "?"),
-			 jstr(fail, "frame", ""), json_object_get(fail, "code") ? ": " : "",
-			 jstr(fail, "code", ""));
+	if (frame != NULL)
+		snprintf(fe, sizeof fe, "%s (innermost frame: %s%s%s)", ferr ? ferr : "?", frame,
+			 code ? ": " : "", code ? code : "");
 	else
-		snprintf(fe, sizeof fe, "%s", jstr(fail, "error", jstr(run, "ended", "failed")));
-	kd_row_set_error(r, fe, json_is_true(json_object_get(run, "timed_out"))
+		snprintf(fe, sizeof fe, "%s", ferr ? ferr : ended ? ended : "failed");
+	kd_row_set_error(r, fe, obs_sample_run_timed_out(obs)
 			 ? "the entry point did not finish in time: KD_TIMEOUT_SAMPLE sets the limit in seconds"
 			 : "the log holds the whole output; fix the first error and check again");
 }
@@ -717,8 +717,9 @@ missing_text(const char *file, const json_t *holds, const char *folder)
 static void
 row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *outs = json_object_get(obs, "outputs");
-	const json_t *files = json_object_get(outs, "files"), *f;
+	const json_t *outs = obs_sample_outputs(obs);
+	const json_t *files = obs_sample_outputs_files(obs), *f;
+	const char *folder = obs_sample_outputs_folder(obs) ? obs_sample_outputs_folder(obs) : "?";
 	const json_t *want = yamlio_get(ctx->ref, "result.count");
 	size_t i, good = 0, missing = 0, bad = 0;
 	const char *first_bad = NULL, *first_missing = NULL;
@@ -727,35 +728,35 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 	struct kd_row *r;
 	char exp[64];
 
-	if (json_object_get(obs, "outputs_error")) {
+	if (obs_sample_outputs_error(obs) != NULL) {
 		r = kd_rows_add(rows, "sample.outputs", KD_R_FAIL, "outputs written and readable",
 				"cannot be read", "the declared outputs", NULL);
-		kd_row_set_error(r, jstr(obs, "outputs_error", ""), "fix result.outputs in the reference (stage 1)");
+		kd_row_set_error(r, obs_sample_outputs_error(obs), "fix result.outputs in the reference (stage 1)");
 		return;
 	}
 	if (outs == NULL)
 		return;
 	json_array_foreach(files, i, f) {
-		if (json_object_get(f, "missing")) {
+		if (obs_sample_file_missing(f)) {
 			missing++;
 			if (!first_missing) {
-				first_missing = jstr(f, "file", "?");
-				holds = json_object_get(f, "folder_holds");
+				first_missing = or_str(obs_sample_file_file(f), "?");
+				holds = obs_sample_file_folder_holds(f);
 			}
-		} else if (json_object_get(f, "error")) {
+		} else if (obs_sample_file_error(f) != NULL) {
 			bad++;
 			if (!first_bad)
-				first_bad = jstr(f, "error", "?");
+				first_bad = obs_sample_file_error(f);
 		} else {
 			good++;
 		}
 	}
 	expected = json_is_integer(want) ? (long long)json_integer_value(want)
-		   : (long long)json_array_size(json_object_get(outs, "expected"));
+		   : (long long)json_array_size(obs_sample_outputs_expected(obs));
 	snprintf(exp, sizeof exp, "%lld readable file(s)", expected);
 	if (good > 0 && missing == 0 && bad == 0 && (long long)good == expected) {
 		kd_rows_addf(rows, "sample.outputs", KD_R_PASS, "outputs written and readable", exp,
-			     "%zu file(s) in %s", good, jstr(outs, "folder", "?"));
+			     "%zu file(s) in %s", good, folder);
 		return;
 	}
 	r = kd_rows_addf(rows, "sample.outputs", KD_R_FAIL, "outputs written and readable", exp,
@@ -765,8 +766,7 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 	else if (first_missing)
 		kd_row_set_error(r, missing_text(first_missing, holds,
 						 yamlio_get_str(ctx->ref, "result.outputs") ?
-						 yamlio_get_str(ctx->ref, "result.outputs") :
-						 jstr(outs, "folder", "?")),
+						 yamlio_get_str(ctx->ref, "result.outputs") : folder),
 				 "the entry point did not write this file: compare result.files with "
 				 "what it wrote");
 	else
@@ -778,11 +778,11 @@ row_outputs(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 static const json_t *
 main_output(const json_t *obs)
 {
-	const json_t *files = json_object_get(json_object_get(obs, "outputs"), "files"), *f;
+	const json_t *files = obs_sample_outputs_files(obs), *f;
 	size_t i;
 
 	json_array_foreach(files, i, f)
-		if (json_object_get(f, "dtype"))
+		if (obs_sample_file_dtype(f) != NULL)
 			return f;
 	return NULL;
 }
@@ -801,31 +801,30 @@ row_structure(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 
 	if (m == NULL)
 		return;
-	shape_str(json_object_get(m, "shape"), a, sizeof a);
+	shape_str(obs_sample_file_shape(m), a, sizeof a);
 	if (!json_is_array(wshape)) {
 		kd_rows_add(rows, "sample.shape", KD_R_WARN, "shape of the output", a,
 			    "not declared (result.shape)", NULL);
 	} else {
 		shape_str(wshape, b, sizeof b);
-		r = kd_rows_add(rows, "sample.shape", shape_fits(json_object_get(m, "shape"), wshape)
+		r = kd_rows_add(rows, "sample.shape", shape_fits(obs_sample_file_shape(m), wshape)
 				? KD_R_PASS : KD_R_FAIL, "shape of the output", a, b, NULL);
 		if (r->status == KD_R_FAIL)
-			kd_row_set_error(r, jstr(m, "file", NULL), "the output's dimensions differ from the result contract");
+			kd_row_set_error(r, obs_sample_file_file(m), "the output's dimensions differ from the result contract");
 	}
 	if (wdtype == NULL) {
-		kd_rows_add(rows, "sample.dtype", KD_R_WARN, "dtype of the output", jstr(m, "dtype", "?"),
+		kd_rows_add(rows, "sample.dtype", KD_R_WARN, "dtype of the output", or_str(obs_sample_file_dtype(m), "?"),
 			    "not declared (result.dtype)", NULL);
 	} else {
-		r = kd_rows_add(rows, "sample.dtype", dtype_fits(jstr(m, "dtype", "?"), wdtype)
-				? KD_R_PASS : KD_R_FAIL, "dtype of the output", jstr(m, "dtype", "?"), wdtype, NULL);
+		r = kd_rows_add(rows, "sample.dtype", dtype_fits(or_str(obs_sample_file_dtype(m), "?"), wdtype)
+				? KD_R_PASS : KD_R_FAIL, "dtype of the output", or_str(obs_sample_file_dtype(m), "?"), wdtype, NULL);
 		if (r->status == KD_R_FAIL)
-			kd_row_set_error(r, jstr(m, "file", NULL), "the output's element type differs from the result contract");
+			kd_row_set_error(r, obs_sample_file_file(m), "the output's element type differs from the result contract");
 	}
-	files = json_object_get(json_object_get(obs, "outputs"), "files");
+	files = obs_sample_outputs_files(obs);
 	json_array_foreach(files, i, f) {
-		nan += json_integer_value(json_object_get(f, "nan"));
-		inf += json_integer_value(json_object_get(f, "posinf")) +
-		       json_integer_value(json_object_get(f, "neginf"));
+		nan += obs_sample_file_nan(f);
+		inf += obs_sample_file_posinf(f) + obs_sample_file_neginf(f);
 	}
 	snprintf(a, sizeof a, "%lld NaN, %lld infinite", nan, inf);
 	if (json_is_true(finite)) {
@@ -844,46 +843,43 @@ row_structure(const struct kd_ctx *ctx, const json_t *obs, struct kd_rows *rows)
 static void
 row_ids(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *ids = json_object_get(obs, "ids");
+	const char *order = obs_sample_ids_order(obs) ? obs_sample_ids_order(obs) : "same";
 	struct kd_row *r;
 	char buf[1024], fe[1024] = "";
 
-	if (ids == NULL || main_output(obs) == NULL)
+	if (obs_sample_ids(obs) == NULL || main_output(obs) == NULL)
 		return;
-	if (!json_is_true(json_object_get(ids, "declared"))) {
+	if (!obs_sample_ids_declared(obs)) {
 		kd_rows_add(rows, "sample.ids", KD_R_WARN, "identifiers match the input", "not checked",
 			    "not declared (result.ids)", NULL);
 		return;
 	}
-	if (json_object_get(ids, "error")) {
+	if (obs_sample_ids_error(obs) != NULL) {
 		r = kd_rows_add(rows, "sample.ids", KD_R_FAIL, "identifiers match the input",
 				"cannot be checked", "declared identifiers", NULL);
-		kd_row_set_error(r, jstr(ids, "error", ""), "fix result.ids in the reference, or make the entry point write the identifiers");
+		kd_row_set_error(r, obs_sample_ids_error(obs), "fix result.ids in the reference, or make the entry point write the identifiers");
 		return;
 	}
 	snprintf(buf, sizeof buf, "%lld output ids for %lld rows, %lld input ids; %lld missing, %lld extra, %lld duplicated%s",
-		 (long long)json_integer_value(json_object_get(ids, "output")),
-		 (long long)json_integer_value(json_object_get(ids, "rows")),
-		 (long long)json_integer_value(json_object_get(ids, "input")),
-		 (long long)json_integer_value(json_object_get(ids, "missing")),
-		 (long long)json_integer_value(json_object_get(ids, "extra")),
-		 (long long)json_integer_value(json_object_get(ids, "duplicates")),
-		 json_is_true(json_object_get(ids, "same_order")) ? ", same order" : "");
-	if (json_is_true(json_object_get(ids, "ok"))) {
+		 (long long)obs_sample_ids_output(obs), (long long)obs_sample_ids_rows(obs),
+		 (long long)obs_sample_ids_input(obs), (long long)obs_sample_ids_missing(obs),
+		 (long long)obs_sample_ids_extra(obs), (long long)obs_sample_ids_duplicates(obs),
+		 obs_sample_ids_same_order(obs) ? ", same order" : "");
+	if (obs_sample_ids_ok(obs)) {
 		kd_rows_add(rows, "sample.ids", KD_R_PASS, "identifiers match the input", buf,
-			    strcmp(jstr(ids, "order", "same"), "set") == 0 ? "same set" : "same order", NULL);
+			    strcmp(order, "set") == 0 ? "same set" : "same order", NULL);
 		return;
 	}
 	r = kd_rows_add(rows, "sample.ids", KD_R_FAIL, "identifiers match the input", buf,
-			strcmp(jstr(ids, "order", "same"), "set") == 0 ? "same set" : "same order", NULL);
-	if (json_object_get(ids, "first_missing"))
-		snprintf(fe, sizeof fe, "input id \"%s\" has no output", jstr(ids, "first_missing", ""));
-	else if (json_object_get(ids, "first_extra"))
-		snprintf(fe, sizeof fe, "output id \"%s\" is not an input id", jstr(ids, "first_extra", ""));
-	else if (json_object_get(ids, "first_duplicate"))
-		snprintf(fe, sizeof fe, "output id \"%s\" appears twice", jstr(ids, "first_duplicate", ""));
-	else if (json_object_get(ids, "first_misplaced"))
-		snprintf(fe, sizeof fe, "input id \"%s\" is out of order in the output", jstr(ids, "first_misplaced", ""));
+			strcmp(order, "set") == 0 ? "same set" : "same order", NULL);
+	if (obs_sample_ids_first_missing(obs))
+		snprintf(fe, sizeof fe, "input id \"%s\" has no output", obs_sample_ids_first_missing(obs));
+	else if (obs_sample_ids_first_extra(obs))
+		snprintf(fe, sizeof fe, "output id \"%s\" is not an input id", obs_sample_ids_first_extra(obs));
+	else if (obs_sample_ids_first_duplicate(obs))
+		snprintf(fe, sizeof fe, "output id \"%s\" appears twice", obs_sample_ids_first_duplicate(obs));
+	else if (obs_sample_ids_first_misplaced(obs))
+		snprintf(fe, sizeof fe, "input id \"%s\" is out of order in the output", obs_sample_ids_first_misplaced(obs));
 	else
 		snprintf(fe, sizeof fe, "as many identifiers as output rows are needed");
 	kd_row_set_error(r, fe, "every input item needs exactly one output row with its identifier");
@@ -901,42 +897,43 @@ num_str(const json_t *v, char *buf, size_t len)
 static void
 row_compare(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *c = json_object_get(obs, "comparison"), *w;
+	const char *rule = obs_sample_comparison_rule(obs);
 	struct kd_row *r;
 	char buf[1024], o[64], f[64], fe[1024];
 
-	if (c == NULL || main_output(obs) == NULL)
+	if (obs_sample_comparison(obs) == NULL || main_output(obs) == NULL)
 		return;
-	if (json_object_get(c, "error")) {
+	if (obs_sample_comparison_error(obs) != NULL) {
 		r = kd_rows_add(rows, "sample.compare", KD_R_FAIL, "output agrees with the reference output",
-				"not compared", jstr(c, "rule", "the declared rule"), NULL);
-		kd_row_set_error(r, jstr(c, "error", ""), json_is_false(json_object_get(c, "rule_declared"))
+				"not compared", rule ? rule : "the declared rule", NULL);
+		kd_row_set_error(r, obs_sample_comparison_error(obs),
+				 json_is_false(obs_sample_comparison_rule_declared(obs))
 				 ? "declare result.rule in the reference (stage 1): there is no default tolerance"
 				 : "see the error");
 		return;
 	}
-	num_str(json_object_get(c, "max_abs_error"), o, sizeof o);
-	num_str(json_object_get(c, "max_rel_error"), f, sizeof f);
-	if (json_object_get(c, "metric")) {
+	num_str(obs_sample_comparison_max_abs_error(obs), o, sizeof o);
+	num_str(obs_sample_comparison_max_rel_error(obs), f, sizeof f);
+	if (obs_sample_comparison_metric(obs) != NULL) {
 		char m[64];
-		num_str(json_object_get(c, "metric"), m, sizeof m);
+		num_str(obs_sample_comparison_metric(obs), m, sizeof m);
 		snprintf(buf, sizeof buf, "metric %s (worst row %s); max abs error %s, max rel error %s",
-			 m, json_is_string(json_object_get(c, "worst_row")) ? jstr(c, "worst_row", "")
+			 m, obs_sample_comparison_worst_row(obs) ? obs_sample_comparison_worst_row(obs)
 			 : "#", o, f);
 	} else {
 		snprintf(buf, sizeof buf, "max abs error %s, max rel error %s; %lld of %lld out of tolerance",
-			 o, f, (long long)json_integer_value(json_object_get(c, "out_of_tolerance")),
-			 (long long)json_integer_value(json_object_get(c, "compared")));
+			 o, f, (long long)obs_sample_comparison_out_of_tolerance(obs),
+			 (long long)obs_sample_comparison_compared(obs));
 	}
-	r = kd_rows_add(rows, "sample.compare", json_is_true(json_object_get(c, "pass")) ? KD_R_PASS
+	r = kd_rows_add(rows, "sample.compare", obs_sample_comparison_pass(obs) ? KD_R_PASS
 			: KD_R_FAIL, "output agrees with the reference output", buf,
-			jstr(c, "rule", ""), NULL);
-	w = json_object_get(c, "worst");
-	if (w != NULL) {
-		num_str(json_object_get(w, "out"), o, sizeof o);
-		num_str(json_object_get(w, "ref"), f, sizeof f);
+			rule ? rule : "", NULL);
+	if (obs_sample_comparison_worst(obs) != NULL) {
+		const char *el = obs_sample_comparison_worst_element(obs);
+		num_str(obs_sample_comparison_worst_out(obs), o, sizeof o);
+		num_str(obs_sample_comparison_worst_ref(obs), f, sizeof f);
 		snprintf(fe, sizeof fe, "worst element %s: output %s, reference %s",
-			 jstr(w, "element", "?"), o, f);
+			 el ? el : "?", o, f);
 		if (r->status == KD_R_FAIL)
 			kd_row_set_error(r, fe, "if the difference is acceptable, the rule is changed in stage 1 with a justification (recorded as a deviation)");
 		else {
@@ -951,8 +948,9 @@ row_compare(const json_t *obs, struct kd_rows *rows)
 static int
 row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *c = json_object_get(res->obs, "comparison");
-	const char *cur = jstr(c, "rule_digest", NULL), *canon = jstr(c, "rule_canonical", "");
+	const char *cur = obs_sample_comparison_rule_digest(res->obs);
+	const char *canon = obs_sample_comparison_rule_canonical(res->obs) ?
+		obs_sample_comparison_rule_canonical(res->obs) : "";
 	const json_t *settings = ctx->state.settings;
 	const char *base = json_string_value(yamlio_get(settings, "sample.rule_baseline.digest"));
 	const char *basec = json_string_value(yamlio_get(settings, "sample.rule_baseline.rule"));
@@ -1023,29 +1021,32 @@ sample_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 static void
 sample_describe(const struct kd_result *res, struct kd_rows *rows)
 {
-	const json_t *obs = res->obs, *files, *f, *mv;
+	const json_t *obs = res->obs, *files, *f;
 	size_t i;
 
-	if ((mv = json_object_get(obs, "moved_aside")) != NULL)
+	if (obs_sample_moved_aside(obs) != NULL) {
+		const char *from = obs_sample_moved_aside_from(obs), *to = obs_sample_moved_aside_to(obs);
 		kd_rows_addf(rows, "sample.info.moved-aside", KD_R_INFO, "previous outputs moved aside",
-			     NULL, "%s -> %s", jstr(mv, "from", "?"), jstr(mv, "to", "?"));
-	if (json_object_get(obs, "step_reached"))
+			     NULL, "%s -> %s", from ? from : "?", to ? to : "?");
+	}
+	if (obs_sample_step_reached(obs) != NULL)
 		kd_rows_add(rows, "sample.info.step", KD_R_INFO, "last step announced (KD_STEP)",
-			    jstr(obs, "step_reached", ""), NULL, NULL);
-	files = json_object_get(json_object_get(obs, "outputs"), "files");
+			    obs_sample_step_reached(obs), NULL, NULL);
+	files = obs_sample_outputs_files(obs);
 	json_array_foreach(files, i, f) {
 		char shape[256], id[300], mn[64], mx[64];
-		if (!json_object_get(f, "dtype"))
+		const char *name = or_str(obs_sample_file_file(f), "?"), *fmt = or_str(obs_sample_file_format(f), "?");
+		if (obs_sample_file_dtype(f) == NULL)
 			continue;
-		shape_str(json_object_get(f, "shape"), shape, sizeof shape);
-		num_str(json_object_get(f, "min"), mn, sizeof mn);
-		num_str(json_object_get(f, "max"), mx, sizeof mx);
-		snprintf(id, sizeof id, "sample.info.file.%s", jstr(f, "file", "?"));
-		kd_rows_addf(rows, id, KD_R_INFO, jstr(f, "file", "?"), NULL,
+		shape_str(obs_sample_file_shape(f), shape, sizeof shape);
+		num_str(obs_sample_file_min(f), mn, sizeof mn);
+		num_str(obs_sample_file_max(f), mx, sizeof mx);
+		snprintf(id, sizeof id, "sample.info.file.%s", name);
+		kd_rows_addf(rows, id, KD_R_INFO, name, NULL,
 			     "%s %s %s, %lld values, min %s, max %s, %lld NaN",
-			     jstr(f, "format", "?"), jstr(f, "dtype", "?"), shape,
-			     (long long)json_integer_value(json_object_get(f, "count")), mn, mx,
-			     (long long)json_integer_value(json_object_get(f, "nan")));
+			     fmt, obs_sample_file_dtype(f), shape,
+			     (long long)obs_sample_file_count(f), mn, mx,
+			     (long long)obs_sample_file_nan(f));
 	}
 }
 

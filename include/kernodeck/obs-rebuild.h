@@ -3,7 +3,8 @@
  * observations, src/stage-rebuild.c; its base environment part
  * src/rebuild-base.c): each key its type, getter name and path.  Getters:
  * obs_rebuild_NAME(obs).  Keep in step with what the stage writes;
- * tests/e2e/obs-keys.sh proves every key not marked KD_OBS_OPT is there
+ * tests/helpers/obs-keys (run by demo-headless and demo-training)
+ * proves every key not marked KD_OBS_OPT is there
  * after the demo's check.
  *
  *   steps                 [step] each program run, in order (KD_OBS_REBUILD_STEP)

@@ -2,8 +2,9 @@
  * obs-reference.h - the tree of reference-obs.yaml (the reference stage's
  * observations, src/stage-reference.c; judged by src/reference-check.c):
  * each key its type, getter name and path.  Getters: obs_reference_NAME(obs).
- * Keep in step with what the stage writes; tests/e2e/obs-keys.sh proves
- * every key not marked KD_OBS_OPT is there after the demo's check.
+ * Keep in step with what the stage writes; tests/helpers/obs-keys (run by
+ * demo-headless and demo-training) proves every key not marked KD_OBS_OPT is
+ * there after the demo's check.
  *
  *   checked_at          when (UTC)
  *   exclude_added       lines added to .git/info/exclude by this check

@@ -3,7 +3,8 @@
  * src/stage-system.c, gathered by sysinfo.c and the sys-*.c readers, the
  * plan by variant.c): each key its type, getter name and path.  Getters:
  * obs_system_NAME(obs).  Keep in step with what the stage writes;
- * tests/e2e/obs-keys.sh proves every key not marked KD_OBS_OPT is there
+ * tests/helpers/obs-keys (run by demo-headless and demo-training)
+ * proves every key not marked KD_OBS_OPT is there
  * after the demo's check.
  *
  *   os.pretty             "Debian GNU/Linux 12 (bookworm)" (os-release), or absent

@@ -10,13 +10,14 @@
  * (a misspelt getter is a compile error, not a silent NULL), and one table
  * per file (src/obs.c, kd_obs_files) lets a test prove every key the header
  * declares is where the stage writes it (tests/helpers/obs-keys.c, run on
- * the demo's observations by tests/e2e/obs-keys.sh).
+ * the demo's observations by tests/helpers/obs-keys (run by demo-headless and demo-training)).
  *
  * Types: str (const char *, NULL when absent or not a string), obj and arr
  * (const json_t *, NULL when absent or of another kind), any (const json_t
  * *), bool (int: 1 only for true), int (json_int_t, 0 when absent), num
  * (double, 0 when absent; integers too).  Flags: KD_OBS_OPT for a key that
- * is absent or null in some runs (the test does not require it).
+ * is absent or null in some runs (the test does not require it, nor the
+ * keys below it where it is absent).
  */
 #ifndef KD_OBS_H
 #define KD_OBS_H

@@ -1,7 +1,10 @@
 /*
  * obs-keys.c - `obs-keys FOLDER`: for each observation file in the
  * kernodeck folder FOLDER, every key its obs-*.h header declares (src/obs.c)
- * is there with its type, unless it is marked KD_OBS_OPT and absent or null.  One
+ * is there with its type, unless it is marked KD_OBS_OPT and absent or null,
+ * or lies below such a key that is absent or null (an optional subtree:
+ * "pip_check" KD_OBS_OPT makes "pip_check.status" required only where
+ * pip_check is there).  One
  * TAP-like line per problem on stdout; exit 0 when none, 1 otherwise, 2
  * when a file cannot be read.
  */
@@ -15,6 +18,26 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs.h"
 #include "kernodeck/yamlio.h"
+
+/* Whether n is absent or null. */
+static int
+absent(const json_t *n)
+{
+	return n == NULL || json_is_null(n);
+}
+
+/* Whether key k of f lies below a KD_OBS_OPT key of f that is absent from root. */
+static int
+under_absent_opt(const json_t *root, const struct kd_obs_file *f, const struct kd_obs_key *k)
+{
+	for (const struct kd_obs_key *o = f->keys; o->path != NULL; o++) {
+		size_t n = strlen(o->path);
+		if (o != k && (o->flags & KD_OBS_OPT) && strncmp(k->path, o->path, n) == 0 &&
+		    (k->path[n] == '.' || k->path[n] == '[') && absent(yamlio_get(root, o->path)))
+			return 1;
+	}
+	return 0;
+}
 
 /* The element lists (kd_obs_elems): each element of the array, or each
  * value of the mapping, at the entry's path has every key of the list not
@@ -89,7 +112,7 @@ main(int argc, char **argv)
 		for (const struct kd_obs_key *k = f->keys; k->path != NULL; k++) {
 			const json_t *n = yamlio_get(doc.root, k->path);
 			nkeys++;
-			if ((n == NULL || json_is_null(n)) && (k->flags & KD_OBS_OPT))
+			if (absent(n) && ((k->flags & KD_OBS_OPT) || under_absent_opt(doc.root, f, k)))
 				continue;
 			if (!obs_type_ok(n, k->type)) {
 				printf("%s: %s: %s\n", f->file, k->path,

@@ -29,6 +29,14 @@ for s in reference system rebuild contract compute sample dossier; do
 done
 check "text: the resume rows" sh -c "grep -q 'pass sample.resume.trajectory *steps 21-40: 40 values compared, 0 diverging' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.final' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.reference' '$KD_TMP/check.txt' && grep -q 'pass sample.resume.inventory .*8 of 8 kinds' '$KD_TMP/check.txt'"
 check "stage 1 judged the resume: section" grep -q "pass resume .*40 steps, interrupted at 20 (stop)" "$KD_TMP/check.txt"
+# every key the observation headers declare is where its stage wrote it,
+# the resume keys of sample.yaml (KD_OBS_OPT in the demo without training) too
+"$KD_BUILDDIR/tests/helpers/obs-keys" "$DEMO/kernodeck" >"$KD_TMP/obs-keys.txt" 2>&1
+r=$?
+sed 's/^/#   obs-keys: /' "$KD_TMP/obs-keys.txt"
+check "the observation headers' keys are all in the training demo's observations" test "$r" -eq 0
+check "the training demo's sample.yaml has the resume check's runs, inventory, trajectory and final" \
+	sh -c "grep -q '^resume:' '$DEMO/kernodeck/sample.yaml' && grep -q '^  runs:' '$DEMO/kernodeck/sample.yaml' && grep -q '^  trajectory:' '$DEMO/kernodeck/sample.yaml' && grep -q '^  final:' '$DEMO/kernodeck/sample.yaml'"
 "$KD_BIN" check "$DEMO" --stage sample --format json >"$KD_TMP/c.json" 2>/dev/null
 "$KD_BIN" check "$DEMO" --stage sample --format yaml >"$KD_TMP/c.yaml" 2>/dev/null
 check "JSON: the resume rows and one row per kind of state" "$PY" -c "

@@ -112,6 +112,27 @@ check "system layer: an environment variable that changes the run" five system
 check "result layer: a number that prints the same is no difference" five result
 check "timestamps only with --all" five all
 
+# a capture (no inventory of its own): the packages its contract stage
+# observed are compared, not skipped
+mkdir -p "$KD_TMP/cap/a" "$KD_TMP/cap/b"
+"$PY" - "$A/dossier.yaml" "$KD_TMP/cap" <<'PYEOF'
+import sys, yaml
+for side, ver in (("a", "2.1.0"), ("b", "2.2.0")):
+    d = yaml.safe_load(open(sys.argv[1]))
+    pk = d.pop("inventory", {}).get("packages", [])
+    for st in d["stages"]:
+        if st["id"] == "contract":
+            st.setdefault("observations", {})["inventory"] = {"packages": pk + [
+                {"name": "kd-capture-probe", "canonical_name": "kd-capture-probe",
+                 "version": ver}]}
+    yaml.safe_dump(d, open("%s/%s/dossier.yaml" % (sys.argv[2], side), "w"))
+PYEOF
+"$KD_BIN" diff "$KD_TMP/cap/a" "$KD_TMP/cap/b" --format json >"$KD_TMP/cap.json"
+check "a capture's packages (contract observations) are compared" "$PY" -c "
+import json, sys
+L = json.load(open(sys.argv[1]))['layers']['python']
+sys.exit(0 if any('kd-capture-probe' in json.dumps(e) for e in L) else 'not found: %s' % L)" "$KD_TMP/cap.json"
+
 # inputs that are not dossiers
 printf 'a: [1\n' >"$KD_TMP/bad.yaml"
 expect_exit 2 "malformed input: exit 2" "$KD_BIN" diff "$A" "$KD_TMP/bad.yaml"
