@@ -16,6 +16,7 @@
 #include "kernodeck/caps.h"
 #include "kernodeck/contain.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/parse-requirements.h"
 #include "kernodeck/yamlio.h"
 
 #define CONTAIN_DEPTH 32         /* folders below a written root, at most */
@@ -86,6 +87,10 @@ contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
 	return 0;
 }
 
+/* The stage after which the tree is checked (contain_check_after), or
+ * NULL: the link came with the repository. */
+static const char *after_stage;
+
 static int
 link_refused(const char *rel, const char *full, struct kd_err *err)
 {
@@ -93,6 +98,11 @@ link_refused(const char *rel, const char *full, struct kd_err *err)
 	ssize_t n = readlink(full, target, sizeof target - 1);
 
 	target[n > 0 ? n : 0] = '\0';
+	if (after_stage != NULL)
+		return kd_err_set(err, KD_EINPUT, rel, 0,
+				  "%s became a symbolic link (to %s) while stage %s ran, where "
+				  "kernodeck writes: the replay would write outside its work folder "
+				  "(refusing to go on)", rel, n > 0 ? target : "?", after_stage);
 	return kd_err_set(err, KD_EINPUT, rel, 0,
 			  "%s in the repository is a symbolic link (to %s), where kernodeck "
 			  "writes: the replay would write outside its work folder (refusing it)",
@@ -176,6 +186,123 @@ contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_e
 	return rc;
 }
 
+int
+contain_check_after(const char *workdir, const json_t *ref, const char *stage,
+		    struct kd_err *err)
+{
+	int rc;
+
+	after_stage = stage;
+	rc = contain_check_tree(workdir, ref, 1, err);
+	after_stage = NULL;
+	return rc;
+}
+
+/* The project-relative path of val included from the file from (itself
+ * project-relative) into out: 0, or why it leaves the project. */
+static const char *
+include_path(const char *from, const char *val, char *out, size_t len)
+{
+	const char *slash = strrchr(from, '/');
+	char joined[PATH_MAX];
+	size_t o = 0;
+
+	if (val[0] == '/')
+		return "an absolute path";
+	if (val[0] == '~')
+		return "a path in a home folder";
+	if (snprintf(joined, sizeof joined, "%.*s%s%s", slash ? (int)(slash - from) : 0, from,
+		     slash ? "/" : "", val) >= (int)sizeof joined)
+		return "a path too long";
+	for (const char *c = joined; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (o == 0)
+				return "a path that leaves the project";
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else if (n > 0 && !(n == 1 && c[0] == '.')) {
+			if (o + n + 2 > len)
+				return "a path too long";
+			if (o > 0)
+				out[o++] = '/';
+			memcpy(out + o, c, n);
+			o += n;
+		}
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	out[o] = '\0';
+	return o == 0 ? "not a file" : NULL;
+}
+
+/* Add the files rel (under base) names with -r and -c to list, then
+ * theirs: see contain_includes. */
+static int
+includes_of(const char *base, const char *rel, json_t *list, int depth, struct kd_err *err)
+{
+	static const char *const kinds[] = { "includes", "constraints" };
+	char *p = fsutil_join(base, rel), *text = NULL;
+	json_t *tree = NULL, *v;
+	size_t len, i;
+	int rc = 0;
+
+	if (p == NULL || !fsutil_exists(p) ||
+	    fsutil_read_file(p, KD_CAP_TEXT_FILE, &text, &len, NULL) != 0 ||
+	    requirements_parse(text, len, rel, &tree, NULL) != 0)
+		goto out;   /* not there or not text: the comparison says so */
+	for (size_t k = 0; k < 2 && rc == 0; k++) {
+		json_array_foreach(json_object_get(tree, kinds[k]), i, v) {
+			const char *val = json_string_value(v), *why;
+			char inc[PATH_MAX];
+			int seen = 0;
+			size_t j;
+			json_t *w;
+
+			if (val == NULL || strstr(val, "://") != NULL)
+				continue;   /* a URL: the plan shows the line that names it */
+			if ((why = include_path(rel, val, inc, sizeof inc)) != NULL) {
+				rc = kd_err_set(err, KD_EINPUT, rel, 0,
+						"%s names %s %s, %s: a dossier holds, and its replay "
+						"reads, only files of the project (refusing)",
+						rel, k ? "-c" : "-r", val, why);
+				break;
+			}
+			json_array_foreach(list, j, w)
+				seen |= strcmp(json_string_value(json_object_get(w, "path")), inc) == 0;
+			if (seen || strcmp(inc, rel) == 0)
+				continue;
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "path", inc, "kind",
+							      k ? "-c" : "-r", "from", rel));
+			if (depth < KD_REQ_MAX_DEPTH &&
+			    (rc = includes_of(base, inc, list, depth + 1, err)) != 0)
+				break;
+		}
+	}
+out:
+	json_decref(tree);
+	free(text);
+	free(p);
+	return rc;
+}
+
+int
+contain_includes(const char *base, const char *rel, json_t **list, struct kd_err *err)
+{
+	int rc;
+
+	*list = json_array();
+	rc = includes_of(base, rel, *list, 0, err);
+	if (rc != 0) {
+		json_decref(*list);
+		*list = NULL;
+	}
+	return rc;
+}
+
 /* Show the lines of a not in b as "-", of b not in a as "+" (a line is
  * looked for anywhere in the other text), at most CONTAIN_DIFF_LINES. */
 void
@@ -251,6 +378,36 @@ out:
 	return rc;
 }
 
+/* The rebuild file's includes, as the dossier's copy and as the clone's
+ * name them: none leaves the project or is a link, and each is the same
+ * bytes in the clone as in the dossier (one the dossier lacks is refused). */
+static int
+same_includes(const char *workdir, const char *dossier,
+	      void (*show)(void *u, const char *line), void *u, struct kd_err *err)
+{
+	char *dp = fsutil_join(dossier, "project");
+	json_t *mine = NULL, *theirs = NULL, *v;
+	size_t i;
+	int rc;
+
+	rc = dp == NULL ? KD_EENV : contain_includes(dp, "requirements-rebuild.txt", &mine, err);
+	if (rc == 0)
+		rc = contain_includes(workdir, "requirements-rebuild.txt", &theirs, err);
+	if (rc == 0)
+		json_array_extend(mine, theirs);
+	json_array_foreach(mine, i, v) {
+		const char *inc = json_string_value(json_object_get(v, "path"));
+		if (rc == 0)
+			rc = check_root(workdir, inc, 0, err);
+		if (rc == 0)
+			rc = same_copy(workdir, dossier, inc, 0, show, u, err);
+	}
+	json_decref(mine);
+	json_decref(theirs);
+	free(dp);
+	return rc;
+}
+
 int
 contain_check_copies(const char *workdir, const char *dossier, const json_t *ref,
 		     void (*show)(void *u, const char *line), void *u, struct kd_err *err)
@@ -259,6 +416,8 @@ contain_check_copies(const char *workdir, const char *dossier, const json_t *ref
 	const char *ins = yamlio_get_str(ref, "python.inspect");
 	int rc = same_copy(workdir, dossier, "requirements-rebuild.txt", 0, show, u, err);
 
+	if (rc == 0)
+		rc = same_includes(workdir, dossier, show, u, err);
 	if (rc == 0 && inv != NULL && escapes(inv) == NULL)
 		rc = same_copy(workdir, dossier, inv, 1, show, u, err);
 	if (rc == 0 && ins != NULL && escapes(ins) == NULL)

@@ -29,6 +29,7 @@
 
 #include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
+#include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/dossier-creds.h"
@@ -273,6 +274,33 @@ out:
 	return rc;
 }
 
+/* The files the rebuild file includes (-r, -c, followed from each file
+ * that names them): copied into project/, so that the replay compares the
+ * clone's with them; one that leaves the project is refused (the clone
+ * would not hold it). */
+static int
+add_includes(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err)
+{
+	json_t *list = NULL, *v;
+	size_t i;
+	int rc = contain_includes(ctx->project_dir, "requirements-rebuild.txt", &list, err);
+
+	json_array_foreach(list, i, v) {
+		const char *rel = json_string_value(json_object_get(v, "path"));
+		char *src, drel[PATH_MAX];
+		if (rc != 0 || !project_rel_ok(rel))
+			continue;
+		src = fsutil_join(ctx->project_dir, rel);
+		if (src != NULL && fsutil_exists(src) && !excluded(p, src)) {
+			snprintf(drel, sizeof drel, "project/%s", rel);
+			rc = plan_add_file(p, drel, src, err);
+		}
+		free(src);
+	}
+	json_decref(list);
+	return rc;
+}
+
 static int
 add_project_files(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err)
 {
@@ -295,6 +323,8 @@ add_project_files(struct dossier_plan *p, struct kd_ctx *ctx, struct kd_err *err
 		}
 		free(src);
 	}
+	if (rc == 0)
+		rc = add_includes(p, ctx, err);
 	return rc;
 }
 
@@ -601,6 +631,8 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 	scan_plan(p);
 out:
 	free(out);
+	if (rc != 0)
+		dossier_plan_free(p);   /* the callers free only a plan that was built */
 	return rc;
 }
 

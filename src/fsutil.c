@@ -4,6 +4,10 @@
  * fsutil_write_atomic is the only way kernodeck writes a file: a
  * temporary file beside the target (same folder, so rename is atomic),
  * write, fsync, rename, fsync of the folder.  Text is redacted first.
+ * Where a containment root is set (a replay: src/beneath.c), every folder
+ * written, made, renamed or removed in is reached below it without
+ * following a link, and the temporary file and the rename are made from
+ * the folder's descriptor.
  */
 #include "config.h"
 
@@ -19,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 
@@ -42,19 +47,10 @@ fsutil_write_all(int fd, const char *p, size_t len)
 int
 fsutil_fsync_parent(const char *path)
 {
-	char dir[PATH_MAX];
-	char *slash;
+	const char *base;
 	int fd, rc;
 
-	snprintf(dir, sizeof dir, "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = beneath_open_parent(path, &base, NULL);
 	if (fd < 0)
 		return -1;
 	rc = fsync(fd);
@@ -62,26 +58,30 @@ fsutil_fsync_parent(const char *path)
 	return rc;
 }
 
-/* Remove PATH.tmp.PID files left by killed writers (their PID is gone). */
+/* Remove PATH.tmp.PID files left by killed writers (their PID is gone);
+ * dfd is the folder that holds path, base its last component. */
 static void
-sweep_stale_temps(const char *path)
+sweep_stale_temps(const char *path, int dfd, const char *base)
 {
 	char dir[PATH_MAX], prefix[PATH_MAX];
-	const char *base = strrchr(path, '/');
 	DIR *d;
 	struct dirent *de;
 	size_t plen;
+	int fd;
 
-	if (base == NULL) {
+	if (base == path)
 		snprintf(dir, sizeof dir, ".");
-		base = path;
-	} else {
-		snprintf(dir, sizeof dir, "%.*s", (int)(base - path) ? (int)(base - path) : 1, path);
-		base++;
-	}
+	else if (base - path == 1)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - path - 1), path);
 	plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.", base);
-	if ((d = opendir(dir)) == NULL)
+	if ((fd = dup(dfd)) < 0)
 		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
 	while ((de = readdir(d)) != NULL) {
 		char *end;
 		long pid;
@@ -104,7 +104,13 @@ sweep_stale_temps(const char *path)
 void
 fsutil_sweep_temps(const char *path)
 {
-	sweep_stale_temps(path);
+	const char *base;
+	int dfd = beneath_open_parent(path, &base, NULL);
+
+	if (dfd >= 0) {
+		sweep_stale_temps(path, dfd, base);
+		close(dfd);
+	}
 }
 
 /* Test aid: KD_FAULT_KILL=NAME ends kernodeck by SIGKILL at the point NAME. */
@@ -123,18 +129,18 @@ fsutil_swap_dir(const char *tmp, const char *out, const char *aside, struct kd_e
 	int exchanged = 0;
 
 	if (!fsutil_exists(out)) {
-		if (rename(tmp, out) < 0)
-			return kd_err_sys(err, KD_EENV, out, errno, "cannot put %s in place", out);
+		if (beneath_rename(tmp, out, 0, err) != 0)
+			return err ? err->code : KD_EENV;
 		fsutil_fsync_parent(out);
 		return 0;
 	}
 #ifdef RENAME_EXCHANGE
 	/* KD_FAULT_NO_EXCHANGE: a test aid, as if the file system lacked it */
 	if (getenv("KD_FAULT_NO_EXCHANGE") == NULL) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0)
+		if (beneath_rename(tmp, out, RENAME_EXCHANGE, err) == 0)
 			exchanged = 1;
 		else if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-			return kd_err_sys(err, KD_EENV, out, errno, "cannot put %s in place", out);
+			return err ? err->code : KD_EENV;
 	}
 #endif
 	if (exchanged) {
@@ -144,22 +150,20 @@ fsutil_swap_dir(const char *tmp, const char *out, const char *aside, struct kd_e
 		if (aside == NULL) {
 			struct kd_err e;
 			fsutil_rmtree(tmp, &e);
-		} else if (rename(tmp, aside) < 0) {
-			return kd_err_sys(err, KD_EENV, aside, errno,
-					  "cannot move the older %s aside", out);
+		} else if (beneath_rename(tmp, aside, 0, err) != 0) {
+			return err ? err->code : KD_EENV;
 		}
 		fsutil_fsync_parent(out);
 		return 0;
 	}
 	/* no exchange on this file system: a short moment without out */
-	if (aside != NULL ? rename(out, aside) < 0 : fsutil_rmtree(out, err) != 0)
-		return kd_err_sys(err, KD_EENV, out, errno, "cannot move the older %s aside", out);
+	if (aside != NULL ? beneath_rename(out, aside, 0, err) != 0 : fsutil_rmtree(out, err) != 0)
+		return err ? err->code : KD_EENV;
 	fsutil_fault_point("dir-swap");
-	if (rename(tmp, out) < 0) {
-		int e = errno;
+	if (beneath_rename(tmp, out, 0, err) != 0) {
 		if (aside != NULL)
-			rename(aside, out);   /* put the older one back */
-		return kd_err_sys(err, KD_EENV, out, e, "cannot put %s in place", out);
+			beneath_rename(aside, out, 0, NULL);   /* put the older one back */
+		return err ? err->code : KD_EENV;
 	}
 	fsutil_fsync_parent(out);
 	return 0;
@@ -180,18 +184,26 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 {
 	char tmp[PATH_MAX];
 	char *red = NULL;
-	const char *p = data;
-	int fd = -1, rc = KD_EENV, e;
+	const char *p = data, *base;
+	int fd = -1, dfd, rc = KD_EENV, e;
+	struct kd_err mine;
 
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
 		return kd_err_set(err, KD_EENV, path, 0, "%s: path too long", path);
+	/* the folder, reached without a link where a containment root is set */
+	if ((dfd = beneath_open_parent(path, &base, &mine)) < 0) {
+		if (mine.code == KD_EINPUT)
+			return kd_err_set(err, KD_EINPUT, path, 0, "%s", mine.msg);
+		return kd_err_sys(err, KD_EENV, path, mine.errnum, "cannot write %s", path);
+	}
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", base, (long)getpid());
 	if (!(flags & FSUTIL_RAW)) {
 		red = redact_text(data, len, &len);
 		if (red == NULL)
 			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot redact", path);
 		p = red;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		kd_err_sys(err, KD_EENV, path, errno, "cannot write %s", path);
 		goto out;
@@ -207,19 +219,20 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, path) < 0)
+	if (renameat(dfd, tmp, dfd, base) < 0)
 		goto fail;
-	fsutil_fsync_parent(path);
-	sweep_stale_temps(path);
+	(void)fsync(dfd);
+	sweep_stale_temps(path, dfd, base);
 	rc = 0;
 	goto out;
 fail:
 	e = errno;
 	kd_err_sys(err, KD_EENV, path, e, "cannot write %s (the previous version is kept)", path);
-	unlink(tmp);
+	unlinkat(dfd, tmp, 0);
 out:
 	if (fd >= 0)
 		close(fd);
+	close(dfd);
 	free(red);
 	return rc;
 }
@@ -293,10 +306,16 @@ copy_tree(const char *src, const char *dst, int depth)
 int
 fsutil_move_tree(const char *src, const char *dst, struct kd_err *err)
 {
-	if (rename(src, dst) == 0)
+	struct kd_err mine;
+
+	if (beneath_rename(src, dst, 0, &mine) == 0)
 		return 0;
-	if (errno != EXDEV)
-		return kd_err_sys(err, KD_EENV, src, errno, "cannot move %s to %s", src, dst);
+	if (errno != EXDEV || beneath_root() != NULL) {
+		/* contained: no copy, which would read and write path by path */
+		if (err != NULL)
+			*err = mine;
+		return mine.code;
+	}
 	/* another file system: copy, then remove the original only when the
 	 * whole copy is there */
 	if (copy_tree(src, dst, 0) != 0) {
@@ -404,25 +423,7 @@ fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 int
 fsutil_mkdirs(const char *path, struct kd_err *err)
 {
-	char tmp[PATH_MAX];
-	size_t n;
-
-	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-		return kd_err_set(err, KD_EENV, path, 0, "%s: path too long", path);
-	n = strlen(tmp);
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return kd_err_sys(err, KD_EENV, tmp, errno, "cannot create folder %s", tmp);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return kd_err_sys(err, KD_EENV, tmp, errno, "cannot create folder %s", tmp);
-	return 0;
+	return beneath_mkdirs(path, err);
 }
 
 char *
@@ -459,6 +460,14 @@ fsutil_rmtree(const char *path, struct kd_err *err)
 	struct dirent *de;
 	int rc = 0;
 
+	if (beneath_root() != NULL) {
+		/* contained: the folder that holds path is reached without a link */
+		const char *base;
+		int dfd = beneath_open_parent(path, &base, err);
+		if (dfd < 0)
+			return errno == ENOENT ? 0 : err ? err->code : KD_EINPUT;
+		close(dfd);
+	}
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : kd_err_sys(err, KD_EENV, path, errno, "cannot remove %s", path);
 	if (!S_ISDIR(st.st_mode)) {

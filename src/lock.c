@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/lock.h"
 
@@ -88,17 +89,21 @@ lock_take(const char *state_dir, struct kd_lock **lockp, struct kd_lock_holder *
 {
 	char *path = fsutil_join(state_dir, "lock");
 	struct kd_lock_holder me;
+	struct kd_err be;
 	struct passwd *pw;
 	char buf[1024];
 	int fd, n;
 
 	*lockp = NULL;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = beneath_open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644, &be);
 	if (fd < 0) {
-		int e = errno;
-		kd_err_sys(err, KD_EENV, path, e, "cannot open the lock %s", path);
+		int code = be.code == KD_EINPUT ? KD_EINPUT : KD_EENV;
+		if (code == KD_EINPUT)
+			kd_err_set(err, code, path, 0, "%s", be.msg);
+		else
+			kd_err_sys(err, code, path, be.errnum, "cannot open the lock %s", path);
 		free(path);
-		return KD_EENV;
+		return code;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		struct kd_lock_holder h;

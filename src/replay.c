@@ -36,6 +36,7 @@
 #include <git2.h>
 
 #include "kernodeck/baseenv.h"
+#include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
@@ -150,6 +151,19 @@ check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref
 	return rc;
 }
 
+/* The dossier's rebuild file names no include that leaves the project. */
+static int
+includes_contained(const struct replay_opts *o, struct kd_err *err)
+{
+	char *dp = fsutil_join(o->dossier, "project");
+	json_t *list = NULL;
+	int rc = dp == NULL ? KD_EENV : contain_includes(dp, "requirements-rebuild.txt", &list, err);
+
+	json_decref(list);
+	free(dp);
+	return rc;
+}
+
 /* ---- the commands, shown and confirmed ------------------------------------ */
 
 static const char *
@@ -158,14 +172,57 @@ str_of(const json_t *t, const char *path)
 	return yamlio_get_str(t, path);
 }
 
+/* The lines of a file of the dossier that are not empty or comments. */
+static void
+show_lines(const struct replay_opts *o, const char *path)
+{
+	char *text = NULL;
+	size_t len;
+
+	if (path == NULL || fsutil_read_file(path, 1u << 20, &text, &len, NULL) != 0)
+		return;
+	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*l != '\0' && *l != '#')
+			say(o, "      %s", l);
+	}
+	free(text);
+}
+
+/* The files the rebuild file includes (-r, -c), as the dossier holds them:
+ * each is compared with the clone's before pip runs. */
+static void
+show_includes(const struct replay_opts *o)
+{
+	char *dp = fsutil_join(o->dossier, "project");
+	json_t *list = NULL, *v;
+	size_t i;
+
+	if (dp != NULL && contain_includes(dp, "requirements-rebuild.txt", &list, NULL) == 0) {
+		json_array_foreach(list, i, v) {
+			const char *rel = json_string_value(json_object_get(v, "path"));
+			char *p = fsutil_join(dp, rel);
+			say(o, "    %s %s (named in %s), which holds:",
+			    json_string_value(json_object_get(v, "kind")), rel,
+			    json_string_value(json_object_get(v, "from")));
+			show_lines(o, p);
+			free(p);
+		}
+	}
+	json_decref(list);
+	free(dp);
+}
+
 static void
 show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
 {
 	const char *remote = str_of(dy, "code.remote");
 	const char *local = str_of(dy, "code.local_path");
 	const json_t *ep = yamlio_get(ref, "code.entry_point"), *v;
-	char *req = NULL, *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
-	size_t i, len;
+	char *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
+	size_t i;
 
 	say(o, "The replay will run, in %s (and write nothing outside it):", o->workdir);
 	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
@@ -200,17 +257,9 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	say(o, "  .venv-rebuild/bin/python -I -m pip --version");
 	say(o, "  .venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r "
 	    "requirements-rebuild.txt, which holds:");
-	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
-		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl = '\0';
-			if (*l != '\0' && *l != '#')
-				say(o, "      %s", l);
-		}
-	}
-	free(req);
+	show_lines(o, rp);
 	free(rp);
+	show_includes(o);
 	say(o, "  .venv-rebuild/bin/python -I -m pip freeze --all; -I -m pip inspect; "
 	    "-I -m pip check");
 	say(o, "  .venv-rebuild/bin/python %s   (kernodeck's probe: import torch, a small "
@@ -367,12 +416,18 @@ check_data(const struct replay_opts *o, const json_t *ref, const char *local, js
 			if (in != NULL && !fsutil_exists(in) && strcmp(in, at) != 0 &&
 			    sha256sums_path_safe(path)) {
 				char *slash = strrchr(in, '/');
+				const char *base;
+				int dfd;
 				*slash = '\0';
 				fsutil_mkdirs(in, NULL);
 				*slash = '/';
-				if (symlink(at, in) < 0)
+				/* the link is made from its folder, reached without a link */
+				dfd = beneath_open_parent(in, &base, NULL);
+				if (dfd < 0 || symlinkat(at, dfd, base) < 0)
 					json_array_append_new(bad, json_sprintf("data %s: cannot link it "
 						"into the work folder", path));
+				if (dfd >= 0)
+					close(dfd);
 			}
 			free(in);
 		}
@@ -547,6 +602,9 @@ run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int
 		rc = contain_check_tree(o->workdir, ctx->ref, 0, err);
 		if (rc == 0)
 			rc = stage_run(ctx, i, sink, &info, err);
+		/* and after it: its programs (the entry point) may have made one */
+		if (rc == 0)
+			rc = contain_check_after(o->workdir, ctx->ref, kd_stages[i]->id, err);
 		kd_rows_free(&info);
 		if (rc != 0) {
 			char buf[1200];
@@ -669,7 +727,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	json_t *bad = json_array();
 	char *env[REPLAY_NENV + 1] = { NULL };
-	int rc, newdiff = 0, opened = 0;
+	int rc, newdiff = 0, opened = 0, contained = 0;
 
 	*verdict = NULL;
 	if ((rc = verify_dossier(o, err)) != 0)
@@ -712,7 +770,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		if (rc != 0)
 			goto out;
 	}
-	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0)
+	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0 ||
+	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
@@ -732,6 +791,11 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		fsutil_rmtree(o->workdir, &e2);   /* our clone: nothing of it ran */
 		goto out;
 	}
+	/* from here on, every write is made below the work folder without
+	 * following a link (src/beneath.c), whatever the project's code does */
+	if ((rc = beneath_set_root(o->workdir, err)) != 0)
+		goto out;
+	contained = 1;
 	contain_env(o->workdir, env);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */
@@ -803,6 +867,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 out:
 	if (opened)
 		kd_ctx_close(&ctx);
+	if (contained)
+		beneath_set_root(NULL, NULL);
 	env_free(env);
 	json_decref(bad);
 	yamlio_doc_free(&dy);

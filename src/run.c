@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/procs.h"
@@ -641,6 +642,7 @@ static int
 open_log(const char *path, struct kd_err *err)
 {
 	char *dir = strdup(path), *slash;
+	struct kd_err e;
 	struct stat st;
 	int fd;
 
@@ -657,9 +659,14 @@ open_log(const char *path, struct kd_err *err)
 	}
 	free(dir);
 	/* O_NONBLOCK: a FIFO planted there must not hang the open */
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	/* below the work folder without a link, where a replay set it */
+	fd = beneath_open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+			  0644, &e);
 	if (fd < 0) {
-		kd_err_sys(err, KD_EENV, path, errno, "cannot open the log");
+		if (e.code == KD_EINPUT)
+			kd_err_set(err, KD_EINPUT, path, 0, "cannot open the log: %s", e.msg);
+		else
+			kd_err_sys(err, KD_EENV, path, e.errnum, "cannot open the log");
 		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||

@@ -24,12 +24,14 @@
 
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
@@ -169,7 +171,7 @@ move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err
 		free(dest);
 		snprintf(prefix, sizeof prefix, "%s.old-", abs);
 		dest = fsutil_stamped_name(NULL, prefix, "");
-		if (dest == NULL || rename(abs, dest) != 0)
+		if (dest == NULL || beneath_rename(abs, dest, 0, NULL) != 0)
 			rc = kd_err_sys(err, KD_EENV, abs, errno,
 					"cannot move the previous outputs %s aside", abs);
 	}
@@ -180,6 +182,28 @@ move_aside(const struct kd_ctx *ctx, const char *abs, json_t *obs, struct kd_err
 	free(dest);
 	free(dir);
 	return rc;
+}
+
+/* Where a containment root is set (a replay), the outputs folder the
+ * entry point left is still reached without a link: one it made while it
+ * ran would have kernodeck read (and a later run move) what is outside
+ * the work folder.  0 (also when there is no folder), or KD_EINPUT. */
+static int
+outputs_contained(const char *abs, struct kd_err *err)
+{
+	struct kd_err e;
+	int fd;
+
+	if (beneath_root() == NULL)
+		return 0;
+	fd = beneath_open(abs, O_RDONLY | O_DIRECTORY, 0, &e);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (e.code != KD_EINPUT)
+		return 0;   /* not there, or not a folder: the rows say so */
+	return kd_err_set(err, KD_EINPUT, abs, 0, "after the entry point ran: %s", e.msg);
 }
 
 /* --- rereading the outputs --- */
@@ -582,6 +606,8 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	if (fsutil_exists(abs) && (rc = move_aside(ctx, abs, obs, err)) != 0)
 		goto out;
 	run_entry(ctx, argv, sink, obs);
+	if ((rc = outputs_contained(abs, err)) != 0)
+		goto out;
 	kd_sink_step(sink, "rereading the outputs", -1);
 	reread_outputs(ctx, abs, obs);
 out:

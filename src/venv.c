@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
@@ -298,6 +299,7 @@ venv_move_aside(const char *dir, char **newpath, struct kd_err *err)
 	time_t t = time(NULL);
 	struct tm tm;
 	char *to = NULL;
+	struct kd_err be;
 
 	*newpath = NULL;
 	gmtime_r(&t, &tm);
@@ -316,10 +318,11 @@ venv_move_aside(const char *dir, char **newpath, struct kd_err *err)
 		if (!fsutil_exists(to))
 			break;
 	}
-	if (rename(dir, to) != 0) {
-		int e = errno;
+	if (beneath_rename(dir, to, 0, &be) != 0) {
 		free(to);
-		return kd_err_sys(err, KD_EENV, dir, e, "cannot move %s aside", dir);
+		if (be.code == KD_EINPUT)
+			return kd_err_set(err, KD_EINPUT, dir, 0, "%s", be.msg);
+		return kd_err_sys(err, KD_EENV, dir, be.errnum, "cannot move %s aside", dir);
 	}
 	*newpath = to;
 	return 0;

@@ -11,7 +11,8 @@
  * temporary folders it sets) is refused when one of its components is a
  * symbolic link, or, for kernodeck's folder and the outputs, when anything
  * below it is one; and every file of the clone that a stage reads and the
- * dossier holds a copy of (the rebuild file, the inventory) must be the
+ * dossier holds a copy of (the rebuild file and its -r/-c includes, the
+ * inventory) must be the
  * same bytes as the copy, or the difference is shown and refused.
  */
 #ifndef KD_CONTAIN_H
@@ -28,10 +29,20 @@ int contain_check_fields(const json_t *ref, const char *file, struct kd_err *err
  * below kernodeck's folder, the outputs and the caches for links.  0 or
  * KD_EINPUT. */
 int contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_err *err);
+/* The same, deep, after stage ran (its programs may have made a link):
+ * the refusal says the link was made while it ran. */
+int contain_check_after(const char *workdir, const json_t *ref, const char *stage,
+			struct kd_err *err);
 /* The clone's copies of the files the dossier holds: 0, or KD_EINPUT with
  * the first differing lines passed to show (one line each). */
 int contain_check_copies(const char *workdir, const char *dossier, const json_t *ref,
 			 void (*show)(void *u, const char *line), void *u, struct kd_err *err);
+/* The files the rebuild file rel under base names with -r and -c, and
+ * the files they name, relative to the file that names each: *list gets
+ * [{path (relative to base), kind ("-r" or "-c"), from}], rel itself not
+ * listed, URLs left out.  0, or KD_EINPUT naming the file and the value
+ * when one is absolute or leaves base. */
+int contain_includes(const char *base, const char *rel, json_t **list, struct kd_err *err);
 /* The lines of a not in b as "  - NAME: line", of b not in a as "  + ...",
  * at most 20, each passed to show. */
 void contain_show_diff(const char *a, const char *b, const char *name,

