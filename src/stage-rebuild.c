@@ -306,7 +306,7 @@ rb_lint(struct rb *b)
 	/* a credential in the file: pip would carry it into its caches and logs */
 	const json_t *f;
 	size_t i;
-	int idx = stage_index("rebuild");
+	int idx = stage_pos(&kd_stage_rebuild);
 	json_array_foreach(json_object_get(lint, "findings"), i, f)
 		if (strcmp(json_string_value(json_object_get(f, "code")), "credential") == 0 &&
 		    stage_find_deviation(&b->ctx->state, idx, "rebuild.lint.credential") == NULL) {
@@ -372,20 +372,23 @@ rb_existing(struct rb *b)
 	return action;
 }
 
-/* Run pip freeze --all and pip inspect; save both files. */
+/* Run pip freeze --all and pip inspect (side by side: both only read the
+ * venv); save both files. */
 static void
 rb_capture(struct rb *b)
 {
 	const char *const fz[] = { b->vpy, "-I", "-m", "pip", "freeze", "--all", NULL };
 	const char *const in[] = { b->vpy, "-I", "-m", "pip", "inspect", NULL };
-	struct kd_step rr = { .keep = 1 };
+	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
-	struct kd_err e = { 0 };
+	struct kd_err e = { 0 }, ei = { 0 };
+	int rc_f, rc_i;
 
 	json_object_set_new(b->obs, "inventory", inv);
-	if (step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
-			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && step_ok(&rr) &&
-	    !rr.overflow) {
+	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all", fz, &rr,
+		      &rc_f, &e, "pip-inspect", "pip inspect", in, &ri, &rc_i, &ei,
+		      RB_TIMEOUT_QUERY);
+	if (rc_f == 0 && step_ok(&rr) && !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
 		size_t olen = 0, count = 0, n;
@@ -413,17 +416,16 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (step_pip(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
-			 &rr, b->steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
-	    rr.buf != NULL) {
-		const char *brace = strchr(rr.buf, '{');
+	if (rc_i == 0 && step_ok(&ri) && !ri.overflow && ri.buf != NULL) {
+		const char *brace = strchr(ri.buf, '{');
 		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
-		if (brace != NULL && fsutil_write_atomic(path, brace, rr.len - (size_t)(brace -
-							 rr.buf), 0, &e) == 0)
+		if (brace != NULL && fsutil_write_atomic(path, brace, ri.len - (size_t)(brace -
+							 ri.buf), 0, &ei) == 0)
 			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 		free(path);
 	}
 	step_free(&rr);
+	step_free(&ri);
 }
 
 /* The pip install step; fills obs.install. */
@@ -954,7 +956,7 @@ act_move_aside(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 			"{s:s, s:s, s:s, s:s}", "choice", "moved-aside", "to", base, "by",
 			kd_author(), "at", now));
 		kd_sink_line(sink, "moved .venv-rebuild aside (nothing was deleted)");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	free(venv);
 	free(to);
@@ -978,7 +980,7 @@ act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct
 			"{s:s, s:s, s:s, s:s, s:s}", "choice", "keep", "venv", vi.path,
 			"pyvenv_sha256", vi.cfg_sha256, "by", kd_author(), "at", now));
 		kd_sink_line(sink, "keeping the existing .venv-rebuild: it will be installed into");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	venv_info_free(&vi);
 	free(venv);
@@ -997,6 +999,7 @@ const struct kd_stage_ops kd_stage_rebuild = {
 	.title = "Rebuild",
 	.summary = "a fresh venv from requirements-rebuild.txt, with the chosen interpreter",
 	.obs_file = "rebuild.yaml",
+	.replay = 1,
 	.gather = rebuild_gather,
 	.check = rebuild_check,
 	.describe = rebuild_describe,

@@ -676,9 +676,9 @@ reference_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink
 	json_object_set_new(g.obs, "warnings", g.warnings);
 	/* an input changed since the last check: what later stages saw is gone */
 	changed = json_array();
-	inputs_changed(kd_ctx_obs(ctx, 0), g.obs, changed);
+	inputs_changed(kd_ctx_obs(ctx, stage_pos(&kd_stage_reference)), g.obs, changed);
 	if (rc == 0 && json_array_size(changed) > 0)
-		stage_mark_changed(&ctx->state, 1);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_system));
 	json_object_set_new(g.obs, "changed", changed);
 	if (rc == 0 && g.changed && g.can_write) {
 		json_decref(ctx->ref);
@@ -700,7 +700,7 @@ reference_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	(void)err;
 	return reference_check_rows(ctx, ctx->ref, res->obs != NULL ? res->obs :
-				    kd_ctx_obs(ctx, 0), &res->rows);
+				    kd_ctx_obs(ctx, stage_pos(&kd_stage_reference)), &res->rows);
 }
 
 /* Informative rows: what gather saw and recorded. */

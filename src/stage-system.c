@@ -78,7 +78,7 @@ system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	if (pj.chosen != NULL) {
 		const char *old = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
 		if (old != NULL && strcmp(old, pj.chosen) != 0)
-			stage_mark_changed(&ctx->state, stage_index("rebuild"));
+			stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 		yamlio_set(ctx->state.settings, "system.python", json_string(pj.chosen));
 		yamlio_set(ctx->state.settings, "system.python_reason", json_deep_copy(
 			json_object_get(json_object_get(pj.py, "chosen"), "reason")));
@@ -704,7 +704,7 @@ check_devices(struct kd_result *res, const json_t *obs)
 static int
 system_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *obs = res->obs ? res->obs : kd_ctx_obs(ctx, stage_index("system"));
+	const json_t *obs = res->obs ? res->obs : kd_ctx_obs(ctx, stage_pos(&kd_stage_system));
 	const json_t *ref = ctx->ref;
 
 	(void)err;
@@ -879,6 +879,7 @@ const struct kd_stage_ops kd_stage_system = {
 	.summary = "GPU, driver, device nodes, OS, compilers, interpreter and the PyTorch "
 		   "variant of this machine, against the reference's system row",
 	.obs_file = OBS_FILE,
+	.replay = 1,
 	.gather = system_gather,
 	.check = system_check,
 	.describe = system_describe,
