@@ -23,7 +23,7 @@ esac
 PACKAGES="build-essential autoconf automake libtool pkg-config git tmux \
 libncurses-dev libyaml-dev libgit2-dev libssl-dev libcurl4-openssl-dev \
 libjansson-dev libcmocka-dev openssl ca-certificates pci.ids groff-base \
-python3 python3-venv python3-torch python3-numpy python3-yaml \
+python3 python3-venv python3-torch python3-numpy python3-yaml time \
 munge slurmd slurmctld slurm-client"
 
 missing=""

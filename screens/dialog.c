@@ -162,6 +162,12 @@ kd_dialog_deviation(struct kd_screen *scr, const struct kd_row *row)
 				 "(or a warning) takes a deviation.", row->label ? row->label : row->id);
 		return flags;
 	}
+	kd_err_clear(&err);
+	if (stage_deviable(row->id, &err) != 0) {
+		/* refused before anything is asked: no reason typed for nothing */
+		kd_frame_error_box(scr, "This check cannot take a deviation", &err);
+		return flags;
+	}
 	snprintf(title, sizeof title, "Deviation for %s", row->id);
 	if (old != NULL)
 		snprintf(what0, sizeof what0, "%s", old->what ? old->what : "");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
@@ -76,6 +77,51 @@ out:
 	return rc;
 }
 
+/* Is abs, or a folder above it, a git repository? */
+static int
+in_git_repository(const char *abs)
+{
+	char *top = strdup(abs), *p;
+	int found = 0;
+
+	while (top != NULL && !found) {
+		char *g = fsutil_join(top, ".git");
+		found = g != NULL && fsutil_exists(g);
+		free(g);
+		if ((p = strrchr(top, '/')) == NULL || p == top)
+			break;
+		*p = '\0';
+	}
+	free(top);
+	return found;
+}
+
+/* DIR is a project when its state folder (kernodeck/, or --state-dir) is
+ * there already (made by kernodeck init, check --init or an earlier check)
+ * or when it is in a git repository.  Anything else, a plain folder, is not
+ * made one unless asked: 2 with the message printed, nothing written. */
+static int
+check_is_project(const char *dir, const char *state_dir)
+{
+	char *abs = kd_abspath(dir);
+	char *sd = state_dir ? kd_abspath(state_dir) : abs ? fsutil_join(abs, "kernodeck") : NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (abs == NULL || sd == NULL || stat(abs, &st) != 0 || !S_ISDIR(st.st_mode) || fsutil_exists(sd) ||
+	    in_git_repository(abs))
+		goto out;
+	fprintf(stderr, "kernodeck check: %s is not a project: no git repository and no %s "
+		"(reference.yaml, state.yaml); nothing was written.  To make it one, run "
+		"kernodeck init %s (or kernodeck check --init %s)\n", abs,
+		state_dir ? sd : "kernodeck/ folder", dir, dir);
+	rc = 2;
+out:
+	free(sd);
+	free(abs);
+	return rc;
+}
+
 static int
 cmd_check(int argc, char **argv)
 {
@@ -122,6 +168,8 @@ cmd_check(int argc, char **argv)
 	if (quiet)
 		sink.on_line = NULL;
 	if (!init && state_dir == NULL && (rc = check_not_subfolder(dir)) != 0)
+		return rc;
+	if (!init && (rc = check_is_project(dir, state_dir)) != 0)
 		return rc;
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc != 0) {

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernodeck/cmd.h"
@@ -17,19 +18,21 @@
 struct inspect_kind {
 	const char *name;
 	int (*parse)(const char *path, json_t **out, struct kd_err *err);
+	/* parse and print as it goes (the text formats: inspect.h) */
+	int (*print)(FILE *fp, enum kd_format fmt, const char *path, struct kd_err *err);
 };
 
 static const struct inspect_kind kinds[] = {
-	{ "collect-env", inspect_collect_env },
-	{ "requirements", inspect_requirements },
-	{ "freeze", inspect_freeze },
-	{ "pip-check", inspect_pip_check },
-	{ "pip-inspect", inspect_pip_inspect },
-	{ "npy", inspect_npy },
-	{ "safetensors", inspect_safetensors },
-	{ "sha256", inspect_sha256 },
-	{ "secrets", inspect_secrets },
-	{ NULL, NULL },
+	{ "collect-env", inspect_collect_env, NULL },
+	{ "requirements", inspect_requirements, inspect_print_requirements },
+	{ "freeze", inspect_freeze, inspect_print_freeze },
+	{ "pip-check", inspect_pip_check, inspect_print_pip_check },
+	{ "pip-inspect", inspect_pip_inspect, NULL },
+	{ "npy", inspect_npy, NULL },
+	{ "safetensors", inspect_safetensors, NULL },
+	{ "sha256", inspect_sha256, NULL },
+	{ "secrets", inspect_secrets, NULL },
+	{ NULL, NULL, NULL },
 };
 
 /* The kinds, after every usage of the command. */
@@ -75,6 +78,11 @@ cmd_inspect(int argc, char **argv)
 			break;
 	if (k->name == NULL) {
 		return cmd_usage_error(e, "unknown kind \"%s\"", argv[optind]);
+	}
+	if (k->print != NULL && getenv("KD_INSPECT_TREE") == NULL) {
+		if ((rc = k->print(stdout, fmt, argv[optind + 1], &err)) != 0)
+			fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
+		return rc;
 	}
 	rc = k->parse(argv[optind + 1], &out, &err);
 	if (rc != 0) {

@@ -20,6 +20,7 @@
 #include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/treeout.h"
 
 /* The package kinds, each one string shared by every package of that kind
  * (strings are never changed in place: sharing them saves two allocations
@@ -30,8 +31,13 @@ static const char *const fz_kind_names[FZ_NKINDS] = {
 	"pinned", "arbitrary", "direct_url", "vcs", "editable_vcs", "editable_local",
 };
 
+/* The arrays of the tree, as treeout ids (treeout.h). */
+enum { FZ_PKGS, FZ_WARNINGS, FZ_UNREC };
+static const char *const fz_ids[] = { "packages", "warnings", "unrecognised" };
+
 struct fz {
 	json_t *pkgs, *warnings, *unrec;
+	struct kd_pick *pick;
 	json_t *kinds[FZ_NKINDS];
 	char *ed_name, *ed_version;   /* from the last "# Editable" comment */
 	int ed_line;
@@ -51,7 +57,7 @@ add_warning(struct fz *f, int line, const char *kind, const char *msg)
 	json_object_set_new_nocheck(w, "line", json_integer(line));
 	json_object_set_new_nocheck(w, "kind", json_string(kind));
 	json_object_set_new_nocheck(w, "message", m);
-	json_array_append_new(f->warnings, w);
+	treeout_add(f->pick, f->warnings, FZ_WARNINGS, w);
 }
 
 /* Warn about credentials and absolute local paths in a line. */
@@ -185,7 +191,7 @@ editable(struct fz *f, int line, char *val)
 		json_object_set_new(p, "path", json_string(val));
 		scan_line(f, line, val, strlen(val), val);
 	}
-	json_array_append_new(f->pkgs, p);
+	treeout_add(f->pick, f->pkgs, FZ_PKGS, p);
 }
 
 /* Digits and single dots, a digit at both ends ("2.3.0"), at most 16
@@ -264,7 +270,7 @@ package(struct fz *f, int line, const char *s, size_t n)
 			}
 			scan_line(f, line, rest, strlen(rest), rest);
 		}
-		json_array_append_new(f->pkgs, p);
+		treeout_add(f->pick, f->pkgs, FZ_PKGS, p);
 		return 0;
 	}
 	if ((eq = strstr(buf, "==")) == NULL)
@@ -293,7 +299,7 @@ package(struct fz *f, int line, const char *s, size_t n)
 		local = v.local;
 	}
 	p = new_pkg(f, name, rest, arbitrary ? FZ_ARBITRARY : FZ_PINNED, local, line);
-	json_array_append_new(f->pkgs, p);
+	treeout_add(f->pick, f->pkgs, FZ_PKGS, p);
 	return 0;
 }
 
@@ -343,8 +349,8 @@ one_line(struct fz *f, int line, const char *s, size_t n)
 		char *t = pipline_dup(s, n);
 		size_t clean_len;
 		char *clean = redact_text(t, n, &clean_len);
-		json_array_append_new(f->unrec, json_pack("{s:i, s:s}", "line", line, "text",
-							  clean ? clean : ""));
+		treeout_add(f->pick, f->unrec, FZ_UNREC, json_pack("{s:i, s:s}", "line", line,
+									 "text", clean ? clean : ""));
 		scan_line(f, line, s, n, NULL);
 		free(clean);
 		free(t);
@@ -357,18 +363,19 @@ is_freeze_command(const char *c, size_t n)
 	return pipline_command_has(c, n, "freeze") || pipline_command_has(c, n, "list");
 }
 
-int
-freeze_parse(const char *text, size_t len, const char *name, json_t **out,
-	     struct kd_err *err)
+/* freeze_parse, with a pick (treeout.h) or without (NULL). */
+static int
+parse_pick(const char *text, size_t len, const char *name, struct kd_pick *pick,
+	   json_t **out, struct kd_err *err)
 {
-	struct fz f = { 0 };
+	struct fz f = { .pick = pick };
 	struct pipline_iter it;
 	const char *s;
 	size_t n;
 	int on = 1, rc, first_cmd = 0, last_cmd = -1;
 
 	*out = NULL;
-	if ((rc = pipline_check_text(text, len, name, err)) != 0)
+	if ((rc = pipline_check_text_ex(text, len, name, pick ? 0 : KD_CAP_INPUT_LINES, err)) != 0)
 		return rc;
 	/* when the command is shown, only its output counts */
 	pipline_init(&it, text, len);
@@ -411,6 +418,41 @@ freeze_parse(const char *text, size_t len, const char *name, json_t **out,
 	*out = json_pack("{s:o, s:o, s:o}", "packages", f.pkgs, "warnings", f.warnings,
 			 "unrecognised", f.unrec);
 	return 0;
+}
+
+int
+freeze_parse(const char *text, size_t len, const char *name, json_t **out,
+	     struct kd_err *err)
+{
+	return parse_pick(text, len, name, NULL, out, err);
+}
+
+struct fz_input {
+	const char *text, *name;
+	size_t len;
+};
+
+static int
+parse_input(void *arg, struct kd_pick *pick, json_t **out, struct kd_err *err)
+{
+	const struct fz_input *in = arg;
+
+	return parse_pick(in->text, in->len, in->name, pick, out, err);
+}
+
+int
+inspect_print_freeze(FILE *fp, enum kd_format fmt, const char *path, struct kd_err *err)
+{
+	struct fz_input in = { .name = path };
+	char *buf = NULL;
+	int rc;
+
+	if ((rc = fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &in.len, err)) != 0)
+		return rc == KD_EENV ? KD_EINPUT : rc;
+	in.text = buf;
+	rc = treeout_print(fp, fmt, parse_input, &in, fz_ids, 3, err);
+	free(buf);
+	return rc;
 }
 
 int

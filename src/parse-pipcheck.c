@@ -21,6 +21,7 @@
 #include "kernodeck/pep440.h"
 #include "kernodeck/parse-pipcheck.h"
 #include "kernodeck/pipline.h"
+#include "kernodeck/treeout.h"
 
 static const char MISSING_TAIL[] = ", which is not installed.";
 static const char CONFLICT_MID[] = ", but you have ";
@@ -209,9 +210,14 @@ is_integer(const char *s, size_t n)
 	return 1;
 }
 
-int
-pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
-	       struct kd_err *err)
+/* The arrays of the tree, as treeout ids (treeout.h). */
+enum { PC_PROBLEMS, PC_WARNINGS };
+static const char *const pc_ids[] = { "problems", "warnings" };
+
+/* pipcheck_parse, with a pick (treeout.h) or without (NULL). */
+static int
+parse_pick(const char *text, size_t len, const char *name, struct kd_pick *pick,
+	   json_t **out, struct kd_err *err)
 {
 	struct pipline_iter it;
 	const char *s;
@@ -220,7 +226,7 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 	json_t *problems, *warnings;
 
 	*out = NULL;
-	if ((rc = pipline_check_text(text, len, name, err)) != 0)
+	if ((rc = pipline_check_text_ex(text, len, name, pick ? 0 : KD_CAP_INPUT_LINES, err)) != 0)
 		return rc;
 	/* is the command shown? then only its output counts */
 	pipline_init(&it, text, len);
@@ -271,11 +277,11 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 		if (starts_with(s, n, "WARNING:") || starts_with(s, n, "ERROR:") ||
 		    starts_with(s, n, "DEPRECATION:") || starts_with(s, n, "[notice]")) {
 			char *d = pipline_dup(s, n);
-			json_array_append_new(warnings, json_string(d ? d : ""));
+			treeout_add(pick, warnings, PC_WARNINGS, json_string(d ? d : ""));
 			free(d);
 			continue;
 		}
-		json_array_append_new(problems, problem(s, n, it.lineno, kinds));
+		treeout_add(pick, problems, PC_PROBLEMS, problem(s, n, it.lineno, kinds));
 	}
 	for (int k = 0; k < 4; k++)
 		json_decref(kinds[k]);
@@ -283,6 +289,41 @@ pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
 			 "exit_code", exit_code >= 0 ? json_integer(exit_code) : json_null(),
 			 "warnings", warnings);
 	return 0;
+}
+
+int
+pipcheck_parse(const char *text, size_t len, const char *name, json_t **out,
+	       struct kd_err *err)
+{
+	return parse_pick(text, len, name, NULL, out, err);
+}
+
+struct pc_input {
+	const char *text, *name;
+	size_t len;
+};
+
+static int
+parse_input(void *arg, struct kd_pick *pick, json_t **out, struct kd_err *err)
+{
+	const struct pc_input *in = arg;
+
+	return parse_pick(in->text, in->len, in->name, pick, out, err);
+}
+
+int
+inspect_print_pip_check(FILE *fp, enum kd_format fmt, const char *path, struct kd_err *err)
+{
+	struct pc_input in = { .name = path };
+	char *buf = NULL;
+	int rc;
+
+	if ((rc = fsutil_read_file(path, KD_CAP_PIP_OUTPUT, &buf, &in.len, err)) != 0)
+		return rc == KD_EENV ? KD_EINPUT : rc;
+	in.text = buf;
+	rc = treeout_print(fp, fmt, parse_input, &in, pc_ids, 2, err);
+	free(buf);
+	return rc;
 }
 
 int

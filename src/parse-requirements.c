@@ -29,9 +29,28 @@
 #include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/treeout.h"
 #include "kernodeck/parse-requirements.h"
 
 #define RQ_MAX_TOKENS 512
+
+/* The arrays of the tree, as treeout ids (treeout.h): the findings of the
+ * lint come after those of the reading, so they have an id of their own. */
+enum { RA_EXTRA, RA_FIND_LINKS, RA_CONSTRAINTS, RA_INCLUDES, RA_FILES, RA_REQS, RA_FINDINGS,
+       RA_LINT, RA_NIDS };
+static const char *const ra_ids[RA_NIDS] = {
+	"extra_index_urls", "find_links", "constraints", "includes", "files", "requirements",
+	"findings", "findings",
+};
+
+/* What a streamed parse learns in its skeleton pass and the next passes
+ * reuse: the lint's inputs as they stand at the end, and the files read. */
+struct rq_carry {
+	json_t *pins;
+	int hash_mode;
+	struct rq_file { char *path, *buf; size_t len; } *files;
+	size_t nfiles;
+};
 
 struct rq {
 	json_t *root, *extra, *find_links, *constraints, *includes, *files, *reqs, *findings;
@@ -40,6 +59,14 @@ struct rq {
 	int freeze_flagged;
 	char *seen[64];        /* real paths of files read, against cycles */
 	size_t nseen;
+	struct kd_pick *pick;  /* NULL: the whole tree is built */
+	struct rq_carry *carry;
+	size_t nread;          /* included files read so far */
+	int in_lint;
+	/* the torch lint, requirement by requirement */
+	char *t_cn, *t_name, *t_file;
+	int t_line;
+	char t_variant[64], t_source[512], x_variant[64], *x_url;
 };
 
 enum rq_kind { RQ_TOP, RQ_INCLUDE, RQ_CONSTRAINTS };
@@ -57,8 +84,9 @@ finding(struct rq *q, const char *sev, const char *code, const char *file, int l
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	json_array_append_new(q->findings, json_pack("{s:s, s:s, s:s, s:i, s:s}",
-		"severity", sev, "code", code, "file", file, "line", line, "message", msg));
+	treeout_add(q->pick, q->findings, q->in_lint ? RA_LINT : RA_FINDINGS,
+		    json_pack("{s:s, s:s, s:s, s:i, s:s}", "severity", sev, "code", code,
+			      "file", file, "line", line, "message", msg));
 }
 
 static void
@@ -432,8 +460,50 @@ bad:
 
 /* ---- files ---- */
 
+static void lint_one(struct rq *q, json_t *r);
+static void lint_extra(struct rq *q, const json_t *url);
+
 static int parse_text(struct rq *q, const char *text, size_t len, const char *file,
 		      const char *base_dir, enum rq_kind kind, int depth);
+
+/* An included file's text: read, or the copy a streamed parse made of it
+ * in its skeleton pass (so that every pass reads the same bytes).  *own is
+ * what the caller frees. */
+static int
+read_include(struct rq *q, const char *path, const char **text, size_t *len, char **own,
+	     struct kd_err *err)
+{
+	struct rq_carry *c = q->carry;
+	size_t k = q->nread;
+
+	*own = NULL;
+	if (c != NULL && q->pick->pass > 0 && k < c->nfiles && strcmp(c->files[k].path, path) == 0) {
+		q->nread++;
+		*text = c->files[k].buf;
+		*len = c->files[k].len;
+		return 0;
+	}
+	if (fsutil_read_file(path, KD_CAP_TEXT_FILE, own, len, err) != 0)
+		return -1;
+	*text = *own;
+	q->nread++;
+	if (c != NULL && q->pick->pass == 0 && k == c->nfiles) {
+		struct rq_file *nf = realloc(c->files, (c->nfiles + 1) * sizeof *nf);
+		char *p = strdup(path);
+		if (nf == NULL || p == NULL) {
+			free(p);
+			if (nf != NULL)
+				c->files = nf;
+			return 0;
+		}
+		c->files = nf;
+		nf[c->nfiles].path = p;
+		nf[c->nfiles].buf = *own;   /* the carry keeps it */
+		nf[c->nfiles++].len = *len;
+		*own = NULL;
+	}
+	return 0;
+}
 
 /* Follow an -r or -c value. */
 static void
@@ -443,11 +513,12 @@ follow(struct rq *q, const char *file, int line, const char *val, const char *ba
 	const char *opt = kind == RQ_CONSTRAINTS ? "-c" : "-r";
 	json_t *entry;
 	char *path, *buf = NULL, real[PATH_MAX];
+	const char *text = NULL;
 	size_t len = 0;
 	struct kd_err e = { 0 };
 
-	json_array_append_new(kind == RQ_CONSTRAINTS ? q->constraints : q->includes,
-			      clean_url(val));
+	treeout_add(q->pick, kind == RQ_CONSTRAINTS ? q->constraints : q->includes,
+		    kind == RQ_CONSTRAINTS ? RA_CONSTRAINTS : RA_INCLUDES, clean_url(val));
 	check_local(q, file, line, opt, val);
 	if (strstr(val, "://") != NULL) {
 		finding(q, "info", "include", file, line,
@@ -463,7 +534,8 @@ follow(struct rq *q, const char *file, int line, const char *val, const char *ba
 	entry = json_pack("{s:s, s:s, s:b, s:n, s:s, s:i}", "path", path, "kind",
 			  kind == RQ_CONSTRAINTS ? "constraints" : "include", "exists",
 			  fsutil_exists(path), "sha256", "from_file", file, "from_line", line);
-	json_array_append_new(q->files, entry);
+	/* entry goes into files whole (a pick writes it at once), and before
+	 * the files it includes */
 	if (!fsutil_exists(path)) {
 		finding(q, "fail", "include", file, line,
 			"line %d: %s %s: no such file (looked for %s)", line, opt, val, path);
@@ -484,27 +556,30 @@ follow(struct rq *q, const char *file, int line, const char *val, const char *ba
 				goto out;
 			}
 	}
-	if (fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &len, &e) != 0) {
+	if (read_include(q, path, &text, &len, &buf, &e) != 0) {
 		finding(q, "fail", "include", file, line, "line %d: %s %s: %s", line, opt, val,
 			e.msg);
 		goto out;
 	}
 	char hex[65];
-	sha256_hex(buf, len, hex);
+	sha256_hex(text, len, hex);
 	json_object_set_new(entry, "sha256", json_string(hex));
+	treeout_add(q->pick, q->files, RA_FILES, entry);
+	entry = NULL;
 	char *dir = strdup(path);
 	char *slash = dir ? strrchr(dir, '/') : NULL;
 	if (slash != NULL)
 		*slash = '\0';
 	if (q->nseen < sizeof q->seen / sizeof *q->seen)
 		q->seen[q->nseen++] = strdup(real);
-	parse_text(q, buf, len, path, slash ? dir : ".", kind, depth + 1);
+	parse_text(q, text, len, path, slash ? dir : ".", kind, depth + 1);
 	if (q->nseen > 0) {
 		free(q->seen[q->nseen - 1]);
 		q->nseen--;
 	}
 	free(dir);
 out:
+	treeout_add(q->pick, q->files, RA_FILES, entry);
 	free(buf);
 	free(path);
 }
@@ -617,10 +692,12 @@ logical_line(struct rq *q, char *s, const char *file, int line, const char *base
 			json_object_set_new(q->root, "index_url", clean_url(val));
 			check_local(q, file, line, "--index-url", val);
 		} else if (strcmp(ln, "extra-index-url") == 0) {
-			json_array_append_new(q->extra, clean_url(val));
+			json_t *u = clean_url(val);
+			lint_extra(q, u);
+			treeout_add(q->pick, q->extra, RA_EXTRA, u);
 			check_local(q, file, line, "--extra-index-url", val);
 		} else if (strcmp(ln, "find-links") == 0) {
-			json_array_append_new(q->find_links, clean_url(val));
+			treeout_add(q->pick, q->find_links, RA_FIND_LINKS, clean_url(val));
 			check_local(q, file, line, "--find-links", val);
 		} else if (strcmp(ln, "no-index") == 0) {
 			json_object_set_new(q->root, "no_index", json_true());
@@ -661,7 +738,9 @@ logical_line(struct rq *q, char *s, const char *file, int line, const char *base
 				json_object_set(q->pins, cn, json_object_get(r, "specifier"));
 			json_decref(r);
 		} else {
-			json_array_append_new(q->reqs, r);
+			if (q->pick != NULL)
+				lint_one(q, r);   /* whole before it is written */
+			treeout_add(q->pick, q->reqs, RA_REQS, r);
 		}
 	}
 	free(edval);
@@ -804,114 +883,179 @@ is_torch_family(const char *canon)
 }
 
 static void
-lint_torch(struct rq *q)
+set_dup(char **dst, const char *s)
 {
-	char variant[64] = "", source[512] = "";
-	json_t *r, *first = NULL;
-	size_t i;
+	free(*dst);
+	*dst = s ? strdup(s) : NULL;
+}
 
-	json_array_foreach(q->reqs, i, r) {
-		const char *cn = json_string_value(json_object_get(r, "canonical_name"));
-		const char *ll = json_string_value(json_object_get(r, "local_label"));
-		if (!is_torch_family(cn))
-			continue;
-		/* the finding points at torch itself when it is listed */
-		if (first == NULL || (strcmp(cn, "torch") == 0 &&
-				      strcmp(json_string_value(json_object_get(first,
-					      "canonical_name")), "torch") != 0))
-			first = r;
-		if (ll != NULL && !variant[0]) {
-			snprintf(variant, sizeof variant, "%s", ll);
-			snprintf(source, sizeof source, "local label of %s%s", cn,
-				 json_string_value(json_object_get(r, "specifier")) ?
-				 json_string_value(json_object_get(r, "specifier")) : "");
-		}
+/* The torch lint sees each requirement in turn: the one its finding points
+ * at (torch itself when it is listed, else the first of the family) and the
+ * first local label of the family. */
+static void
+lint_torch_seen(struct rq *q, const json_t *r)
+{
+	const char *cn = json_string_value(json_object_get(r, "canonical_name"));
+	const char *ll = json_string_value(json_object_get(r, "local_label"));
+
+	if (!is_torch_family(cn))
+		return;
+	if (q->t_cn == NULL || (strcmp(cn, "torch") == 0 && strcmp(q->t_cn, "torch") != 0)) {
+		set_dup(&q->t_cn, cn);
+		set_dup(&q->t_name, json_string_value(json_object_get(r, "name")));
+		set_dup(&q->t_file, json_string_value(json_object_get(r, "file")));
+		q->t_line = (int)json_integer_value(json_object_get(r, "line"));
 	}
-	if (!variant[0]) {
-		const char *iu = json_string_value(json_object_get(q->root, "index_url"));
-		json_t *u;
-		if (iu && variant_from_url(iu, variant, sizeof variant))
-			snprintf(source, sizeof source, "--index-url %s", iu);
-		json_array_foreach(q->extra, i, u) {
-			if (variant[0])
-				break;
-			if (variant_from_url(json_string_value(u), variant, sizeof variant))
-				snprintf(source, sizeof source, "--extra-index-url %s",
-					 json_string_value(u));
-		}
+	if (ll != NULL && !q->t_variant[0]) {
+		snprintf(q->t_variant, sizeof q->t_variant, "%s", ll);
+		snprintf(q->t_source, sizeof q->t_source, "local label of %s%s", cn,
+			 json_string_value(json_object_get(r, "specifier")) ?
+			 json_string_value(json_object_get(r, "specifier")) : "");
 	}
-	json_object_set_new(q->root, "torch_variant", json_pack("{s:b, s:o, s:o}",
-		"required", first != NULL,
-		"variant", variant[0] ? json_string(variant) : json_null(),
-		"source", source[0] ? json_string(source) : json_null()));
-	if (first != NULL && !variant[0])
-		finding(q, (q->flags & REQ_STRICT) ? "fail" : "warn", "torch-source",
-			json_string_value(json_object_get(first, "file")),
-			(int)json_integer_value(json_object_get(first, "line")),
-			"line %d: %s is required but nothing names its variant (CUDA, ROCm or "
-			"CPU): add the PyTorch index (--index-url https://download.pytorch.org/"
-			"whl/cu121) or pin a local label (torch==2.3.0+cu121)",
-			(int)json_integer_value(json_object_get(first, "line")),
-			json_string_value(json_object_get(first, "name")));
+}
+
+/* The first --extra-index-url that names a PyTorch variant. */
+static void
+lint_extra(struct rq *q, const json_t *url)
+{
+	const char *u = json_string_value(url);
+
+	if (u != NULL && q->x_url == NULL && variant_from_url(u, q->x_variant, sizeof q->x_variant))
+		q->x_url = strdup(u);
 }
 
 static void
+lint_torch_end(struct rq *q)
+{
+	char variant[64] = "", source[512] = "";
+
+	if (q->t_variant[0]) {
+		snprintf(variant, sizeof variant, "%s", q->t_variant);
+		snprintf(source, sizeof source, "%s", q->t_source);
+	} else {
+		const char *iu = json_string_value(json_object_get(q->root, "index_url"));
+		if (iu && variant_from_url(iu, variant, sizeof variant))
+			snprintf(source, sizeof source, "--index-url %s", iu);
+		else if (q->x_url != NULL) {
+			snprintf(variant, sizeof variant, "%s", q->x_variant);
+			snprintf(source, sizeof source, "--extra-index-url %s", q->x_url);
+		}
+	}
+	json_object_set_new(q->root, "torch_variant", json_pack("{s:b, s:o, s:o}",
+		"required", q->t_cn != NULL,
+		"variant", variant[0] ? json_string(variant) : json_null(),
+		"source", source[0] ? json_string(source) : json_null()));
+	q->in_lint = 1;
+	if (q->t_cn != NULL && !variant[0])
+		finding(q, (q->flags & REQ_STRICT) ? "fail" : "warn", "torch-source",
+			q->t_file, q->t_line,
+			"line %d: %s is required but nothing names its variant (CUDA, ROCm or "
+			"CPU): add the PyTorch index (--index-url https://download.pytorch.org/"
+			"whl/cu121) or pin a local label (torch==2.3.0+cu121)",
+			q->t_line, q->t_name);
+	q->in_lint = 0;
+}
+
+/* The lint of one requirement, against the pins and the hash mode as they
+ * stand once everything is read (a streamed parse has them from its
+ * skeleton pass).  It may add pinned_by_constraint to r. */
+static void
+lint_one(struct rq *q, json_t *r)
+{
+	int later = q->pick != NULL && q->pick->pass > 0 && q->carry != NULL;
+	const json_t *pins = later ? q->carry->pins : q->pins;
+	int hash_mode = later ? q->carry->hash_mode :
+			json_is_true(json_object_get(q->root, "hash_mode"));
+	const char *file = json_string_value(json_object_get(r, "file"));
+	int line = (int)json_integer_value(json_object_get(r, "line"));
+	const char *name = json_string_value(json_object_get(r, "name"));
+	const char *cn = json_string_value(json_object_get(r, "canonical_name"));
+	const char *spec = json_string_value(json_object_get(r, "specifier"));
+	int pinned = json_is_true(json_object_get(r, "pinned"));
+	int is_path = json_object_get(r, "path") != NULL;
+	int editable = json_is_true(json_object_get(r, "editable"));
+
+	q->in_lint = 1;
+	if (!name)
+		name = "(unnamed)";
+	if (!pinned && cn && json_object_get(pins, cn) != NULL) {
+		json_object_set_new(r, "pinned_by_constraint", json_copy(
+			json_object_get(pins, cn)));
+	} else if (!pinned && !is_path && !editable) {
+		finding(q, (q->flags & REQ_STRICT) ? "fail" : "warn", "unpinned", file, line,
+			"line %d: %s%s is not pinned: it may resolve to another version "
+			"tomorrow (pin it with ==)", line, name, spec ? spec : "");
+	}
+	if (hash_mode) {
+		int has = json_array_size(json_object_get(r, "hashes")) > 0;
+		int exact = pep440_spec_is_pin(spec) || json_object_get(r, "url") != NULL;
+		if (!has)
+			finding(q, "fail", "hashes", file, line,
+				"line %d: %s has no --hash but hash-checking mode is on (some "
+				"requirement has --hash, or --require-hashes): pip will refuse "
+				"to install", line, name);
+		else if (!exact)
+			finding(q, "fail", "hashes", file, line,
+				"line %d: %s has --hash but is not pinned with ==: pip refuses "
+				"hashes on a range", line, name);
+	}
+	q->in_lint = 0;
+	lint_torch_seen(q, r);
+}
+
+/* The lint over everything read; a streamed parse linted each requirement
+ * as it came. */
+static void
 lint(struct rq *q)
 {
-	int hash_mode = json_is_true(json_object_get(q->root, "hash_mode"));
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(q->reqs, i, r) {
-		const char *file = json_string_value(json_object_get(r, "file"));
-		int line = (int)json_integer_value(json_object_get(r, "line"));
-		const char *name = json_string_value(json_object_get(r, "name"));
-		const char *cn = json_string_value(json_object_get(r, "canonical_name"));
-		const char *spec = json_string_value(json_object_get(r, "specifier"));
-		int pinned = json_is_true(json_object_get(r, "pinned"));
-		int is_path = json_object_get(r, "path") != NULL;
-		int editable = json_is_true(json_object_get(r, "editable"));
-
-		if (!name)
-			name = "(unnamed)";
-		if (!pinned && cn && json_object_get(q->pins, cn) != NULL) {
-			json_object_set_new(r, "pinned_by_constraint", json_copy(
-				json_object_get(q->pins, cn)));
-		} else if (!pinned && !is_path && !editable) {
-			finding(q, (q->flags & REQ_STRICT) ? "fail" : "warn", "unpinned", file, line,
-				"line %d: %s%s is not pinned: it may resolve to another version "
-				"tomorrow (pin it with ==)", line, name, spec ? spec : "");
-		}
-		if (hash_mode) {
-			int has = json_array_size(json_object_get(r, "hashes")) > 0;
-			int exact = pep440_spec_is_pin(spec) || json_object_get(r, "url") != NULL;
-			if (!has)
-				finding(q, "fail", "hashes", file, line,
-					"line %d: %s has no --hash but hash-checking mode is on (some "
-					"requirement has --hash, or --require-hashes): pip will refuse "
-					"to install", line, name);
-			else if (!exact)
-				finding(q, "fail", "hashes", file, line,
-					"line %d: %s has --hash but is not pinned with ==: pip refuses "
-					"hashes on a range", line, name);
-		}
-	}
-	lint_torch(q);
+	if (q->pick == NULL)
+		json_array_foreach(q->reqs, i, r)
+			lint_one(q, r);
+	lint_torch_end(q);
 }
 
-int
-requirements_parse_ex(const char *text, size_t len, const char *name,
-		      const char *base_dir, int flags, json_t **out, struct kd_err *err)
+static void
+carry_free(void *p)
+{
+	struct rq_carry *c = p;
+
+	json_decref(c->pins);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		free(c->files[i].path);
+		free(c->files[i].buf);
+	}
+	free(c->files);
+	free(c);
+}
+
+/* requirements_parse_ex, with a pick (treeout.h) or without (NULL). */
+static int
+parse_pick(const char *text, size_t len, const char *name, const char *base_dir, int flags,
+	   struct kd_pick *pick, json_t **out, struct kd_err *err)
 {
 	struct rq q;
-	char hex[65];
+	char hex[65] = "";
 	int rc;
 
 	*out = NULL;
-	if ((rc = pipline_check_text(text, len, name, err)) != 0)
+	if ((rc = pipline_check_text_ex(text, len, name, pick ? 0 : KD_CAP_INPUT_LINES, err)) != 0)
 		return rc;
 	memset(&q, 0, sizeof q);
 	q.flags = flags;
+	q.pick = pick;
+	if (pick != NULL && pick->pass == 0 && pick->carry == NULL) {
+		if ((pick->carry = calloc(1, sizeof(struct rq_carry))) == NULL)
+			return kd_err_sys(err, KD_EENV, name, ENOMEM, "out of memory");
+		pick->carry_free = carry_free;
+	}
+	q.carry = pick ? pick->carry : NULL;
+	/* the lint needs the pins of the whole input (and adds
+	 * pinned_by_constraint to requirements) */
+	treeout_later(pick, RA_REQS);
+	treeout_later(pick, RA_LINT);
 	q.root = json_object();
 	q.extra = json_array();
 	q.find_links = json_array();
@@ -932,8 +1076,9 @@ requirements_parse_ex(const char *text, size_t len, const char *name,
 	json_object_set(q.root, "requirements", q.reqs);
 	json_object_set_new(q.root, "torch_variant", json_null());
 	json_object_set(q.root, "findings", q.findings);
-	sha256_hex(text, len, hex);
-	json_array_append_new(q.files, json_pack("{s:s, s:s, s:b, s:s, s:n, s:n}", "path", name,
+	if (pick == NULL || pick->pass == 0 || pick->want == RA_FILES)   /* the passes that keep it */
+		sha256_hex(text, len, hex);
+	treeout_add(pick, q.files, RA_FILES, json_pack("{s:s, s:s, s:b, s:s, s:n, s:n}", "path", name,
 		"kind", "requirements", "exists", 1, "sha256", hex, "from_file", "from_line"));
 	if (base_dir != NULL) {
 		char real[PATH_MAX];
@@ -942,8 +1087,17 @@ requirements_parse_ex(const char *text, size_t len, const char *name,
 	}
 	parse_text(&q, text, len, name, base_dir, RQ_TOP, 0);
 	lint(&q);
+	if (pick != NULL && pick->pass == 0) {
+		/* what the lint of the next passes needs, as it stands at the end */
+		q.carry->pins = json_incref(q.pins);
+		q.carry->hash_mode = json_is_true(json_object_get(q.root, "hash_mode"));
+	}
 	for (size_t i = 0; i < q.nseen; i++)
 		free(q.seen[i]);
+	free(q.t_cn);
+	free(q.t_name);
+	free(q.t_file);
+	free(q.x_url);
 	json_decref(q.extra);
 	json_decref(q.find_links);
 	json_decref(q.constraints);
@@ -957,34 +1111,56 @@ requirements_parse_ex(const char *text, size_t len, const char *name,
 }
 
 int
+requirements_parse_ex(const char *text, size_t len, const char *name,
+		      const char *base_dir, int flags, json_t **out, struct kd_err *err)
+{
+	return parse_pick(text, len, name, base_dir, flags, NULL, out, err);
+}
+
+int
 requirements_parse(const char *text, size_t len, const char *name, json_t **out,
 		   struct kd_err *err)
 {
 	return requirements_parse_ex(text, len, name, NULL, 0, out, err);
 }
 
+/* A requirements file's text and the folder its -r and -c are relative to
+ * (both to free). */
+static int
+read_with_dir(const char *path, char **buf, size_t *len, char **dir, struct kd_err *err)
+{
+	char *slash;
+	int rc;
+
+	*dir = NULL;
+	if ((rc = fsutil_read_file(path, KD_CAP_TEXT_FILE, buf, len, err)) != 0)
+		return rc == KD_EENV ? KD_EINPUT : rc;
+	slash = strrchr(path, '/');
+	if (slash == NULL)
+		*dir = strdup(".");
+	else if (slash == path)
+		*dir = strdup("/");     /* "/x.txt": the folder is "/" */
+	else
+		*dir = pipline_dup(path, (size_t)(slash - path));
+	if (*dir == NULL) {
+		free(*buf);
+		*buf = NULL;
+		return kd_err_sys(err, KD_EENV, path, ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int
 requirements_load(const char *path, int flags, json_t **out, struct kd_err *err)
 {
-	char *buf = NULL, *dir, *slash;
+	char *buf = NULL, *dir = NULL;
 	size_t len = 0;
 	int rc;
 
 	*out = NULL;
-	if ((rc = fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &len, err)) != 0)
-		return rc == KD_EENV ? KD_EINPUT : rc;
-	dir = strdup(path);
-	if (dir == NULL) {
-		free(buf);
-		return kd_err_sys(err, KD_EENV, path, ENOMEM, "out of memory");
-	}
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';     /* "/x.txt": the folder is "/" */
-	else if (slash != NULL)
-		*slash = '\0';
-	rc = requirements_parse_ex(buf, len, path, slash ? dir : ".", flags | REQ_FOLLOW, out,
-				   err);
+	if ((rc = read_with_dir(path, &buf, &len, &dir, err)) != 0)
+		return rc;
+	rc = requirements_parse_ex(buf, len, path, dir, flags | REQ_FOLLOW, out, err);
 	free(dir);
 	free(buf);
 	return rc;
@@ -994,6 +1170,36 @@ int
 inspect_requirements(const char *path, json_t **out, struct kd_err *err)
 {
 	return requirements_load(path, 0, out, err);
+}
+
+struct rq_input {
+	const char *text, *path, *dir;
+	size_t len;
+};
+
+static int
+parse_input(void *arg, struct kd_pick *pick, json_t **out, struct kd_err *err)
+{
+	const struct rq_input *in = arg;
+
+	return parse_pick(in->text, in->len, in->path, in->dir, REQ_FOLLOW, pick, out, err);
+}
+
+int
+inspect_print_requirements(FILE *fp, enum kd_format fmt, const char *path, struct kd_err *err)
+{
+	struct rq_input in = { .path = path };
+	char *buf = NULL, *dir = NULL;
+	int rc;
+
+	if ((rc = read_with_dir(path, &buf, &in.len, &dir, err)) != 0)
+		return rc;
+	in.text = buf;
+	in.dir = dir;
+	rc = treeout_print(fp, fmt, parse_input, &in, ra_ids, RA_NIDS, err);
+	free(dir);
+	free(buf);
+	return rc;
 }
 
 size_t

@@ -83,6 +83,13 @@ utf8_invalid_at(const char *s, size_t n)
 int
 pipline_check_text(const char *text, size_t len, const char *name, struct kd_err *err)
 {
+	return pipline_check_text_ex(text, len, name, KD_CAP_INPUT_LINES, err);
+}
+
+int
+pipline_check_text_ex(const char *text, size_t len, const char *name, unsigned max_lines,
+		      struct kd_err *err)
+{
 	struct pipline_iter it;
 	const char *l;
 	size_t n;
@@ -102,11 +109,12 @@ pipline_check_text(const char *text, size_t len, const char *name, struct kd_err
 	while (pipline_next(&it, &l, &n)) {
 		size_t bad;
 		/* one tree node per line costs about a hundred times the line:
-		 * refused before any is built, so memory stays the input's */
-		if ((unsigned)it.lineno > KD_CAP_INPUT_LINES)
+		 * refused before any is built, so memory stays the input's
+		 * (inspect streams its trees and asks for no cap: 0) */
+		if (max_lines != 0 && (unsigned)it.lineno > max_lines)
 			return kd_err_set(err, KD_EINPUT, name, it.lineno,
 					  "more than %u lines (KD_CAP_INPUT_LINES): not the "
-					  "packages of one environment", KD_CAP_INPUT_LINES);
+					  "packages of one environment", max_lines);
 		if (n > KD_CAP_LINE)
 			return named ?
 				kd_err_set(err, KD_EINPUT, name, it.lineno,

@@ -303,6 +303,27 @@ reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err)
 	return rc;
 }
 
+int
+reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_err *err)
+{
+	int rc;
+
+	*made_ref = 0;
+	*excluded = 0;
+	if ((rc = reference_exclude_own(ctx, excluded, err)) != 0)
+		return rc;
+	if (!fsutil_exists(ctx->ref_path)) {
+		/* a reference to fill: the schema, nothing claimed yet */
+		json_object_set_new(ctx->ref, "schema", json_integer(1));
+		if ((rc = kd_ctx_save_ref(ctx, err)) != 0)
+			return rc;
+		*made_ref = 1;
+	}
+	if (!fsutil_exists(ctx->state_path) && (rc = kd_ctx_save_state(ctx, err)) != 0)
+		return rc;
+	return 0;
+}
+
 /* ----------------------------------------------------------- validation */
 
 /* The types a key may hold. */

@@ -257,6 +257,12 @@ gather_code(struct gather *g)
 			set_code_from(g->ref, &ri,
 				      !reference_filled(yamlio_get(g->ref, "code.remote")));
 			note_filled(g, "code.commit");
+		} else if (ri.remote_url != NULL && g->can_write &&
+			   !reference_filled(yamlio_get(g->ref, "code.remote")) &&
+			   reference_na(g->ref, "code.remote") == NULL) {
+			/* emptied by hand: filled again, as for a new reference */
+			yamlio_set(g->ref, "code.remote", json_string(ri.remote_url));
+			note_filled(g, "code.remote");
 		}
 	}
 	rec = yamlio_get(g->ref, "code.commit");

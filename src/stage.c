@@ -445,12 +445,8 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 	if (p == NULL || *p == '\0')
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "a deviation needs a reason (why): it cannot be empty");
-	if (stage_never_deviable(check))
-		return kd_err_set(err, KD_EINPUT, NULL, 0,
-				  "check %s can never be deviated: no deviation lets a credential "
-				  "into the dossier; take the value out (the walkthrough's x, or "
-				  "${NAME} in its source) or leave the file out (dossier --leave-out)",
-				  check);
+	if (stage_deviable(check, err) != 0)
+		return KD_EINPUT;
 	if (check == NULL || (row = kd_rows_find(&ss->rows, check)) == NULL)
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "stage %s has no check \"%s\" (run its checks first)",
@@ -489,6 +485,18 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 	d->time = strdup(now);
 	stage_recompute(s, i);
 	return 0;
+}
+
+int
+stage_deviable(const char *check, struct kd_err *err)
+{
+	if (!stage_never_deviable(check))
+		return 0;
+	return kd_err_set(err, KD_EINPUT, NULL, 0,
+			  "check %s can never be deviated: no deviation lets a credential "
+			  "into the dossier; take the value out (the walkthrough's x, or "
+			  "${NAME} in its source) or leave the file out (dossier --leave-out)",
+			  check);
 }
 
 int

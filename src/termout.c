@@ -180,21 +180,18 @@ struct tcookie {
 };
 
 
-static ssize_t
-cookie_write(void *cookie, const char *buf, size_t size)
+#define TERMOUT_CHUNK (64u * 1024)   /* bytes cleaned at a time: a big write costs no more */
+
+/* Clean and write one piece of a write (at most TERMOUT_CHUNK bytes). */
+static int
+cookie_piece(struct tcookie *c, const char *buf, size_t size)
 {
-	struct tcookie *c = cookie;
+	unsigned char in[TERMOUT_CHUNK + 4];
 	size_t total = c->npend + size, o = 0, used;
-	unsigned char *in;
-	char *out;
+	char *out = malloc(total * TERMOUT_WORST + 1);
 	int rc;
 
-	if (size == 0)
-		return 0;
-	in = malloc(total);
-	out = in ? malloc(total * TERMOUT_WORST + 1) : NULL;
 	if (out == NULL) {
-		free(in);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -204,9 +201,22 @@ cookie_write(void *cookie, const char *buf, size_t size)
 	c->npend = total - used;   /* at most 3: an unfinished character */
 	memcpy(c->pend, in + used, c->npend);
 	rc = fsutil_write_all(c->fd, out, o);
-	free(in);
 	free(out);
-	return rc == 0 ? (ssize_t)size : -1;
+	return rc;
+}
+
+static ssize_t
+cookie_write(void *cookie, const char *buf, size_t size)
+{
+	struct tcookie *c = cookie;
+
+	for (size_t off = 0; off < size; ) {
+		size_t n = size - off < TERMOUT_CHUNK ? size - off : TERMOUT_CHUNK;
+		if (cookie_piece(c, buf + off, n) != 0)
+			return -1;
+		off += n;
+	}
+	return (ssize_t)size;
 }
 
 static int

@@ -532,6 +532,104 @@ out:
 	return o.p;
 }
 
+/* ---- an emitter that writes as it goes ---- */
+
+struct yamlio_stream {
+	yaml_emitter_t em;
+	FILE *fp;
+	int flags;
+};
+
+static int
+file_write(void *data, unsigned char *buf, size_t size)
+{
+	return fwrite(buf, 1, size, data) == size;
+}
+
+struct yamlio_stream *
+yamlio_stream_open(FILE *fp, int flags)
+{
+	struct yamlio_stream *s = calloc(1, sizeof *s);
+	yaml_event_t ev;
+
+	if (s == NULL)
+		return NULL;
+	if (!yaml_emitter_initialize(&s->em)) {
+		free(s);
+		return NULL;
+	}
+	s->fp = fp;
+	s->flags = flags;
+	yaml_emitter_set_output(&s->em, file_write, fp);
+	yaml_emitter_set_unicode(&s->em, 1);
+	yaml_emitter_set_width(&s->em, -1);
+	yaml_emitter_set_indent(&s->em, 2);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	if (yaml_emitter_emit(&s->em, &ev)) {
+		yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+		if (yaml_emitter_emit(&s->em, &ev))
+			return s;
+	}
+	yaml_emitter_delete(&s->em);
+	free(s);
+	return NULL;
+}
+
+int
+yamlio_stream_begin(struct yamlio_stream *s, int seq)
+{
+	yaml_event_t ev;
+
+	if (seq)
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+	else
+		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+	return yaml_emitter_emit(&s->em, &ev) ? 0 : -1;
+}
+
+int
+yamlio_stream_end(struct yamlio_stream *s, int seq)
+{
+	yaml_event_t ev;
+
+	if (seq)
+		yaml_sequence_end_event_initialize(&ev);
+	else
+		yaml_mapping_end_event_initialize(&ev);
+	return yaml_emitter_emit(&s->em, &ev) ? 0 : -1;
+}
+
+int
+yamlio_stream_key(struct yamlio_stream *s, const char *key)
+{
+	return emit_scalar(&s->em, key, strlen(key), needs_quotes(key) ?
+			   YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+}
+
+int
+yamlio_stream_node(struct yamlio_stream *s, const json_t *node)
+{
+	return emit_node(&s->em, node ? node : json_null(), s->flags, 1);
+}
+
+int
+yamlio_stream_close(struct yamlio_stream *s)
+{
+	yaml_event_t ev;
+	int ok = 0;
+
+	if (s == NULL)
+		return -1;
+	yaml_document_end_event_initialize(&ev, !(s->flags & YAMLIO_END_MARK));
+	if (yaml_emitter_emit(&s->em, &ev)) {
+		yaml_stream_end_event_initialize(&ev);
+		ok = yaml_emitter_emit(&s->em, &ev) && yaml_emitter_flush(&s->em);
+	}
+	yaml_emitter_delete(&s->em);
+	free(s);
+	return ok ? 0 : -1;
+}
+
 int
 yamlio_save_file(const char *path, const json_t *root, int flags, struct kd_err *err)
 {

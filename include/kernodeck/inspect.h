@@ -7,9 +7,11 @@
 #ifndef KD_INSPECT_H
 #define KD_INSPECT_H
 
+#include <stdio.h>
 #include <jansson.h>
 
 #include "kernodeck/err.h"
+#include "kernodeck/report.h"
 
 int inspect_collect_env(const char *path, json_t **out, struct kd_err *err);  /* src/collect-env.c */
 int inspect_requirements(const char *path, json_t **out, struct kd_err *err); /* src/parse-requirements.c */
@@ -18,5 +20,16 @@ int inspect_pip_check(const char *path, json_t **out, struct kd_err *err);    /*
 int inspect_pip_inspect(const char *path, json_t **out, struct kd_err *err);  /* src/parse-inspect.c */
 int inspect_npy(const char *path, json_t **out, struct kd_err *err);          /* src/npy.c */
 int inspect_safetensors(const char *path, json_t **out, struct kd_err *err);  /* src/safetensors.c */
+
+/* The text formats, whose trees hold an object per line, print as they
+ * parse (treeout.h): the same bytes as report_print_tree of the tree, in
+ * memory the input and one line's objects; no KD_CAP_INPUT_LINES.  0, or
+ * the parser's error (nothing printed), or 3 when the output failed. */
+int inspect_print_requirements(FILE *fp, enum kd_format fmt, const char *path,
+			       struct kd_err *err);                          /* src/parse-requirements.c */
+int inspect_print_freeze(FILE *fp, enum kd_format fmt, const char *path,
+			 struct kd_err *err);                                /* src/parse-freeze.c */
+int inspect_print_pip_check(FILE *fp, enum kd_format fmt, const char *path,
+			    struct kd_err *err);                             /* src/parse-pipcheck.c */
 
 #endif

@@ -20,9 +20,13 @@ void pipline_init(struct pipline_iter *it, const char *text, size_t len);
 /* The next line without its end of line (\n, \r\n); 0 at the end. */
 int pipline_next(struct pipline_iter *it, const char **line, size_t *n);
 
-/* Refuse what is not text: a NUL byte, a line over KD_CAP_LINE.  name is
- * the file for the message. */
+/* Refuse what is not text: a NUL byte, a line over KD_CAP_LINE, bad UTF-8,
+ * more than KD_CAP_INPUT_LINES lines.  name is the file for the message. */
 int pipline_check_text(const char *text, size_t len, const char *name, struct kd_err *err);
+/* The same with another line cap (0: none, for a parser that streams its
+ * tree: treeout.h). */
+int pipline_check_text_ex(const char *text, size_t len, const char *name, unsigned max_lines,
+			  struct kd_err *err);
 
 /* Trim spaces at both ends of [*s, *s + *n). */
 void pipline_trim(const char **s, size_t *n);

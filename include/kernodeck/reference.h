@@ -82,5 +82,11 @@ int reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json
  * are listed in the private .git/info/exclude of the project's repository.
  * Returns 0 (also when there is no repository); *added counts lines. */
 int reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err);
+/* Make the opened folder a project, as check --init does before its stages
+ * (kernodeck init): kernodeck's folders in .git/info/exclude when in a git
+ * repository, a reference.yaml to fill ("schema: 1") when there is none, and
+ * state.yaml; what is there already is kept.  *made_ref: the reference was
+ * written; *excluded: the exclude lines added. */
+int reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_err *err);
 
 #endif

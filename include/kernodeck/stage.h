@@ -232,6 +232,9 @@ int stage_record_deviation(struct kd_state *s, int i, const char *check,
 			   const char *author, struct kd_err *err);
 /* A check no deviation may ever cover (a credential in the dossier). */
 int stage_never_deviable(const char *check);
+/* 0, or KD_EINPUT with err saying why check can never be deviated and what
+ * to do instead (the words of deviate and of the walkthrough's d). */
+int stage_deviable(const char *check, struct kd_err *err);
 /* Take back the deviation of stage i for check (KD_EINPUT when there is
  * none); the stage's status is recomputed. */
 int stage_withdraw_deviation(struct kd_state *s, int i, const char *check, struct kd_err *err);

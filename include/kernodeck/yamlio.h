@@ -21,6 +21,7 @@
 #define KD_YAMLIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "kernodeck/err.h"
@@ -59,6 +60,18 @@ int yamlio_line_of(const struct yamlio_doc *doc, const json_t *node);
 char *yamlio_dump(const json_t *root, int flags, size_t *lenp);
 /* Emit a tree and write it atomically (fsutil_write_atomic). */
 int yamlio_save_file(const char *path, const json_t *root, int flags, struct kd_err *err);
+
+/* Emit YAML to fp as the parts come, without holding the whole tree: open,
+ * then the events of one document (begin/end a mapping or a sequence in
+ * block style, a key, a whole node), then close (which flushes and frees).
+ * The same parts give the same bytes as yamlio_dump of the whole tree. */
+struct yamlio_stream;
+struct yamlio_stream *yamlio_stream_open(FILE *fp, int flags);
+int yamlio_stream_begin(struct yamlio_stream *s, int seq);
+int yamlio_stream_end(struct yamlio_stream *s, int seq);
+int yamlio_stream_key(struct yamlio_stream *s, const char *key);
+int yamlio_stream_node(struct yamlio_stream *s, const json_t *node);
+int yamlio_stream_close(struct yamlio_stream *s);
 
 /* Path helpers on trees: "a.b[2].c".  get returns a borrowed ref or NULL. */
 json_t *yamlio_get(const json_t *root, const char *path);

@@ -96,26 +96,7 @@ for n in $LINES; do
 		"$(t "$(calc "$w/1000")") (CPU $(t "$(calc "$c/1000")"))" "-" "-" "-" "< 20 ms" \
 		"$(met "$c" '<=' 20 CPU)"
 done
-# Memory (issue 17, point 19): peak RSS of inspect on a 30 MB input (under
-# the 64 MiB KD_CAP_TEXT_FILE, over the 50,000 lines of KD_CAP_INPUT_LINES:
-# refused before any tree is built) and on one just under the line cap.
-# Target: a small multiple of the input (refused) and a bounded figure
-# (accepted); the input's size is the basis.
-rss_kb() { /usr/bin/time -f %M -o "$W/rss" "$@" >/dev/null 2>&1; cat "$W/rss" | tail -n 1; }
-$GEN freeze 1000000 "$W/m30.txt"
-$GEN freeze 49000 "$W/m49.txt"
-$GEN pip-check 49000 "$W/mc49.txt"
-for kind in requirements freeze pip-check; do
-	for f in m30 m49; do
-		in=$W/$f.txt
-		[ "$kind" = pip-check ] && [ "$f" = m49 ] && in=$W/mc49.txt
-		sz=$(stat -c %s "$in")
-		kb=$(rss_kb "$KD_BIN" inspect "$kind" "$in" --format json)
-		row "kernodeck inspect $kind, peak RSS" "$(calc "$sz/1048576") MiB, $(wc -l <"$in") lines" \
-			"$(calc "$kb/1024") MiB" "input $(calc "$sz/1048576") MiB" \
-			"$(ratio "$((kb * 1024))" "$sz")x input" "-" "< 200 MiB" "$(met "$kb" '<=' 204800 RSS)"
-	done
-done
+# Memory against the input's size (issue 17, point 19): tests/bench/memory.sh.
 echo
 echo "- The target is judged on CPU time (user+system): wall times on a machine shared with other builds are inflated by waiting for a core.  kd-invbench's times are medians of $RUNS runs on the process's CPU clock (and the monotonic clock for wall)."
 echo "- Process start is the same for kernodeck and the empty program linked with the same libraries: the dynamic loader binds about 11,000 symbols at start (LD_DEBUG=statistics; libgit2 and libcrypto are built with BIND_NOW; libcurl is opened only when a URL is checked), whatever the program does."

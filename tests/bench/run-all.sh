@@ -7,7 +7,7 @@
 #   OUTDIR          where each script's own output is kept (default: a new
 #                   folder in /var/tmp, printed at the end)
 #   KD_BENCH_ONLY   the scripts to run, by name (default: "system compute
-#                   parse walkthrough install hash")
+#                   parse memory walkthrough install hash")
 #   KD_BENCH_QUICK  1: a smoke run (smaller inputs, fewer runs; hash.sh
 #                   with its sizes divided by 16)
 #   KD_BIN, KD_BENCH_RUNS: see lib.sh (KD_BENCH_RUNS applies to every script)
@@ -17,7 +17,7 @@ set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
 set +e
-ONLY=${KD_BENCH_ONLY:-system compute parse walkthrough install hash}
+ONLY=${KD_BENCH_ONLY:-system compute parse memory walkthrough install hash}
 OUT=${1:-$(mktemp -d "${TMPDIR:-/var/tmp}/kd-bench-all.XXXXXX")}
 mkdir -p "$OUT"
 if [ -z "${KD_BIN:-}" ]; then

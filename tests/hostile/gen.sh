@@ -98,7 +98,8 @@ hostile_gen() {
 		(cd "$IN" && sha256sum dossier.yaml >SHA256SUMS) ;;
 	project)
 		mkdir -p "$P"
-		"$KD_BIN" check "$P" --stage reference >/dev/null 2>&1 </dev/null
+		# a plain folder: a project once asked (check refuses it otherwise)
+		"$KD_BIN" check "$P" --init --stage reference >/dev/null 2>&1 </dev/null
 		IN=$P/kernodeck/state.yaml ;;
 	fulldisk)
 		hostile_gen project "$_case"

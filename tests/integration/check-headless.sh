@@ -11,8 +11,21 @@ expect_exit 2 "check: unknown stage is bad usage" "$KD_BIN" check "$P" --stage n
 expect_exit 2 "check: unknown format is bad usage" "$KD_BIN" check "$P" --format xml
 expect_exit 2 "check: a missing folder is an input error" "$KD_BIN" check "$KD_TMP/none" --quiet
 
-# an empty project: the reference is incomplete, so stage 1 fails and check stops there
-"$KD_BIN" check "$P" --quiet --format json >"$KD_TMP/r.json" 2>"$KD_TMP/r.err"
+# a plain folder (no git repository, no kernodeck/) is not a project: check
+# says so, names init, exits 2 and writes nothing, whatever the options
+for opts in "" "--stage reference" "--format json" "--state-dir $KD_TMP/sd"; do
+	# shellcheck disable=SC2086
+	"$KD_BIN" check "$P" $opts >"$KD_TMP/plain.out" 2>"$KD_TMP/plain.err"
+	rc=$?
+	check "check on a plain folder${opts:+ ($opts)}: exit 2, nothing written" \
+		[ "$rc" -eq 2 -a -z "$(ls -A "$P")" -a ! -e "$KD_TMP/sd" ]
+done
+check "check on a plain folder: says it is not a project and how to make it one" \
+	grep -q "is not a project: no git repository.*nothing was written.*kernodeck init .*check --init" "$KD_TMP/plain.err"
+
+# --init makes it one: an empty project, whose reference is incomplete, so
+# stage 1 fails and check stops there
+"$KD_BIN" check "$P" --init --quiet --format json >"$KD_TMP/r.json" 2>"$KD_TMP/r.err"
 rc=$?
 check "check: an empty project fails (exit 1)" [ "$rc" -eq 1 ]
 check "check: says where it stopped and how to deviate" grep -q "stopped at stage 1 (reference).*kernodeck deviate" "$KD_TMP/r.err"
@@ -22,6 +35,8 @@ assert [s['id'] for s in r['stages']]==['reference'], r['stages']
 assert r['stages'][0]['status']=='failed'
 assert any(x['status']=='fail' for x in r['stages'][0]['rows'])"
 check "check: state.yaml saved with schema" grep -q '^schema: 2' "$P/kernodeck/state.yaml"
+"$KD_BIN" check "$P" --quiet --stage reference >/dev/null 2>&1
+check "check: once kernodeck/ is there, no --init is needed" [ $? -eq 1 ]
 
 "$KD_BIN" check "$P" --quiet --format yaml >"$KD_TMP/r.yaml" 2>/dev/null
 check "check: yaml report" grep -q 'reference_identity:' "$KD_TMP/r.yaml"
