@@ -35,6 +35,7 @@
 #include "kernodeck/procs.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/termout.h"
 
 #define RUN_READ_SIZE (64u * 1024)
 #define RUN_LOG_BUF   (64u * 1024)
@@ -671,23 +672,20 @@ open_log(const char *path, struct kd_err *err)
 	return fd;
 }
 
-/* "# kernodeck: run ARGV" into the log, redacted like the rest. */
+/* "# kernodeck: run ARGV" into the log, each argument a shell word
+ * (termout_argv: the same line replay's plan shows), redacted like the
+ * rest. */
 static void
 log_header(struct runner *rn)
 {
-	const char *const *a = rn->o->argv;
-	size_t n = 0, rl, cap = 1;
-	char *line, *red;
+	char *line = termout_argv(rn->o->argv), *red;
+	size_t rl;
 
 	/* one line, so that "--password VALUE" is seen as one */
-	for (size_t i = 0; a[i] != NULL; i++)
-		cap += strlen(a[i]) + 1;
-	if ((line = malloc(cap)) == NULL)
+	if (line == NULL)
 		return;
-	for (size_t i = 0; a[i] != NULL; i++)
-		n += (size_t)snprintf(line + n, cap - n, " %s", a[i]);
-	red = redact_text(line, n, &rl);
-	log_put(rn, "# kernodeck: run", 16);
+	red = redact_text(line, strlen(line), &rl);
+	log_put(rn, "# kernodeck: run ", 17);
 	if (red != NULL)
 		log_put(rn, red, rl);
 	log_put(rn, "\n", 1);

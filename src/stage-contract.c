@@ -39,6 +39,7 @@
 #include "kernodeck/parse-requirements.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
@@ -52,15 +53,14 @@ static void
 ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, json_t *obs,
 	     json_t *steps)
 {
-	const char *const argv[] = { vpy, "-I", "-m", "pip", "check", NULL };
 	struct kd_step rr = { .stream = 1, .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *pc = json_object(), *tree = NULL;
 	char *path = kd_ctx_path(ctx, CONTRACT_PIP_CHECK);
 
 	json_object_set_new(obs, "pip_check", pc);
-	if (step_pip(ctx, sink, "pip-check", "pip check", argv, CT_TIMEOUT, &rr, steps,
-			 &e) != 0) {
+	if (step_plan(ctx, sink, "pip-check", "pip check", plan_pip(vpy, PLAN_PIP_CHECK),
+		      CT_TIMEOUT, &rr, steps, &e) != 0) {
 		json_object_set_new(pc, "status", json_string("not started"));
 		json_object_set_new(pc, "error", json_string(e.msg));
 		goto out;
@@ -94,14 +94,13 @@ static json_t *
 ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
 	   json_t *inv, json_t *steps)
 {
-	const char *const argv[] = { vpy, "-I", "-m", "pip", "inspect", NULL };
 	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *tree = NULL, *pkgs = NULL;
 	char real[PATH_MAX];
 
-	if (step_pip(ctx, sink, "pip-inspect", "pip inspect", argv, CT_TIMEOUT, &rr, steps,
-			 &e) == 0 && step_ok(&rr) && !rr.overflow &&
+	if (step_plan(ctx, sink, "pip-inspect", "pip inspect", plan_pip(vpy, PLAN_PIP_INSPECT),
+		      CT_TIMEOUT, &rr, steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
 	    pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", &tree, &e) == 0) {
 		pkgs = json_incref(json_object_get(tree, "packages"));
 		json_decref(tree);

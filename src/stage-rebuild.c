@@ -38,6 +38,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/pipline.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/repo.h"
@@ -376,14 +377,13 @@ rb_existing(struct rb *b)
 static void
 rb_capture(struct rb *b)
 {
-	const char *const fz[] = { b->vpy, "-I", "-m", "pip", "freeze", "--all", NULL };
-	const char *const in[] = { b->vpy, "-I", "-m", "pip", "inspect", NULL };
 	struct kd_step rr = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 };
 
 	json_object_set_new(b->obs, "inventory", inv);
-	if (step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all", fz,
+	if (step_plan(b->ctx, b->sink, "pip-freeze", "pip freeze --all",
+		      plan_pip(b->vpy, PLAN_PIP_FREEZE),
 			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && step_ok(&rr) &&
 	    !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
@@ -413,7 +413,8 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (step_pip(b->ctx, b->sink, "pip-inspect", "pip inspect", in, RB_TIMEOUT_QUERY,
+	if (step_plan(b->ctx, b->sink, "pip-inspect", "pip inspect",
+		      plan_pip(b->vpy, PLAN_PIP_INSPECT), RB_TIMEOUT_QUERY,
 			 &rr, b->steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
 	    rr.buf != NULL) {
 		const char *brace = strchr(rr.buf, '{');
@@ -430,8 +431,6 @@ rb_capture(struct rb *b)
 static void
 rb_install(struct rb *b)
 {
-	const char *const argv[] = { b->vpy, "-I", "-m", "pip", "install", "--timeout", "15",
-				     "--retries", "1", "-r", REBUILD_REQUIREMENTS, NULL };
 	struct kd_step rr = { .stream = 1 };
 	struct run_result *r = &rr.r;
 	struct kd_err e = { 0 };
@@ -439,8 +438,9 @@ rb_install(struct rb *b)
 	char req[512];
 
 	json_object_set_new(b->obs, "install", in);
-	if (step_pip(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-			 argv, b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
+	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
+		      plan_pip(b->vpy, PLAN_PIP_INSTALL),
+		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
 		json_object_set_new(in, "first_error", json_string(e.msg));
@@ -535,18 +535,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		goto out;
 	}
 	if (strcmp(action, "create") == 0) {
-		const char *argv[8];
-		int n = 0;
-		argv[n++] = b.python;
-		argv[n++] = "-m";
-		argv[n++] = "venv";
-		if (b.sys_site)
-			argv[n++] = "--system-site-packages";
-		if (b.without_pip)
-			argv[n++] = "--without-pip";
-		argv[n++] = REBUILD_VENV;
-		argv[n] = NULL;
-		if (step_pip(ctx, sink, "venv", "create " REBUILD_VENV, argv, RB_TIMEOUT_VENV,
+		if (step_plan(ctx, sink, "venv", "create " REBUILD_VENV,
+			      plan_venv(b.python, b.sys_site, b.without_pip), RB_TIMEOUT_VENV,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		created = 1;
@@ -555,8 +545,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	    rebuild_base_layer(ctx, sink, b.obs, b.steps, b.vpy, &b.base) != 0)
 		goto out;
 	{
-		const char *const argv[] = { b.vpy, "-I", "-m", "pip", "--version", NULL };
-		if (step_pip(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
+		if (step_plan(ctx, sink, "pip-version", "pip --version",
+			      plan_pip(b.vpy, PLAN_PIP_VERSION), RB_TIMEOUT_QUERY,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		if (rr.r.tail != NULL) {
