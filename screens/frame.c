@@ -588,51 +588,29 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 	kd_rows_free(&scr.info);
 	kd_log_free(&scr.log);
 	kd_ctx_close(&ctx);
-	return 0;
-}
-
-static void
-walkthrough_usage(FILE *fp)
-{
-	fputs("usage: kernodeck [DIR] [--state-dir DIR] [--python PATH]\n"
-	      "Open the walkthrough on the project in DIR (default: the current folder).\n",
-	      fp);
+	return KD_EXIT_OK;
 }
 
 int
 cmd_walkthrough(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "python", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_walkthrough;
 	const char *dir = NULL, *state_dir = NULL, *python = NULL;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 's': state_dir = optarg; break;
 		case 'p': python = optarg; break;
-		case 'h': walkthrough_usage(stdout); return 0;
-		default:
-			fprintf(stderr, "kernodeck: unknown or incomplete option \"%s\"\n",
-				argv[optind - 1]);
-			walkthrough_usage(stderr);
-			return KD_EINPUT;
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
-	for (; optind < argc; optind++) {
-		if (dir != NULL) {
-			fprintf(stderr, "kernodeck: one project folder at most (got \"%s\" and \"%s\")\n",
-				dir, argv[optind]);
-			walkthrough_usage(stderr);
-			return KD_EINPUT;
-		}
+	if (argc - optind > 1)
+		return cmd_usage_error(e, "one project folder at most (got \"%s\" and \"%s\")",
+				       argv[optind], argv[optind + 1]);
+	if (optind < argc)
 		dir = argv[optind];
-	}
 	return tui_main(dir ? dir : ".", state_dir, python);
 }

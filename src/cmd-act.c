@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/stop.h"
@@ -30,18 +31,6 @@ act_on_line(void *u, const char *line, size_t len)
 	(void)u;
 	printf("%.*s\n", (int)len, line);
 	fflush(stdout);
-}
-
-static int
-act_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck act DIR --stage ID [ACTION [ARG]] [--yes] [--python PATH]\n"
-	      "                     [--state-dir DIR]\n\n"
-	      "Without ACTION, list the stage's actions (every stage's without --stage).\n"
-	      "With ACTION, run it as its key in the walkthrough does, save the state and\n"
-	      "print what changed.  ARG is what the walkthrough's selected row gives: a\n"
-	      "package for the contract marks, a credential number for leave-out...\n", fp);
-	return rc;
 }
 
 static const struct kd_action *
@@ -130,20 +119,13 @@ confirm(const struct kd_action *a, const char *stage, int yes)
 static int
 exit_of(int rc)
 {
-	return rc >= KD_OK && rc <= KD_EENV ? rc : KD_EENV;
+	return rc >= KD_EXIT_OK && rc <= KD_EXIT_ENV ? rc : KD_EXIT_ENV;
 }
 
-int
+static int
 cmd_act(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stage", required_argument, NULL, 's' },
-		{ "python", required_argument, NULL, 'p' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_act;
 	const char *stage = NULL, *python = NULL, *state_dir = NULL, *dir = NULL;
 	const char *name = NULL, *word = NULL;
 	const struct kd_stage_ops *st;
@@ -156,15 +138,15 @@ cmd_act(int argc, char **argv)
 	int c, i = -1, yes = 0, rc, src;
 
 	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hy", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 's': stage = optarg; break;
 		case 'p': python = optarg; break;
 		case 'd': state_dir = optarg; break;
 		case 'y': yes = 1; break;
-		case 'h': return act_usage(stdout, 0);
-		default: return act_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind < argc)
@@ -174,11 +156,12 @@ cmd_act(int argc, char **argv)
 	if (optind < argc)
 		word = argv[optind++];
 	if (dir == NULL || optind < argc)
-		return act_usage(stderr, 2);
+		return cmd_usage_error(e, NULL);
 	if (stage != NULL && (i = stage_index(stage)) < 0) {
-		fprintf(stderr, "kernodeck act: unknown stage \"%s\" (reference, system, rebuild, "
-			"contract, compute, sample, dossier)\n", stage);
-		return 2;
+		char ids[KD_CAP_STAGE_IDS];
+		fprintf(stderr, "kernodeck act: unknown stage \"%s\" (%s)\n", stage,
+			stage_id_list(ids, sizeof ids, ", "));
+		return KD_EXIT_USAGE;
 	}
 	if (name == NULL) {
 		/* the listing reads the last check's rows; it changes nothing, so
@@ -192,11 +175,10 @@ cmd_act(int argc, char **argv)
 			if (i < 0 || s == i)
 				list_stage(&ctx, s);
 		kd_ctx_close(&ctx);
-		return 0;
+		return KD_EXIT_OK;
 	}
 	if (i < 0) {
-		fprintf(stderr, "kernodeck act: --stage ID is needed to run an action\n");
-		return act_usage(stderr, 2);
+		return cmd_usage_error(e, "--stage ID is needed to run an action");
 	}
 	st = kd_stages[i];
 	if ((a = find_action(st, name)) == NULL) {
@@ -204,17 +186,17 @@ cmd_act(int argc, char **argv)
 		for (size_t k = 0; k < st->nactions; k++)
 			fprintf(stderr, "%s%s", k ? ", " : " (its actions: ", st->actions[k].name);
 		fputs(st->nactions ? ")\n" : "; it has none)\n", stderr);
-		return 2;
+		return KD_EXIT_USAGE;
 	}
 	if (word == NULL && a->arg_required) {
 		fprintf(stderr, "kernodeck act: %s %s needs %s (`kernodeck act %s --stage %s` "
 			"lists those of the last check)\n", st->id, a->name, a->arg_name, dir, st->id);
-		return 2;
+		return KD_EXIT_USAGE;
 	}
 	if (word != NULL && a->arg_name == NULL) {
 		fprintf(stderr, "kernodeck act: %s %s takes no argument (got \"%s\")\n", st->id,
 			a->name, word);
-		return 2;
+		return KD_EXIT_USAGE;
 	}
 	if (word != NULL) {
 		/* the row id, as the walkthrough's selection gives it; a whole row id
@@ -226,22 +208,22 @@ cmd_act(int argc, char **argv)
 		if (word[0] == '\0') {
 			fprintf(stderr, "kernodeck act: %s %s: %s is empty\n", st->id, a->name,
 				a->arg_name);
-			return 2;
+			return KD_EXIT_USAGE;
 		}
 		if ((arg = malloc(len)) == NULL)
-			return 3;
+			return KD_EXIT_ENV;
 		snprintf(arg, len, "%s%s", whole ? "" : a->arg_prefix, word);
 	}
 	if (a->confirm != NULL && !confirm(a, st->id, yes)) {
 		free(arg);
-		return 1;
+		return KD_EXIT_FAILED;
 	}
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck act: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
 		free(arg);
-		return rc == KD_EFAIL ? 3 : exit_of(rc);
+		return rc == KD_EFAIL ? KD_EXIT_ENV : exit_of(rc);
 	}
 	ctx.python_override = python;
 	for (int s = 0; s < KD_NSTAGES; s++)
@@ -273,3 +255,22 @@ cmd_act(int argc, char **argv)
 	free(arg);
 	return exit_of(rc);
 }
+
+static const struct kd_opt act_opts[] = {
+	{ "stage", 's', "ID [ACTION [ARG]]", 0 },
+	{ "yes", 'y', NULL, KD_OPT_SHORT },
+	{ "python", 'p', "PATH", 0 },
+	{ "state-dir", 'd', "DIR", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_act = {
+	.name = "act",
+	.args = "DIR",
+	.opts = act_opts,
+	.help = "Without ACTION, list the stage's actions (every stage's without --stage).\n"
+		"With ACTION, run it as its key in the walkthrough does, save the state and\n"
+		"print what changed.  ARG is what the walkthrough's selected row gives: a\n"
+		"package for the contract marks, a credential number for leave-out...",
+	.exec = cmd_act,
+};

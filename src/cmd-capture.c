@@ -18,15 +18,6 @@
 #include "kernodeck/stop.h"
 #include "kernodeck/yamlio.h"
 
-static int
-capture_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck capture [DIR] [--python PATH] [--state-dir DIR]\n"
-	      "Record this machine (the reference machine) into DIR's reference: the\n"
-	      "interpreter, its packages (pip freeze --all, pip inspect) and the system.\n", fp);
-	return rc;
-}
-
 static const char *
 str_of(const json_t *v, char *buf, size_t len)
 {
@@ -61,15 +52,10 @@ print_summary(const json_t *s)
 							    sizeof buf));
 }
 
-int
+static int
 cmd_capture(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "python", required_argument, NULL, 'p' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_capture;
 	const char *python = NULL, *state_dir = NULL, *dir = ".";
 	struct kd_sink sink = { kd_sink_print_step, NULL, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
@@ -79,19 +65,19 @@ cmd_capture(int argc, char **argv)
 	int c, rc;
 
 	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': python = optarg; break;
 		case 'd': state_dir = optarg; break;
-		case 'h': return capture_usage(stdout, 0);
-		default: return capture_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind < argc)
 		dir = argv[optind++];
 	if (optind < argc)
-		return capture_usage(stderr, 2);
+		return cmd_usage_error(e, "one project folder at most");
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc == 0) {
 		ctx.python_override = python;
@@ -100,11 +86,26 @@ cmd_capture(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck capture: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? 3 : rc;
+		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
 	}
 	print_summary(summary);
 	printf("recorded in %s (identity %.12s)\n", ctx.ref_path, ctx.ref_id);
 	json_decref(summary);
 	kd_ctx_close(&ctx);
-	return 0;
+	return KD_EXIT_OK;
 }
+
+static const struct kd_opt capture_opts[] = {
+	{ "python", 'p', "PATH", 0 },
+	{ "state-dir", 'd', "DIR", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_capture = {
+	.name = "capture",
+	.args = "[DIR]",
+	.opts = capture_opts,
+	.help = "Record this machine (the reference machine) into DIR's reference: the\n"
+		"interpreter, its packages (pip freeze --all, pip inspect) and the system.",
+	.exec = cmd_capture,
+};

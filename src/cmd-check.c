@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/fsutil.h"
@@ -30,15 +31,6 @@ print_err(const struct kd_err *err)
 	char buf[2200];
 
 	fprintf(stderr, "kernodeck: %s\n", kd_err_format(err, buf, sizeof buf));
-}
-
-static int
-check_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck check [DIR] [--stage ID] [--python PATH] [--strict] [--init]\n"
-	      "                       [--format text|yaml|json] [--junit FILE] [--state-dir DIR]\n"
-	      "                       [--quiet]\n", fp);
-	return rc;
 }
 
 /* DIR has no kernodeck/ yet and is a subfolder of a git repository: it is
@@ -84,32 +76,21 @@ out:
 	return rc;
 }
 
-int
+static int
 cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stage", required_argument, NULL, 's' },
-		{ "python", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "init", no_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_check;
 	const char *stage = NULL, *python = NULL, *junit = NULL, *state_dir = NULL, *dir = ".";
 	enum kd_format fmt = KD_FMT_TEXT;
 	struct kd_sink sink = { kd_sink_print_step, check_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
-	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = 0, init = 0;
+	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = KD_EXIT_OK, init = 0;
 	char why[2048];
 
 	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 's': stage = optarg; break;
 		case 'p': python = optarg; break;
@@ -121,21 +102,22 @@ cmd_check(int argc, char **argv)
 		case 'f':
 			if (report_parse_format(optarg, &fmt) != 0) {
 				fprintf(stderr, "kernodeck check: unknown format \"%s\" (text, yaml or json)\n", optarg);
-				return 2;
+				return KD_EXIT_USAGE;
 			}
 			break;
-		case 'h': return check_usage(stdout, 0);
-		default: return check_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind < argc)
 		dir = argv[optind++];
 	if (optind < argc)
-		return check_usage(stderr, 2);
+		return cmd_usage_error(e, "one project folder at most");
 	if (stage != NULL && (only = stage_index(stage)) < 0) {
-		fprintf(stderr, "kernodeck check: unknown stage \"%s\" (reference, system, rebuild, "
-			"contract, compute, sample, dossier)\n", stage);
-		return 2;
+		char ids[KD_CAP_STAGE_IDS];
+		fprintf(stderr, "kernodeck check: unknown stage \"%s\" (%s)\n", stage,
+			stage_id_list(ids, sizeof ids, ", "));
+		return KD_EXIT_USAGE;
 	}
 	if (quiet)
 		sink.on_line = NULL;
@@ -145,7 +127,7 @@ cmd_check(int argc, char **argv)
 	if (rc != 0) {
 		print_err(&err);
 		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? 3 : rc;
+		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
 	}
 	ctx.python_override = python;
 	if (strict)
@@ -166,7 +148,7 @@ cmd_check(int argc, char **argv)
 			if (only < 0)
 				fprintf(stderr, "kernodeck: stopped at stage %d (%s): %s\n", i + 1,
 					kd_stages[i]->id, why);
-			exit_code = 1;
+			exit_code = KD_EXIT_FAILED;
 			break;
 		}
 		if (only < 0 && i + 1 < KD_NSTAGES) {
@@ -177,9 +159,28 @@ cmd_check(int argc, char **argv)
 	report_print(stdout, &ctx, only, last < 0 ? 0 : last, fmt);
 	if (junit != NULL && report_junit(junit, &ctx, only, last < 0 ? 0 : last, &err) != 0) {
 		print_err(&err);
-		if (exit_code == 0)
-			exit_code = 3;
+		if (exit_code == KD_EXIT_OK)
+			exit_code = KD_EXIT_ENV;
 	}
 	kd_ctx_close(&ctx);
 	return exit_code;
 }
+
+static const struct kd_opt check_opts[] = {
+	{ "stage", 's', "ID", 0 },
+	{ "python", 'p', "PATH", 0 },
+	{ "strict", 'S', NULL, 0 },
+	{ "format", 'f', "text|yaml|json", 0 },
+	{ "junit", 'j', "FILE", 0 },
+	{ "state-dir", 'd', "DIR", 0 },
+	{ "quiet", 'q', NULL, 0 },
+	{ "init", 'I', NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_check = {
+	.name = "check",
+	.args = "[DIR]",
+	.opts = check_opts,
+	.exec = cmd_check,
+};

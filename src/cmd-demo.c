@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,53 +172,65 @@ demo_create(const char *dir, int training, char commit[41], struct kd_err *err)
 	return rc;
 }
 
-/* See cmd.h: the demo is created here; main.c opens the walkthrough on
- * *walk_dir, since the core never calls into screens/. */
-int
-cmd_demo(int argc, char **argv, char **walk_dir)
+/* `kernodeck demo`: create the demo, then open the walkthrough on it
+ * through cmd_open_walkthrough, which the program's main sets: the core
+ * never calls into screens/. */
+static int
+cmd_demo(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_demo;
 	const char *dir = NULL;
-	int create_only = 0, training = 0;
+	int create_only = 0, training = 0, c, rc;
 	char commit[41] = "", buf[2048];
 	struct kd_err err;
 	char *abs;
 
-	*walk_dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--create-only") == 0) {
-			create_only = 1;
-		} else if (strcmp(argv[i], "--training") == 0) {
-			training = 1;
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck demo [DIR] [--training] [--create-only]\n\n"
-			     "Create DIR (default ./kernodeck-demo): a small embedding application\n"
-			     "with its reference, committed in a fresh git repository, and open the\n"
-			     "walkthrough on it.  --training creates a small resumable training run\n"
-			     "instead (goal training-trajectory, with the resume check of stage 6).\n"
-			     "--create-only stops after creating it, so that `kernodeck check DIR`\n"
-			     "can walk it headless.  Offline, on the CPU.");
-			return 0;
-		} else if (argv[i][0] == '-' || dir != NULL) {
-			fprintf(stderr, "kernodeck demo: unexpected argument %s\n"
-				"usage: kernodeck demo [DIR] [--training] [--create-only]\n", argv[i]);
-			return KD_EINPUT;
-		} else {
-			dir = argv[i];
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
+		switch (c) {
+		case 'c': create_only = 1; break;
+		case 't': training = 1; break;
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
+	if (argc - optind > 1)
+		return cmd_usage_error(e, "one folder at most");
+	if (optind < argc)
+		dir = argv[optind];
 	abs = kd_abspath(dir ? dir : "kernodeck-demo");
 	kd_err_clear(&err);
 	if (demo_create(abs, training, commit, &err) != 0) {
 		fprintf(stderr, "kernodeck demo: %s\n", kd_err_format(&err, buf, sizeof buf));
 		free(abs);
-		return err.code ? err.code : KD_EENV;
+		return err.code ? err.code : KD_EXIT_ENV;
 	}
 	printf("kernodeck demo: created %s (commit %.12s)\n", abs, commit);
-	if (create_only) {
+	if (create_only || cmd_open_walkthrough == NULL) {
 		printf("next: kernodeck check %s   (headless)   or   kernodeck %s\n", abs, abs);
 		free(abs);
-		return 0;
+		return KD_EXIT_OK;
 	}
-	*walk_dir = abs;
-	return 0;
+	rc = cmd_open_walkthrough(abs);
+	free(abs);
+	return rc;
 }
+
+static const struct kd_opt demo_opts[] = {
+	{ "training", 't', NULL, 0 },
+	{ "create-only", 'c', NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_demo = {
+	.name = "demo",
+	.args = "[DIR]",
+	.opts = demo_opts,
+	.help = "Create DIR (default ./kernodeck-demo): a small embedding application\n"
+		"with its reference, committed in a fresh git repository, and open the\n"
+		"walkthrough on it.  --training creates a small resumable training run\n"
+		"instead (goal training-trajectory, with the resume check of stage 6).\n"
+		"--create-only stops after creating it, so that `kernodeck check DIR`\n"
+		"can walk it headless.  Offline, on the CPU.",
+	.exec = cmd_demo,
+};

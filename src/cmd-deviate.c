@@ -24,37 +24,17 @@ print_err(const struct kd_err *err)
 }
 
 static int
-deviate_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck deviate DIR --stage ID --check CHECK --why TEXT\n"
-	      "                         [--what TEXT] [--intentional] [--state-dir DIR]\n"
-	      "       kernodeck deviate DIR --stage ID --check CHECK --withdraw [--state-dir DIR]\n",
-	      fp);
-	return rc;
-}
-
-int
 cmd_deviate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stage", required_argument, NULL, 's' },
-		{ "check", required_argument, NULL, 'c' },
-		{ "why", required_argument, NULL, 'w' },
-		{ "what", required_argument, NULL, 'W' },
-		{ "intentional", no_argument, NULL, 'i' },
-		{ "withdraw", no_argument, NULL, 'x' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_deviate;
 	const char *stage = NULL, *check = NULL, *why = NULL, *what = NULL, *state_dir = NULL;
 	const char *dir = NULL;
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
 	int c, i, rc, intentional = 0, withdraw = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 's': stage = optarg; break;
 		case 'c': check = optarg; break;
@@ -63,18 +43,20 @@ cmd_deviate(int argc, char **argv)
 		case 'i': intentional = 1; break;
 		case 'x': withdraw = 1; break;
 		case 'd': state_dir = optarg; break;
-		case 'h': return deviate_usage(stdout, 0);
-		default: return deviate_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind < argc)
 		dir = argv[optind++];
+	if (withdraw && (why || what || intentional))
+		return cmd_usage_error(e, "--withdraw takes no --why, --what or --intentional");
 	if (dir == NULL || optind < argc || stage == NULL || check == NULL ||
-	    (why == NULL) != (withdraw != 0) || (withdraw && (what || intentional)))
-		return deviate_usage(stderr, 2);
+	    (why == NULL && !withdraw))
+		return cmd_usage_error(e, NULL);
 	if ((i = stage_index(stage)) < 0) {
 		fprintf(stderr, "kernodeck deviate: unknown stage \"%s\"\n", stage);
-		return 2;
+		return KD_EXIT_USAGE;
 	}
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
 	if (rc == 0 && withdraw)
@@ -87,7 +69,7 @@ cmd_deviate(int argc, char **argv)
 	if (rc != 0) {
 		print_err(&err);
 		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? 3 : rc;
+		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
 	}
 	if (withdraw)
 		printf("deviation withdrawn: stage %s, check %s; stage is now %s\n", stage, check,
@@ -97,5 +79,25 @@ cmd_deviate(int argc, char **argv)
 		       check, intentional ? "intentional" : "to fix",
 		       kd_status_name(ctx.state.st[i].status));
 	kd_ctx_close(&ctx);
-	return 0;
+	return KD_EXIT_OK;
 }
+
+static const struct kd_opt deviate_opts[] = {
+	{ "stage", 's', "ID", KD_OPT_NEEDED },
+	{ "check", 'c', "CHECK", KD_OPT_NEEDED },
+	{ "why", 'w', "TEXT", 0 },
+	{ "what", 'W', "TEXT", 0 },
+	{ "intentional", 'i', NULL, 0 },
+	{ "withdraw", 'x', NULL, 0 },
+	{ "state-dir", 'd', "DIR", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_deviate = {
+	.name = "deviate",
+	.args = "DIR",
+	.opts = deviate_opts,
+	.help = "Record why a check's difference is accepted (--why, with --what and\n"
+		"--intentional), or take back a deviation recorded earlier (--withdraw).\n",
+	.exec = cmd_deviate,
+};

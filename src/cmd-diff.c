@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,9 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/obs-reference.h"
 #include "kernodeck/report.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* Keys whose values change from run to run on the same machine. */
@@ -189,7 +192,7 @@ code_layer(const json_t *root, const char *project)
 	const json_t *obs = json_object_get(stage_of(root, "reference"), "observations");
 
 	flat_into(json_object_get(root, "code"), "", project, o);
-	flat_into(json_object_get(obs, "code"), "observed", project, o);
+	flat_into(obs_reference_code(obs), "observed", project, o);
 	return o;
 }
 
@@ -205,24 +208,23 @@ data_layer(const json_t *root, const char *project)
 	flat_into(json_object_get(d, "data"), "data", project, o);
 	flat_into(json_object_get(d, "sample"), "sample", project, o);
 	flat_into(json_object_get(d, "example"), "example", project, o);
-	flat_into(json_object_get(obs, "files"), "observed.files", project, o);
-	flat_into(json_object_get(obs, "urls"), "observed.urls", project, o);
+	flat_into(obs_reference_files(obs), "observed.files", project, o);
+	flat_into(obs_reference_urls(obs), "observed.urls", project, o);
 	return o;
 }
 
 static json_t *
 deviations_of(const json_t *root)
 {
-	static const char *const ids[] = { "reference", "system", "rebuild", "contract",
-					   "compute", "sample", "dossier" };
 	json_t *o = json_object(), *d;
 	size_t i;
 
-	for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
-		json_array_foreach(json_object_get(stage_of(root, ids[k]), "deviations"), i, d) {
+	for (size_t k = 0; k < KD_NSTAGES; k++) {
+		const char *id = kd_stages[k]->id;
+		json_array_foreach(json_object_get(stage_of(root, id), "deviations"), i, d) {
 			char key[512];
 			json_t *e = json_object();
-			snprintf(key, sizeof key, "%s/%s", ids[k],
+			snprintf(key, sizeof key, "%s/%s", id,
 				 json_string_value(json_object_get(d, "check")));
 			json_object_set(e, "why", json_object_get(d, "why"));
 			json_object_set(e, "intentional", json_object_get(d, "intentional"));
@@ -541,49 +543,37 @@ print_text(FILE *fp, const json_t *r)
 		"differences")));
 }
 
-int
+static int
 cmd_diff(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_diff;
 	const char *paths[2] = { NULL, NULL };
 	enum kd_format fmt = KD_FMT_TEXT;
 	json_t *la = NULL, *lb = NULL, *r;
 	struct kd_err err;
 	char buf[2048];
-	int n = 0, rc;
+	int c, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n"
-			     "       kernodeck diff FLEET_FOLDER [--format text|json|yaml]\n\nCompare two "
-			     "dossiers (or `kernodeck check --format yaml|json` captures) layer\nby "
-			     "layer: code, data and weights, Python and packages, system and backend,\n"
-			     "result, deviations; only what differs.  Numbers that print the same are\n"
-			     "not differences; times, durations and log names are left out unless --all.\n"
-			     "A fleet folder (kernodeck/fleet/JOB, or a project's kernodeck folder for\n"
-			     "its latest) gives the matrix of its nodes, as `kernodeck fleet` prints it.\n"
-			     "Exit 0: no difference; 1: differences; 2: an input is missing or malformed.");
-			return 0;
-		}
-		if (strcmp(argv[i], "--all") == 0) {
-			diff_all = 1;
-		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			if (report_parse_format(argv[++i], &fmt) != 0) {
-				fprintf(stderr, "kernodeck diff: unknown format %s\n", argv[i]);
-				return KD_EINPUT;
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
+		switch (c) {
+		case 'a': diff_all = 1; break;
+		case 'f':
+			if (report_parse_format(optarg, &fmt) != 0) {
+				fprintf(stderr, "kernodeck diff: unknown format %s\n", optarg);
+				return KD_EXIT_USAGE;
 			}
-		} else if (argv[i][0] == '-' || n == 2) {
-			fputs("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n", stderr);
-			return KD_EINPUT;
-		} else {
-			paths[n++] = argv[i];
+			break;
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
-	if (n == 1)   /* a fleet folder: the matrix of its nodes */
-		return fleet_diff(paths[0], fmt);
-	if (n != 2) {
-		fputs("usage: kernodeck diff A B [--format text|json|yaml] [--all]\n", stderr);
-		return KD_EINPUT;
-	}
+	if (argc - optind == 1)   /* a fleet folder: the matrix of its nodes */
+		return fleet_diff(argv[optind], fmt);
+	if (argc - optind != 2)
+		return cmd_usage_error(e, NULL);
+	paths[0] = argv[optind];
+	paths[1] = argv[optind + 1];
 	kd_err_clear(&err);
 	if ((rc = dossier_load_layers(paths[0], &la, &err)) != 0 ||
 	    (rc = dossier_load_layers(paths[1], &lb, &err)) != 0) {
@@ -596,9 +586,29 @@ cmd_diff(int argc, char **argv)
 		print_text(stdout, r);
 	else
 		report_print_tree(stdout, r, fmt);
-	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EFAIL : 0;
+	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
 	json_decref(r);
 	json_decref(la);
 	json_decref(lb);
 	return rc;
 }
+
+static const struct kd_opt diff_opts[] = {
+	{ "format", 'f', "text|yaml|json", 0 },
+	{ "all", 'a', NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_diff = {
+	.name = "diff",
+	.args = "A [B]",
+	.opts = diff_opts,
+	.help = "Compare two dossiers (or `kernodeck check --format yaml|json` captures) layer\n"
+		"by layer: code, data and weights, Python and packages, system and backend,\n"
+		"result, deviations; only what differs.  Numbers that print the same are\n"
+		"not differences; times, durations and log names are left out unless --all.\n"
+		"With A alone, a fleet folder (kernodeck/fleet/JOB, or a project's kernodeck\n"
+		"folder for its latest): the matrix of its nodes, as `kernodeck fleet` prints it.\n"
+		"Exit 0: no difference; 1: differences; 2: an input is missing or malformed.",
+	.exec = cmd_diff,
+};

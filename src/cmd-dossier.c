@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +18,11 @@
 #include "kernodeck/yamlio.h"
 
 static int
-usage(FILE *fp)
-{
-	fputs("usage: kernodeck dossier [DIR] [--state-dir DIR] [--out DIR] [--relative]\n"
-	      "                         [--redact] [--leave-out FILE]...\n"
-	      "Write the dossier (default DIR/kernodeck/dossier); credentials found block it:\n"
-	      "--redact puts ${NAME} in their place in the sources, --leave-out keeps a file\n"
-	      "out, --relative writes the project's absolute paths relative to it.\n", fp);
-	return KD_EINPUT;
-}
-
-int
 cmd_dossier(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_dossier;
 	const char *dir = ".", *out = NULL, *state_dir = NULL;
-	int relative = 0, redact = 0, rc;
+	int relative = 0, redact = 0, rc, c;
 	json_t *leave = json_array();
 	struct kd_ctx ctx;
 	struct kd_err err;
@@ -39,29 +30,32 @@ cmd_dossier(int argc, char **argv)
 	char buf[2048];
 	size_t i;
 
-	for (int k = 1; k < argc; k++) {
-		if (strcmp(argv[k], "--out") == 0 && k + 1 < argc)
-			out = argv[++k];
-		else if (strcmp(argv[k], "--state-dir") == 0 && k + 1 < argc)
-			state_dir = argv[++k];
-		else if (strcmp(argv[k], "--relative") == 0)
-			relative = 1;
-		else if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) {
-			json_decref(leave);
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[k], "--redact") == 0)
-			redact = 1;
-		else if (strcmp(argv[k], "--leave-out") == 0 && k + 1 < argc) {
-			char *a = kd_abspath(argv[++k]);
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'd': state_dir = optarg; break;
+		case 'r': relative = 1; break;
+		case 'R': redact = 1; break;
+		case 'l': {
+			char *a = kd_abspath(optarg);
 			json_array_append_new(leave, json_string(a));
 			free(a);
-		} else if (argv[k][0] == '-') {
-			json_decref(leave);
-			return usage(stderr);
+			break;
 		}
-		else
-			dir = argv[k];
+		case KD_CMD_HELP:
+			json_decref(leave);
+			return cmd_help(e);
+		default:
+			json_decref(leave);
+			return cmd_usage_error(e, NULL);
+		}
+	}
+	if (optind < argc)
+		dir = argv[optind++];
+	if (optind < argc) {
+		json_decref(leave);
+		return cmd_usage_error(e, "one project folder at most");
 	}
 	kd_err_clear(&err);
 	if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err)) != 0) {
@@ -126,9 +120,28 @@ cmd_dossier(int argc, char **argv)
 		}
 		fputs("redact them (the dossier stage's x: values become ${NAME}) or leave their "
 		      "files out (o)\n", stderr);
-		rc = KD_EFAIL;
+		rc = KD_EXIT_FAILED;
 	}
 	json_decref(s);
 	kd_ctx_close(&ctx);
 	return rc;
 }
+
+static const struct kd_opt dossier_opts[] = {
+	{ "state-dir", 'd', "DIR", 0 },
+	{ "out", 'o', "DIR", 0 },
+	{ "relative", 'r', NULL, 0 },
+	{ "redact", 'R', NULL, 0 },
+	{ "leave-out", 'l', "FILE", KD_OPT_MANY },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_dossier = {
+	.name = "dossier",
+	.args = "[DIR]",
+	.opts = dossier_opts,
+	.help = "Write the dossier (default DIR/kernodeck/dossier); credentials found block it:\n"
+		"--redact puts ${NAME} in their place in the sources, --leave-out keeps a file\n"
+		"out, --relative writes the project's absolute paths relative to it.",
+	.exec = cmd_dossier,
+};

@@ -9,18 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/fleet-run.h"
 #include "kernodeck/stop.h"
-
-static int
-fleet_usage(FILE *fp, int rc)
-{
-	fputs("usage: kernodeck fleet [DIR] [--nodes N] [--stage ID]... [--collective]\n"
-	      "                       [--format text|yaml|json] [--junit FILE] [--timeout SECONDS]\n"
-	      "                       [--state-dir DIR] [--quiet] [-- SRUN_ARGS...]\n", fp);
-	return rc;
-}
 
 /* A whole number in [lo, hi], or -1. */
 static long
@@ -36,11 +28,12 @@ static int
 add_stage(struct fleet_opts *o, const char *id)
 {
 	int i = stage_index(id);
+	char ids[KD_CAP_STAGE_IDS];
 
 	if (i < 0) {
-		fprintf(stderr, "kernodeck fleet: unknown stage \"%s\" (reference, system, rebuild, "
-			"contract, compute, sample, dossier)\n", id);
-		return 2;
+		fprintf(stderr, "kernodeck fleet: unknown stage \"%s\" (%s)\n", id,
+			stage_id_list(ids, sizeof ids, ", "));
+		return KD_EXIT_USAGE;
 	}
 	for (int k = 0; k < o->nstages; k++)
 		if (o->stages[k] == i)
@@ -49,23 +42,10 @@ add_stage(struct fleet_opts *o, const char *id)
 	return 0;
 }
 
-int
+static int
 cmd_fleet(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "stage", required_argument, NULL, 's' },
-		{ "collective", no_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "state-dir", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "node-task", no_argument, NULL, 'N' },   /* run by srun on each node */
-		{ "run", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_fleet;
 	struct fleet_opts o = { .dir = ".", .timeout_s = 600 };
 	const char *run = NULL;
 	int c, ac = argc, node_task = 0;
@@ -78,17 +58,17 @@ cmd_fleet(int argc, char **argv)
 			o.nsrun_args = argc - i - 1;
 			break;
 		}
-	optind = 1;
-	while ((c = getopt_long(ac, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, ac, argv)) != -1) {
 		switch (c) {
 		case 'n':
 			if ((v = number(optarg, 1, 100000)) < 0) {
 				fprintf(stderr, "kernodeck fleet: --nodes wants a number of nodes, not \"%s\"\n", optarg);
-				return 2;
+				return KD_EXIT_USAGE;
 			}
 			o.nodes = (int)v;
 			break;
-		case 's': if (add_stage(&o, optarg) != 0) return 2; break;
+		case 's': if (add_stage(&o, optarg) != 0) return KD_EXIT_USAGE; break;
 		case 'c': o.collective = 1; break;
 		case 'j': o.junit = optarg; break;
 		case 'd': o.state_dir = optarg; break;
@@ -98,24 +78,24 @@ cmd_fleet(int argc, char **argv)
 		case 't':
 			if ((v = number(optarg, 1, 7 * 24 * 3600)) < 0) {
 				fprintf(stderr, "kernodeck fleet: --timeout wants seconds, not \"%s\"\n", optarg);
-				return 2;
+				return KD_EXIT_USAGE;
 			}
 			o.timeout_s = (double)v;
 			break;
 		case 'f':
 			if (report_parse_format(optarg, &o.fmt) != 0) {
 				fprintf(stderr, "kernodeck fleet: unknown format \"%s\" (text, yaml or json)\n", optarg);
-				return 2;
+				return KD_EXIT_USAGE;
 			}
 			break;
-		case 'h': return fleet_usage(stdout, 0);
-		default: return fleet_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (optind < ac)
 		o.dir = argv[optind++];
 	if (optind < ac)
-		return fleet_usage(stderr, 2);
+		return cmd_usage_error(e, "one project folder at most");
 	if (o.nstages == 0 && !node_task) {
 		add_stage(&o, "system");
 		add_stage(&o, "compute");
@@ -135,3 +115,25 @@ cmd_fleet(int argc, char **argv)
 	}
 	return fleet_run(&o);
 }
+
+static const struct kd_opt fleet_opts[] = {
+	{ "nodes", 'n', "N", 0 },
+	{ "stage", 's', "ID", KD_OPT_MANY },
+	{ "collective", 'c', NULL, 0 },
+	{ "format", 'f', "text|yaml|json", 0 },
+	{ "junit", 'j', "FILE", 0 },
+	{ "timeout", 't', "SECONDS", 0 },
+	{ "state-dir", 'd', "DIR", 0 },
+	{ "quiet", 'q', NULL, 0 },
+	{ "node-task", 'N', NULL, KD_OPT_HIDDEN },   /* run by srun on each node */
+	{ "run", 'r', "DIR", KD_OPT_HIDDEN },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_fleet = {
+	.name = "fleet",
+	.args = "[DIR]",
+	.args_after = "[-- SRUN_ARGS...]",
+	.opts = fleet_opts,
+	.exec = cmd_fleet,
+};

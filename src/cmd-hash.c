@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +29,12 @@ cmd_progress(void *u, uint64_t done, uint64_t total, double rate)
 	termout_write_trusted(stderr, line);
 }
 
-static int
-cmd_usage(void)
-{
-	fprintf(stderr, "usage: kernodeck hash [--cache DIR] [--threads N] [--progress] PATH...\n");
-	return KD_EINPUT;
-}
-
 /* Hash the folders among paths one by one, printing their lines in place;
  * files are hashed together first, on all workers. */
-int
+static int
 cmd_hash(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_hash;
 	struct hash_progress prog = { .on_progress = cmd_progress };
 	struct hash_cache *c = NULL;
 	struct hash_job *jobs;
@@ -50,23 +45,19 @@ cmd_hash(int argc, char **argv)
 	int i, first, threads = 0, progress = 0, rc = 0, r;
 	size_t n = 0, k;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
-		} else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
-			cache_dir = argv[++i];
-		} else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-			threads = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--progress") == 0) {
-			progress = 1;
-		} else {
-			return cmd_usage();
+	cmd_getopt_reset();
+	while ((r = cmd_getopt(e, argc, argv)) != -1) {
+		switch (r) {
+		case 'c': cache_dir = optarg; break;
+		case 't': threads = atoi(optarg); break;
+		case 'p': progress = 1; break;
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
-	first = i;
+	first = optind;
 	if (first >= argc)
-		return cmd_usage();
+		return cmd_usage_error(e, NULL);
 	if (cache_dir != NULL && (c = hash_cache_open(cache_dir, &err)) == NULL) {
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		return err.code;
@@ -74,7 +65,7 @@ cmd_hash(int argc, char **argv)
 	jobs = calloc((size_t)(argc - first), sizeof *jobs);
 	if (jobs == NULL) {
 		hash_cache_close(c);
-		return KD_EENV;
+		return KD_EXIT_ENV;
 	}
 	for (i = first; i < argc; i++)
 		if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode))
@@ -110,3 +101,21 @@ cmd_hash(int argc, char **argv)
 	free(jobs);
 	return rc;
 }
+
+static const struct kd_opt hash_opts[] = {
+	{ "cache", 'c', "DIR", 0 },
+	{ "threads", 't', "N", 0 },
+	{ "progress", 'p', NULL, 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_hash = {
+	.name = "hash",
+	.args_after = "PATH...",
+	.opts = hash_opts,
+	.help = "Print \"SHA256  PATH\" for each file, in sha256sum's format (a folder's\n"
+		"line has the digest of its manifest).  Exit 1: cancelled; 2: a path could\n"
+		"not be hashed.",
+	.stop_at_operand = 1,
+	.exec = cmd_hash,
+};

@@ -32,24 +32,20 @@ static const struct inspect_kind kinds[] = {
 	{ NULL, NULL },
 };
 
-static int
-inspect_usage(FILE *fp, int rc)
+/* The kinds, after every usage of the command. */
+static void
+inspect_kinds(FILE *fp)
 {
-	fputs("usage: kernodeck inspect KIND FILE [--format text|json|yaml]\n  KIND:", fp);
+	fputs("  KIND:", fp);
 	for (const struct inspect_kind *k = kinds; k->name; k++)
 		fprintf(fp, " %s", k->name);
 	fputc('\n', fp);
-	return rc;
 }
 
-int
+static int
 cmd_inspect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct kd_cmd_entry *e = &kd_cmd_inspect;
 	enum kd_format fmt = KD_FMT_YAML;
 	struct kd_err err = { 0 };
 	const struct inspect_kind *k;
@@ -57,29 +53,28 @@ cmd_inspect(int argc, char **argv)
 	char buf[2200];
 	int c, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
 			if (report_parse_format(optarg, &fmt) != 0) {
 				fprintf(stderr, "kernodeck inspect: unknown format \"%s\"\n", optarg);
-				return 2;
+				return KD_EXIT_USAGE;
 			}
 			if (fmt == KD_FMT_TEXT)
 				fmt = KD_FMT_YAML;
 			break;
-		case 'h': return inspect_usage(stdout, 0);
-		default: return inspect_usage(stderr, 2);
+		case KD_CMD_HELP: return cmd_help(e);
+		default: return cmd_usage_error(e, NULL);
 		}
 	}
 	if (argc - optind != 2)
-		return inspect_usage(stderr, 2);
+		return cmd_usage_error(e, NULL);
 	for (k = kinds; k->name; k++)
 		if (strcmp(k->name, argv[optind]) == 0)
 			break;
 	if (k->name == NULL) {
-		fprintf(stderr, "kernodeck inspect: unknown kind \"%s\"\n", argv[optind]);
-		return inspect_usage(stderr, 2);
+		return cmd_usage_error(e, "unknown kind \"%s\"", argv[optind]);
 	}
 	rc = k->parse(argv[optind + 1], &out, &err);
 	if (rc != 0) {
@@ -88,5 +83,18 @@ cmd_inspect(int argc, char **argv)
 	}
 	report_print_tree(stdout, out, fmt);
 	json_decref(out);
-	return 0;
+	return KD_EXIT_OK;
 }
+
+static const struct kd_opt inspect_opts[] = {
+	{ "format", 'f', "text|yaml|json", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_inspect = {
+	.name = "inspect",
+	.args = "KIND FILE",
+	.opts = inspect_opts,
+	.usage_tail = inspect_kinds,
+	.exec = cmd_inspect,
+};

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,55 +17,40 @@
 #include "kernodeck/paths.h"
 #include "kernodeck/replay.h"
 
-int
+static int
 cmd_replay(int argc, char **argv)
 {
+	const struct kd_cmd_entry *e = &kd_cmd_replay;
 	struct replay_opts o = { 0 };
 	char *dossier = NULL, *work = NULL, *data = NULL, buf[2048];
 	json_t *verdict = NULL;
 	struct kd_err err;
-	int rc;
+	int c, rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-			     "[--repo PATH|URL] [--yes]\n\nVerify the dossier's SHA256SUMS, show every command and ask "
-			     "once (--yes: do not ask),\nclone the code at the recorded commit into "
-			     "DIR (default ./kernodeck-replay), check\nthe data digests (where the "
-			     "reference says, or under --data), rebuild and run\nstages 2 to 6.  Exit 0 "
-			     "when every stage passed or shows exactly the recorded\ndeviations, 1 on new "
-			     "differences or a declined confirmation.");
+	cmd_getopt_reset();
+	while ((c = cmd_getopt(e, argc, argv)) != -1) {
+		switch (c) {
+		case 'y': o.yes = 1; break;
+		case 'w': free(work); work = kd_abspath(optarg); break;
+		case 'D': free(data); data = kd_abspath(optarg); break;
+		case 'p': o.python = optarg; break;
+		case 'r': o.repo = optarg; break;
+		case KD_CMD_HELP:
 			free(work);
 			free(data);
-			free(dossier);
-			return 0;
-		} else if (strcmp(argv[i], "--yes") == 0 || strcmp(argv[i], "-y") == 0)
-			o.yes = 1;
-		else if (strcmp(argv[i], "--workdir") == 0 && i + 1 < argc)
-			work = kd_abspath(argv[++i]);
-		else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
-			data = kd_abspath(argv[++i]);
-		else if (strcmp(argv[i], "--python") == 0 && i + 1 < argc)
-			o.python = argv[++i];
-		else if (strcmp(argv[i], "--repo") == 0 && i + 1 < argc)
-			o.repo = argv[++i];
-		else if (argv[i][0] == '-' || dossier != NULL) {
-			fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] "
-			      "[--python PATH] [--repo PATH|URL] [--yes]\n", stderr);
+			return cmd_help(e);
+		default:
 			free(work);
 			free(data);
-			free(dossier);
-			return KD_EINPUT;
-		} else
-			dossier = kd_abspath(argv[i]);
+			return cmd_usage_error(e, NULL);
+		}
 	}
-	if (dossier == NULL) {
-		fputs("usage: kernodeck replay DOSSIER [--workdir DIR] [--data DIR] [--python PATH] "
-		      "[--repo PATH|URL] [--yes]\n", stderr);
+	if (argc - optind != 1) {
 		free(work);
 		free(data);
-		return KD_EINPUT;
+		return cmd_usage_error(e, NULL);
 	}
+	dossier = kd_abspath(argv[optind]);
 	if (work == NULL)
 		work = kd_abspath("kernodeck-replay");
 	o.dossier = dossier;
@@ -80,3 +66,24 @@ cmd_replay(int argc, char **argv)
 	free(data);
 	return rc;
 }
+
+static const struct kd_opt replay_opts[] = {
+	{ "workdir", 'w', "DIR", 0 },
+	{ "data", 'D', "DIR", 0 },
+	{ "python", 'p', "PATH", 0 },
+	{ "repo", 'r', "PATH|URL", 0 },
+	{ "yes", 'y', NULL, KD_OPT_SHORT },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct kd_cmd_entry kd_cmd_replay = {
+	.name = "replay",
+	.args = "DOSSIER",
+	.opts = replay_opts,
+	.help = "Verify the dossier's SHA256SUMS, show every command and ask once (--yes: do not ask),\n"
+		"clone the code at the recorded commit into DIR (default ./kernodeck-replay), check\n"
+		"the data digests (where the reference says, or under --data), rebuild and run\n"
+		"stages 2 to 6.  Exit 0 when every stage passed or shows exactly the recorded\n"
+		"deviations, 1 on new differences or a declined confirmation.",
+	.exec = cmd_replay,
+};

@@ -421,7 +421,7 @@ kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);
-		stage_mark_changed(&ctx->state, 0);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_reference));
 		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
 		return kd_ctx_save_state(ctx, err);
 	}
@@ -454,7 +454,7 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);
-		stage_mark_changed(&ctx->state, 0);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_reference));
 		ctx->strict = json_is_true(json_object_get(ctx->ref, "strict"));
 		if (!ctx->readonly)
 			return kd_ctx_save_state(ctx, err);

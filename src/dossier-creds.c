@@ -20,6 +20,7 @@
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-reference.h"
 
 #define CREDS_FILE_CAP (4u << 20)   /* a rebuild file or a netrc read whole */
 #define CREDS_INCLUDES 16           /* rebuild files followed (-r, -c) */
@@ -252,11 +253,11 @@ data_creds(const struct kd_ctx *ctx, json_t *a)
 static void
 remote_creds(const struct kd_ctx *ctx, json_t *a)
 {
-	const json_t *code = json_object_get(kd_ctx_obs(ctx, stage_index("reference")), "code");
-	const char *url = json_string_value(json_object_get(code, "remote"));
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_reference));
+	const char *url = obs_reference_code_remote(obs);
 	char host[256];
 
-	if (!json_is_true(json_object_get(code, "remote_had_credentials")) || url == NULL)
+	if (!obs_reference_code_remote_had_credentials(obs) || url == NULL)
 		return;
 	if (!line_host(url, strlen(url), host, sizeof host))
 		snprintf(host, sizeof host, "the remote's host");

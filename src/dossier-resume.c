@@ -16,6 +16,7 @@
 #include "kernodeck/resume.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-sample.h"
 
 #define DOSSIER_RESUME_ROWS 40   /* trajectory rows in the README */
 
@@ -117,7 +118,7 @@ inventory_table(FILE *f, const json_t *r)
 static const struct kd_row *
 row_of(const struct kd_ctx *ctx, const char *id)
 {
-	int i = stage_index("sample");
+	int i = stage_pos(&kd_stage_sample);
 
 	return i < 0 ? NULL : kd_rows_find(&ctx->state.st[i].rows, id);
 }
@@ -125,8 +126,8 @@ row_of(const struct kd_ctx *ctx, const char *id)
 char *
 dossier_resume_readme(const struct kd_ctx *ctx)
 {
-	const json_t *obs = kd_ctx_obs(ctx, stage_index("sample"));
-	const json_t *r = json_object_get(obs, "resume");
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
+	const json_t *r = obs_sample_resume(obs);
 	static const char *const ids[] = {
 		"sample.resume.trajectory", "sample.resume.final", "sample.resume.reference",
 		"sample.resume.inventory",

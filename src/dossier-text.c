@@ -280,7 +280,7 @@ layers_table(const struct kd_ctx *ctx, struct sb *b)
 	const json_t *params = yamlio_get(ref, "code.params"), *data = yamlio_get(ref, "data");
 	const json_t *shape = yamlio_get(ref, "result.shape");
 	char *shp = shape ? json_dumps(shape, JSON_COMPACT) : NULL;
-	int si = stage_index("sample");
+	int si = stage_pos(&kd_stage_sample);
 
 	sb_puts(b, "| layer | what is kept | how it is checked after a rebuild | this run |\n"
 		"|---|---|---|---|\n");

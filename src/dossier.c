@@ -41,6 +41,8 @@
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-system.h"
 
 /* ---- the plan ------------------------------------------------------------ */
 
@@ -377,8 +379,8 @@ observed_inventory(const struct kd_ctx *ctx)
 static json_t *
 dossier_base(const struct kd_ctx *ctx)
 {
-	const json_t *obs = kd_ctx_obs(ctx, stage_index("rebuild"));
-	const json_t *b = json_object_get(obs, "base");
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
+	const json_t *b = obs_rebuild_base(obs);
 	json_t *o;
 
 	if (b == NULL)
@@ -387,7 +389,7 @@ dossier_base(const struct kd_ctx *ctx)
 	json_object_set_new(o, "mechanism", json_string(
 		"the base's interpreter makes the venv; the base's package folders are named in "
 		"the venv's site-packages/" BASEENV_PTH ", after the venv's own"));
-	json_object_set_new(o, "origin", json_deep_copy(yamlio_get(obs, "inventory.origin")));
+	json_object_set_new(o, "origin", json_deep_copy(obs_rebuild_inventory_origin(obs)));
 	return o;
 }
 
@@ -416,7 +418,7 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	{
 		/* the variables that change the run, as stage 2 recorded them
 		 * (redacted there): procedure.sh sets or names them */
-		const json_t *env = json_object_get(kd_ctx_obs(ctx, stage_index("system")), "env");
+		const json_t *env = obs_system_env(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
 		json_object_set_new(t, "environment", json_is_object(env) ? json_deep_copy(env) :
 				    json_object());
 	}

@@ -12,6 +12,7 @@
 
 #include "kernodeck/baseenv.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-rebuild.h"
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/stage.h"
@@ -238,10 +239,10 @@ hint_for(const char *problem)
 void
 rebuild_base_check(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *b = json_object_get(obs, "base");
-	const json_t *o = yamlio_get(obs, "inventory.origin");
-	const char *problem = json_string_value(json_object_get(b, "problem"));
-	const char *path = json_string_value(json_object_get(b, "path"));
+	const json_t *b = obs_rebuild_base(obs);
+	const json_t *o = obs_rebuild_inventory_origin(obs);
+	const char *problem = obs_rebuild_base_problem(obs);
+	const char *path = obs_rebuild_base_path(obs);
 	const char *label = "the base environment is there, unchanged";
 
 	if (b == NULL)
@@ -249,30 +250,28 @@ rebuild_base_check(const json_t *obs, struct kd_rows *rows)
 	if (problem != NULL && strcmp(problem, "layer") != 0) {
 		kd_rows_fail(rows, "rebuild.base", label, strcmp(problem, "changed") == 0 ?
 			     "changed since the rebuild" : problem, path,
-			     json_string_value(json_object_get(b, "error")), hint_for(problem));
+			     obs_rebuild_base_error(obs), hint_for(problem));
 		return;
 	}
 	kd_rows_addf(rows, "rebuild.base", KD_R_PASS, label, "there, unchanged since the rebuild",
 		     "%s (%s, Python %s, %lld packages)", path,
-		     json_string_value(json_object_get(b, "kind")),
-		     json_string_value(json_object_get(b, "version")),
-		     (long long)json_integer_value(json_object_get(b, "packages")))->evidence =
-		json_string_value(json_object_get(b, "inventory_file")) ?
-		strdup(json_string_value(json_object_get(b, "inventory_file"))) : NULL;
+		     obs_rebuild_base_kind(obs), obs_rebuild_base_version(obs),
+		     (long long)obs_rebuild_base_packages(obs))->evidence =
+		obs_rebuild_base_inventory_file(obs) ? strdup(obs_rebuild_base_inventory_file(obs)) : NULL;
 	if (problem != NULL)
 		kd_rows_fail(rows, "rebuild.base.layer", "the venv is layered on the base",
 			     "not layered", BASEENV_PTH " in its site-packages",
-			     json_string_value(json_object_get(b, "error")), hint_for(problem));
-	else if (json_string_value(json_object_get(b, "pth")) != NULL)
+			     obs_rebuild_base_error(obs), hint_for(problem));
+	else if (obs_rebuild_base_pth(obs) != NULL)
 		kd_rows_add(rows, "rebuild.base.layer", KD_R_PASS, "the venv is layered on the base",
 			    "the base's package folders, after the venv's own",
 			    BASEENV_PTH " in its site-packages",
-			    json_string_value(json_object_get(b, "pth")));
+			    obs_rebuild_base_pth(obs));
 	if (o != NULL)
 		kd_rows_addf(rows, "rebuild.inventory.origin", KD_R_INFO,
 			     "where the packages come from", NULL,
 			     "%zu rebuilt, %zu from the base, %zu from the system",
-			     json_array_size(json_object_get(o, "rebuilt")),
-			     json_array_size(json_object_get(o, "base")),
-			     json_array_size(json_object_get(o, "system")));
+			     json_array_size(obs_rebuild_inventory_origin_rebuilt(obs)),
+			     json_array_size(obs_rebuild_inventory_origin_base(obs)),
+			     json_array_size(obs_rebuild_inventory_origin_system(obs)));
 }

@@ -24,6 +24,7 @@
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-reference.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/repo.h"
@@ -175,12 +176,11 @@ problem_hint(const char *problem, const char *msg)
 
 /* code.commit: a full immutable id, never a branch, tag or short id. */
 static void
-check_commit(const json_t *ref, const json_t *code, struct kd_rows *rows, int repo_ok)
+check_commit(const json_t *ref, const json_t *obs, struct kd_rows *rows, int repo_ok)
 {
 	const char *rec = yamlio_get_str(ref, "code.commit");
-	const json_t *cls = json_object_get(code, "recorded");
-	const char *kind = json_string_value(json_object_get(cls, "kind"));
-	const char *now = json_string_value(json_object_get(cls, "resolves_to"));
+	const char *kind = obs_reference_code_recorded_kind(obs);
+	const char *now = obs_reference_code_recorded_resolves_to(obs);
 	const char *label = "code pinned to a full commit id";
 	char msg[600];
 
@@ -196,7 +196,7 @@ check_commit(const json_t *ref, const json_t *code, struct kd_rows *rows, int re
 	if (repo_is_full_id(rec)) {
 		if (repo_ok && kind == NULL) {
 			snprintf(msg, sizeof msg, "commit %s is not in the repository %s", rec,
-				 nz(json_string_value(json_object_get(code, "workdir"))));
+				 nz(obs_reference_code_workdir(obs)));
 			fail(rows, "code.commit", label, rec, "a commit of this repository", msg,
 			     "fetch it (git fetch), or record the commit the code is at (key u)");
 			return;
@@ -222,11 +222,11 @@ check_commit(const json_t *ref, const json_t *code, struct kd_rows *rows, int re
 }
 
 static void
-check_head(const json_t *ref, const json_t *code, struct kd_rows *rows)
+check_head(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
 	const char *rec = yamlio_get_str(ref, "code.commit");
-	const char *head = json_string_value(json_object_get(code, "commit"));
-	const char *branch = json_string_value(json_object_get(code, "branch"));
+	const char *head = obs_reference_code_commit(obs);
+	const char *branch = obs_reference_code_branch(obs);
 	char msg[400];
 
 	if (reference_na(ref, "code.commit") != NULL || !repo_is_full_id(rec) || head == NULL)
@@ -245,9 +245,9 @@ check_head(const json_t *ref, const json_t *code, struct kd_rows *rows)
 }
 
 static void
-check_clean(const json_t *ref, const json_t *code, struct kd_rows *rows)
+check_clean(const json_t *ref, const json_t *robs, struct kd_rows *rows)
 {
-	const json_t *dirty = json_object_get(code, "dirty"), *f;
+	const json_t *dirty = obs_reference_code_dirty(robs), *f;
 	size_t n = json_array_size(dirty), i, o = 0;
 	char obs[256], list[4096];
 
@@ -265,23 +265,22 @@ check_clean(const json_t *ref, const json_t *code, struct kd_rows *rows)
 			break;
 		}
 		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s %s", i ? "; " : "",
-				      nz(json_string_value(json_object_get(f, "status"))),
-				      nz(json_string_value(json_object_get(f, "path"))));
+				      nz(obs_reference_dirty_status(f)), nz(obs_reference_dirty_path(f)));
 		if (o >= sizeof list)
 			break;
 	}
 	snprintf(obs, sizeof obs, "%zu%s changed: %.200s", n,
-		 json_is_true(json_object_get(code, "dirty_truncated")) ? "+" : "", list);
+		 obs_reference_code_dirty_truncated(robs) ? "+" : "", list);
 	fail(rows, "code.clean", "the work tree is clean", obs, "clean", list,
 	     "commit or remove these files (git status); kernodeck's own folders are "
 	     "already excluded through .git/info/exclude");
 }
 
 static void
-check_submodules(const json_t *code, struct kd_rows *rows)
+check_submodules(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *subs = json_object_get(code, "submodules"), *s;
-	const char *sup = json_string_value(json_object_get(code, "superproject"));
+	const json_t *subs = obs_reference_code_submodules(obs), *s;
+	const char *sup = obs_reference_code_superproject(obs);
 	char list[1024], bad[1024], msg[1200];
 	size_t i, o = 0, b = 0;
 
@@ -295,10 +294,10 @@ check_submodules(const json_t *code, struct kd_rows *rows)
 		return;
 	list[0] = bad[0] = '\0';
 	json_array_foreach(subs, i, s) {
-		const char *p = nz(json_string_value(json_object_get(s, "path")));
-		const char *wd = json_string_value(json_object_get(s, "checked_out"));
+		const char *p = nz(obs_reference_submodule_path(s));
+		const char *wd = obs_reference_submodule_checked_out(s);
 
-		if (!json_is_true(json_object_get(s, "initialized"))) {
+		if (!obs_reference_submodule_initialized(s)) {
 			if (b < sizeof bad)
 				b += (size_t)snprintf(bad + b, sizeof bad - b, "%s%s",
 						      b ? ", " : "", p);
@@ -318,14 +317,14 @@ check_submodules(const json_t *code, struct kd_rows *rows)
 }
 
 static void
-check_remote(const json_t *ref, const json_t *code, struct kd_rows *rows)
+check_remote(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
 	const char *rem = yamlio_get_str(ref, "code.remote");
 	const char *label = "remote recorded, without credentials";
 
 	if (na_row(rows, ref, "code.remote", "code.remote", label))
 		return;
-	if (json_is_true(json_object_get(code, "remote_had_credentials")))
+	if (obs_reference_code_remote_had_credentials(obs))
 		kd_rows_add(rows, "code.remote.credentials", KD_R_WARN,
 			    "no credentials in the remote URL",
 			    "the repository's remote URL holds credentials: they were stripped "
@@ -339,7 +338,7 @@ check_remote(const json_t *ref, const json_t *code, struct kd_rows *rows)
 	kd_rows_add(rows, "code.remote", KD_R_PASS, label, rem, NULL, NULL);
 	/* a commit no remote-tracking branch holds: a replay elsewhere will not
 	 * find it (said now, not when the clone fails) */
-	if (json_is_false(json_object_get(code, "on_remote_branch"))) {
+	if (json_is_false(obs_reference_code_on_remote_branch(obs))) {
 		struct kd_row *r = kd_rows_add(rows, "code.pushed", KD_R_WARN,
 					       "the commit is on a remote branch",
 					       "on no remote-tracking branch: not pushed?",
@@ -396,9 +395,9 @@ check_digest(struct kd_rows *rows, const json_t *ref, const char *refpath, const
 	const char *path = json_string_value(json_object_get(item, "path"));
 	const char *rec = json_string_value(json_object_get(item, "sha256"));
 	const json_t *o = json_object_get(files, refpath);
-	const char *got = json_string_value(json_object_get(o, "sha256"));
-	const char *error = json_string_value(json_object_get(o, "error"));
-	const char *ekind = json_string_value(json_object_get(o, "error_kind"));
+	const char *got = obs_reference_file_sha256(o);
+	const char *error = obs_reference_file_error(o);
+	const char *ekind = obs_reference_file_error_kind(o);
 	const char *kind;
 	char napath[300], obs[400], msg[700], sz[32];
 
@@ -453,20 +452,19 @@ check_digest(struct kd_rows *rows, const json_t *ref, const char *refpath, const
 		     "sha256 field and check again to record the new digest");
 		return;
 	}
-	human_size((uint64_t)json_integer_value(json_object_get(o, "size")), sz, sizeof sz);
-	kind = json_string_value(json_object_get(o, "kind"));
+	human_size((uint64_t)obs_reference_file_size(o), sz, sizeof sz);
+	kind = obs_reference_file_kind(o);
 	snprintf(obs, sizeof obs, "%s%s, %s%s",
 		 kind != NULL && strcmp(kind, "folder") == 0 ? "manifest " : "", got, sz,
-		 json_is_true(json_object_get(o, "from_cache")) ? ", from the cache" : "");
-	kd_rows_add(rows, id, KD_R_PASS, label, obs, rec,
-		    json_string_value(json_object_get(o, "manifest")));
+		 obs_reference_file_from_cache(o) ? ", from the cache" : "");
+	kd_rows_add(rows, id, KD_R_PASS, label, obs, rec, obs_reference_file_manifest(o));
 }
 
 static void
 check_params(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
 	const json_t *params = yamlio_get(ref, "code.params"), *p;
-	const json_t *files = json_object_get(obs, "files");
+	const json_t *files = obs_reference_files(obs);
 	char id[128], slug[64], key[64];
 	size_t i;
 
@@ -537,16 +535,16 @@ check_item_url(const json_t *ref, const json_t *item, const json_t *u, const cha
 	       struct kd_rows *rows)
 {
 	const char *url = json_string_value(json_object_get(item, "url"));
-	const char *error = json_string_value(json_object_get(u, "error"));
-	const char *etag_sha = json_string_value(json_object_get(u, "etag_sha256"));
+	const char *error = obs_reference_url_error(u);
+	const char *etag_sha = obs_reference_url_etag_sha256(u);
 	const char *rec = json_string_value(json_object_get(item, "sha256"));
 	json_t *rsize = json_object_get(item, "size");
-	json_int_t size = json_integer_value(json_object_get(u, "size"));
+	json_int_t size = obs_reference_url_size(u);
 	char id[128], obs[1200], msg[1400];
 	int o;
 
 	snprintf(id, sizeof id, "data.%s.url", slug);
-	if (json_is_true(json_object_get(u, "had_credentials"))) {
+	if (obs_reference_url_had_credentials(u)) {
 		char cid[160];
 
 		snprintf(cid, sizeof cid, "data.%s.credentials", slug);
@@ -566,13 +564,12 @@ check_item_url(const json_t *ref, const json_t *item, const json_t *u, const cha
 		     "check the URL, the network and any proxy; a moved file needs its new URL");
 		return;
 	}
-	o = snprintf(obs, sizeof obs, "HTTP %lld", (long long)json_integer_value(
-			     json_object_get(u, "status")));
+	o = snprintf(obs, sizeof obs, "HTTP %lld", (long long)obs_reference_url_status(u));
 	if (size >= 0)
 		o += snprintf(obs + o, sizeof obs - (size_t)o, ", %lld bytes", (long long)size);
-	if (json_integer_value(json_object_get(u, "redirects")) > 0)
+	if (obs_reference_url_redirects(u) > 0)
 		o += snprintf(obs + o, sizeof obs - (size_t)o, ", redirected to %.300s",
-			      nz(json_string_value(json_object_get(u, "final_url"))));
+			      nz(obs_reference_url_final_url(u)));
 	if (json_is_integer(rsize) && size >= 0 && json_integer_value(rsize) != size) {
 		snprintf(msg, sizeof msg, "the server announces %lld bytes, the reference records %lld",
 			 (long long)size, (long long)json_integer_value(rsize));
@@ -648,8 +645,8 @@ static void
 check_data(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
 	const json_t *data = json_object_get(ref, "data"), *item;
-	const json_t *files = json_object_get(obs, "files");
-	const json_t *urls = json_object_get(obs, "urls");
+	const json_t *files = obs_reference_files(obs);
+	const json_t *urls = obs_reference_urls(obs);
 	char slug[64], id[128], key[32];
 	size_t i;
 
@@ -1022,7 +1019,7 @@ check_rule(const json_t *ref, struct kd_rows *rows)
 static void
 check_samples(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *files = json_object_get(obs, "files");
+	const json_t *files = obs_reference_files(obs);
 	const json_t *s = yamlio_get(ref, "result.sample");
 	const json_t *e = yamlio_get(ref, "result.example");
 
@@ -1089,21 +1086,19 @@ check_na(const json_t *ref, struct kd_rows *rows)
 static void
 check_warnings(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *w = json_object_get(obs, "warnings"), *x;
+	const json_t *w = obs_reference_warnings(obs), *x;
 	size_t i;
 
 	json_array_foreach(w, i, x)
-		kd_rows_add(rows, json_string_value(json_object_get(x, "id")), KD_R_WARN,
-			    json_string_value(json_object_get(x, "label")),
-			    json_string_value(json_object_get(x, "message")), NULL, NULL);
+		kd_rows_add(rows, obs_reference_warning_id(x), KD_R_WARN,
+			    obs_reference_warning_label(x), obs_reference_warning_message(x), NULL, NULL);
 }
 
 static void
 check_code(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *code = json_object_get(obs, "code");
-	const char *error = json_string_value(json_object_get(code, "error"));
-	const char *problem = json_string_value(json_object_get(code, "problem"));
+	const char *error = obs_reference_code_error(obs);
+	const char *problem = obs_reference_code_problem(obs);
 
 	if (na_row(rows, ref, "code", "code.commit", "code pinned to a full commit id"))
 		goto entry;
@@ -1111,16 +1106,16 @@ check_code(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 		fail(rows, "code.repository", "git repository readable",
 		     problem ? problem : "error", "a git repository with a commit", error,
 		     problem_hint(problem, error));
-		check_commit(ref, code, rows, 0);
+		check_commit(ref, obs, rows, 0);
 		goto entry;
 	}
-	check_commit(ref, code, rows, error == NULL);
+	check_commit(ref, obs, rows, error == NULL);
 	if (error == NULL) {
-		check_head(ref, code, rows);
-		check_clean(ref, code, rows);
-		check_submodules(code, rows);
+		check_head(ref, obs, rows);
+		check_clean(ref, obs, rows);
+		check_submodules(obs, rows);
 	}
-	check_remote(ref, code, rows);
+	check_remote(ref, obs, rows);
 entry:
 	check_entry(ref, rows);
 }

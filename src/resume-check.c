@@ -385,7 +385,7 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, const json_t *r, struct kd_e
 	const char *base, *basec, *seen;
 	char digest[65], what[2048], now[32], *canon;
 	struct kd_row *row;
-	int idx = stage_index("sample"), fresh, rc = 0;
+	int idx = stage_pos(&kd_stage_sample), fresh, rc = 0;
 
 	if (settings == NULL || json_object_get(r, "trajectory") == NULL)
 		return 0;

@@ -201,6 +201,7 @@ const struct kd_stage_ops kd_stage_compute = {
 	.title = "Compute",
 	.summary = "a probe in the project interpreter: backend, devices, a product checked against the CPU",
 	.obs_file = "compute.yaml",
+	.replay = 1,
 	.fields = compute_fields,
 	.nfields = sizeof compute_fields / sizeof compute_fields[0],
 	.gather = compute_gather,

@@ -21,10 +21,12 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
@@ -42,6 +44,8 @@
 #include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-contract.h"
+#include "kernodeck/obs-rebuild.h"
 
 #define CT_TIMEOUT 300.0
 #define CT_DIFF_PREFIX "contract.diff."
@@ -88,29 +92,101 @@ out:
 	free(path);
 }
 
+/* 1 when st was modified after t (nanoseconds count). */
+static int
+newer(const struct stat *st, const struct timespec *t)
+{
+	return st->st_mtim.tv_sec > t->tv_sec ||
+	       (st->st_mtim.tv_sec == t->tv_sec && st->st_mtim.tv_nsec > t->tv_nsec);
+}
+
+/* Is the rebuild stage's pip inspect (REBUILD_INSPECT) still what the venv
+ * holds?  Yes when it was written after the venv folder, its pyvenv.cfg
+ * and each lib/PYTHON/site-packages folder last changed: installing,
+ * removing or upgrading a package changes its site-packages folder. */
+static int
+inspect_fresh(const char *path, const char *venv)
+{
+	struct stat f, st;
+	char p[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int fresh = 1;
+
+	if (stat(path, &f) != 0 || stat(venv, &st) != 0 || newer(&st, &f.st_mtim))
+		return 0;
+	snprintf(p, sizeof p, "%s/pyvenv.cfg", venv);
+	if (stat(p, &st) != 0 || newer(&st, &f.st_mtim))
+		return 0;
+	snprintf(p, sizeof p, "%s/lib", venv);
+	if ((d = opendir(p)) == NULL)
+		return 0;
+	while (fresh && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "python", 6) != 0)
+			continue;
+		snprintf(p, sizeof p, "%s/lib/%s/site-packages", venv, de->d_name);
+		if (stat(p, &st) != 0 || newer(&st, &f.st_mtim))
+			fresh = 0;
+	}
+	closedir(d);
+	return fresh;
+}
+
+/* The tree of pip inspect: the rebuild stage's, when the venv has not
+ * changed since (inspect_fresh: one pip inspect per check, not two), else
+ * a run of its own (a step).  0 and *tree, or -1. */
+static int
+ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
+	   json_t *steps, json_t **tree, int *cached)
+{
+	char *path = kd_ctx_path(ctx, REBUILD_INSPECT), *buf = NULL;
+	struct kd_step rr = { .keep = 1 };
+	struct kd_err e = { 0 };
+	size_t len = 0;
+	int rc = -1;
+
+	*cached = 0;
+	if (path != NULL && inspect_fresh(path, venv) &&
+	    fsutil_read_file(path, KD_CAP_PIP_OUTPUT, &buf, &len, NULL) == 0 &&
+	    pipinspect_parse(buf, len, path, tree, &e) == 0) {
+		*cached = 1;
+		rc = 0;
+	} else if (step_plan(ctx, sink, "pip-inspect", "pip inspect",
+			     plan_pip(vpy, PLAN_PIP_INSPECT), CT_TIMEOUT, &rr, steps, &e) == 0 &&
+		   step_ok(&rr) && !rr.overflow &&
+		   pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", tree, &e) == 0) {
+		rc = 0;
+	}
+	step_free(&rr);
+	free(buf);
+	free(path);
+	return rc;
+}
+
 /* What the project interpreter sees: pip inspect, labelled system/venv;
  * falls back to installed-after.txt.  Returns a new package array. */
 static json_t *
 ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
 	   json_t *inv, json_t *steps)
 {
-	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *tree = NULL, *pkgs = NULL;
 	char real[PATH_MAX];
+	int cached;
 
-	if (step_plan(ctx, sink, "pip-inspect", "pip inspect", plan_pip(vpy, PLAN_PIP_INSPECT),
-		      CT_TIMEOUT, &rr, steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
-	    pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", &tree, &e) == 0) {
+	if (ct_inspect(ctx, sink, vpy, venv, steps, &tree, &cached) == 0) {
 		pkgs = json_incref(json_object_get(tree, "packages"));
 		json_decref(tree);
 		size_t nsys = inventory_label_system(pkgs, realpath(venv, real) ? real : venv);
 		/* a base environment's packages are outside the venv too: named apart */
-		size_t nbase = baseenv_label(pkgs, yamlio_get(kd_ctx_obs(ctx,
-			stage_index("rebuild")), "base.site_dirs"));
+		size_t nbase = baseenv_label(pkgs, obs_rebuild_base_site_dirs(kd_ctx_obs(ctx,
+			stage_pos(&kd_stage_rebuild))));
 		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i, s:i}", "source",
 			"pip inspect", "count", (json_int_t)json_array_size(pkgs), "system",
 			(json_int_t)(nsys - nbase), "base", (json_int_t)nbase));
+		if (cached)
+			json_object_set_new(json_object_get(inv, "rebuilt"), "from",
+					    json_string(REBUILD_INSPECT));
 	} else {
 		char *path = kd_ctx_path(ctx, REBUILD_INSTALLED);
 		const char *fmt = NULL;
@@ -121,7 +197,6 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 			json_object_set_new(inv, "rebuilt", json_pack("{s:s}", "error", e.msg));
 		free(path);
 	}
-	step_free(&rr);
 	return pkgs;
 }
 
@@ -362,8 +437,9 @@ diff_label(const json_t *d, char *buf, size_t len)
 }
 
 static void
-check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
+check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_result *res)
 {
+	struct kd_rows *rows = &res->rows;
 	const json_t *d;
 	json_t *intentional = json_array(), *sys_extras = json_array();
 	size_t i;
@@ -440,8 +516,8 @@ check_differences(struct kd_ctx *ctx, const json_t *cmp, struct kd_rows *rows)
 	}
 	json_decref(sys_extras);
 	/* the variant, named in the state */
-	yamlio_set(ctx->state.settings, "variant", json_boolean(json_array_size(intentional) > 0));
-	yamlio_set(ctx->state.settings, "variant_differences", json_incref(intentional));
+	kd_result_set(res, "variant", json_boolean(json_array_size(intentional) > 0));
+	kd_result_set(res, "variant_differences", json_incref(intentional));
 	if (json_array_size(intentional) > 0) {
 		char o[600];
 		size_t n = 0;
@@ -504,7 +580,7 @@ contract_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	if (inv != NULL) {
 		check_reference(inv, &res->rows);
 		if (json_object_get(inv, "comparison") != NULL)
-			check_differences(ctx, json_object_get(inv, "comparison"), &res->rows);
+			check_differences(ctx, json_object_get(inv, "comparison"), res);
 	}
 	kd_rows_add(&res->rows, "contract.proof", KD_R_INFO, "what a clean pip check proves",
 		    "that the installed packages' metadata agree with each other",
@@ -546,7 +622,7 @@ static int
 ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_sink *sink,
 	struct kd_err *err)
 {
-	int idx = stage_index("contract");
+	int idx = stage_pos(&kd_stage_contract);
 	const json_t *obs = kd_ctx_obs(ctx, idx), *d;
 	const char *cn;
 	char path[300], line[400];
@@ -559,7 +635,7 @@ ct_mark(struct kd_ctx *ctx, const char *arg, const char *value, const struct kd_
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select an inventory difference (a contract.diff.* row) to mark");
 	cn = arg + strlen(CT_DIFF_PREFIX);
-	json_array_foreach(yamlio_get(obs, "inventory.comparison.differences"), i, d)
+	json_array_foreach(obs_contract_differences(obs), i, d)
 		if (strcmp(str(d, "canonical_name"), cn) == 0)
 			found = 1;
 	if (!found || strlen(cn) > 200 || strpbrk(cn, ".[]") != NULL)
@@ -582,8 +658,9 @@ judge:
 		kd_result_init(&res);
 		res.obs = (json_t *)obs;
 		contract_check(ctx, &res, err);
-		stage_apply_rows(&ctx->state, idx, &res.rows, ctx->ref_id);
-		kd_rows_free(&res.rows);
+		stage_settle(ctx, idx, &res, err);
+		res.obs = NULL;   /* borrowed */
+		kd_result_free(&res);
 	}
 	return 0;
 }
@@ -612,13 +689,13 @@ static int
 act_system_intentional(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 		       struct kd_err *err)
 {
-	int idx = stage_index("contract"), n = 0;
+	int idx = stage_pos(&kd_stage_contract), n = 0;
 	const json_t *d;
 	size_t i;
 	char msg[128];
 
 	(void)arg;
-	json_array_foreach(yamlio_get(kd_ctx_obs(ctx, idx), "inventory.comparison.differences"), i, d) {
+	json_array_foreach(obs_contract_differences(kd_ctx_obs(ctx, idx)), i, d) {
 		const char *cn = str(d, "canonical_name");
 		char path[300];
 		if (!json_is_true(json_object_get(d, "system")) || mark_of(ctx, cn) != NULL ||
@@ -656,6 +733,7 @@ const struct kd_stage_ops kd_stage_contract = {
 	.title = "Contract",
 	.summary = "pip check and the rebuilt inventory against the reference's",
 	.obs_file = "contract.yaml",
+	.replay = 1,
 	.gather = contract_gather,
 	.check = contract_check,
 	.describe = contract_describe,

@@ -28,6 +28,7 @@
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-dossier.h"
 
 static int
 relative_wanted(const struct kd_ctx *ctx)
@@ -85,7 +86,7 @@ dossier_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 static int
 drop_deviation(struct kd_ctx *ctx, const char *prefix)
 {
-	struct kd_stage_state *ss = &ctx->state.st[stage_index("dossier")];
+	struct kd_stage_state *ss = &ctx->state.st[stage_pos(&kd_stage_dossier)];
 	int dropped = 0;
 
 	for (size_t k = 0; k < ss->ndevs;) {
@@ -247,7 +248,7 @@ act_redact(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, stru
 static int
 act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct kd_err *err)
 {
-	int i = stage_index("dossier");
+	int i = stage_pos(&kd_stage_dossier);
 	const json_t *f;
 	const char *src;
 	char *end, line[1200];
@@ -258,8 +259,8 @@ act_exclude(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, str
 		return kd_err_set(err, KD_EINPUT, NULL, 0,
 				  "select a credential row (dossier.secret.N) to leave its file out");
 	n = (size_t)strtoul(arg + 15, &end, 10);
-	nf = json_array_size(json_object_get(kd_ctx_obs(ctx, i), "findings"));
-	f = json_array_get(json_object_get(kd_ctx_obs(ctx, i), "findings"), n - 1);
+	nf = json_array_size(obs_dossier_findings(kd_ctx_obs(ctx, i)));
+	f = json_array_get(obs_dossier_findings(kd_ctx_obs(ctx, i)), n - 1);
 	if (arg[15] < '1' || arg[15] > '9' || *end != '\0' || f == NULL) {
 		if (nf == 0)
 			return kd_err_set(err, KD_EINPUT, NULL, 0, "%s: the last check of the "

@@ -37,6 +37,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/obs-rebuild.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
@@ -307,9 +308,9 @@ rb_lint(struct rb *b)
 	/* a credential in the file: pip would carry it into its caches and logs */
 	const json_t *f;
 	size_t i;
-	int idx = stage_index("rebuild");
-	json_array_foreach(json_object_get(lint, "findings"), i, f)
-		if (strcmp(json_string_value(json_object_get(f, "code")), "credential") == 0 &&
+	int idx = stage_pos(&kd_stage_rebuild);
+	json_array_foreach(obs_rebuild_requirements_lint_findings(b->obs), i, f)
+		if (strcmp(obs_rebuild_finding_code(f), "credential") == 0 &&
 		    stage_find_deviation(&b->ctx->state, idx, "rebuild.lint.credential") == NULL) {
 			json_object_set_new(b->obs, "blocked", json_string(
 				"the rebuild file holds a credential: nothing was run"));
@@ -373,19 +374,26 @@ rb_existing(struct rb *b)
 	return action;
 }
 
-/* Run pip freeze --all and pip inspect; save both files. */
+/* Run pip freeze --all and pip inspect (side by side: both only read the
+ * venv); save both files. */
 static void
 rb_capture(struct rb *b)
 {
-	struct kd_step rr = { .keep = 1 };
+	char **fz = plan_pip(b->vpy, PLAN_PIP_FREEZE), **in = plan_pip(b->vpy, PLAN_PIP_INSPECT);
+	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
-	struct kd_err e = { 0 };
+	struct kd_err e = { 0 }, ei = { 0 };
+	int rc_f, rc_i;
 
 	json_object_set_new(b->obs, "inventory", inv);
-	if (step_plan(b->ctx, b->sink, "pip-freeze", "pip freeze --all",
-		      plan_pip(b->vpy, PLAN_PIP_FREEZE),
-			 RB_TIMEOUT_QUERY, &rr, b->steps, &e) == 0 && step_ok(&rr) &&
-	    !rr.overflow) {
+	if (fz == NULL || in == NULL) {
+		json_object_set_new(inv, "error", json_string("out of memory"));
+		goto out;
+	}
+	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all",
+		      (const char *const *)fz, &rr, &rc_f, &e, "pip-inspect", "pip inspect",
+		      (const char *const *)in, &ri, &rc_i, &ei, RB_TIMEOUT_QUERY);
+	if (rc_f == 0 && step_ok(&rr) && !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
 		size_t olen = 0, count = 0, n;
@@ -413,18 +421,19 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (step_plan(b->ctx, b->sink, "pip-inspect", "pip inspect",
-		      plan_pip(b->vpy, PLAN_PIP_INSPECT), RB_TIMEOUT_QUERY,
-			 &rr, b->steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
-	    rr.buf != NULL) {
-		const char *brace = strchr(rr.buf, '{');
+	if (rc_i == 0 && step_ok(&ri) && !ri.overflow && ri.buf != NULL) {
+		const char *brace = strchr(ri.buf, '{');
 		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
-		if (brace != NULL && fsutil_write_atomic(path, brace, rr.len - (size_t)(brace -
-							 rr.buf), 0, &e) == 0)
+		if (brace != NULL && fsutil_write_atomic(path, brace, ri.len - (size_t)(brace -
+							 ri.buf), 0, &ei) == 0)
 			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 		free(path);
 	}
+out:
 	step_free(&rr);
+	step_free(&ri);
+	plan_free(fz);
+	plan_free(in);
 }
 
 /* The pip install step; fills obs.install. */
@@ -561,8 +570,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		json_object_set_new(b.obs, "install", json_pack("{s:s}", "status", "reused"));
 	} else {
 		rb_install(&b);
-		const char *st = json_string_value(json_object_get(json_object_get(b.obs,
-							"install"), "status"));
+		const char *st = obs_rebuild_install_status(b.obs);
 		int ok = st && strcmp(st, "ok") == 0;
 		if (created || strcmp(action, "keep") == 0) {
 			record_built(ctx, b.venv, b.python, b.python_real, b.req_sha, b.sys_site, ok);
@@ -629,21 +637,20 @@ sev_status(const char *sev)
 }
 
 static void
-check_lint(const json_t *lint, struct kd_rows *rows)
+check_lint(const json_t *obs, struct kd_rows *rows)
 {
 	for (size_t k = 0; k < sizeof lint_rows / sizeof *lint_rows; k++) {
 		const json_t *f, *first = NULL;
 		enum kd_rstat worst = KD_R_PASS;
 		size_t i, n = 0;
 		char id[64];
-		json_array_foreach(json_object_get(lint, "findings"), i, f) {
-			const char *code = json_string_value(json_object_get(f, "code"));
+		json_array_foreach(obs_rebuild_requirements_lint_findings(obs), i, f) {
+			const char *code = obs_rebuild_finding_code(f);
 			if (strcmp(code, lint_rows[k].code) != 0 &&
 			    !(strcmp(lint_rows[k].code, "syntax") == 0 &&
 			      strcmp(code, "unknown-option") == 0))
 				continue;
-			enum kd_rstat st = sev_status(json_string_value(json_object_get(f,
-									"severity")));
+			enum kd_rstat st = sev_status(obs_rebuild_finding_severity(f));
 			if (first == NULL || st == KD_R_FAIL)
 				first = first && worst == KD_R_FAIL ? first : f;
 			if (st == KD_R_FAIL || (st == KD_R_WARN && worst != KD_R_FAIL) ||
@@ -662,8 +669,7 @@ check_lint(const json_t *lint, struct kd_rows *rows)
 		free(r->evidence);
 		r->evidence = strdup(REBUILD_REQUIREMENTS);
 		if (worst != KD_R_PASS)
-			kd_row_set_error(r, json_string_value(json_object_get(first, "message")),
-					 lint_rows[k].hint);
+			kd_row_set_error(r, obs_rebuild_finding_message(first), lint_rows[k].hint);
 	}
 }
 
@@ -674,8 +680,8 @@ find_step(const json_t *obs, const char *name)
 	const json_t *s, *found = NULL;
 	size_t i;
 
-	json_array_foreach(json_object_get(obs, "steps"), i, s)
-		if (strcmp(json_string_value(json_object_get(s, "step")), name) == 0)
+	json_array_foreach(obs_rebuild_steps(obs), i, s)
+		if (strcmp(obs_rebuild_step_step(s), name) == 0)
 			found = s;
 	return found;
 }
@@ -683,9 +689,8 @@ find_step(const json_t *obs, const char *name)
 static void
 check_venv(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *v = json_object_get(obs, "venv");
-	const char *action = json_string_value(json_object_get(v, "action"));
-	const char *need = json_string_value(json_object_get(v, "needs_choice"));
+	const char *action = obs_rebuild_venv_action(obs);
+	const char *need = obs_rebuild_venv_needs_choice(obs);
 	const json_t *step = find_step(obs, "venv");
 
 	if (action == NULL)
@@ -693,7 +698,7 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 	if (strcmp(action, "ask") == 0) {
 		char obsd[512];
 		snprintf(obsd, sizeof obsd, "%s exists: %s", REBUILD_VENV,
-			 need ? need : json_string_value(json_object_get(v, "error")));
+			 need ? need : obs_rebuild_venv_error(obs));
 		kd_rows_fail(rows, "rebuild.venv", "the rebuild venv is fresh or chosen", obsd,
 			 "no venv, or kernodeck's own", obsd,
 			 need ? "in the walkthrough, move it aside (m: renamed with a timestamp, "
@@ -710,37 +715,31 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 				"kept an existing venv (your choice): not a fresh rebuild",
 				"fresh", NULL);
 	} else if (step != NULL) {
-		const char *st = json_string_value(json_object_get(step, "status"));
-		const char *mt = json_string_value(json_object_get(v, "moved_to"));
+		const char *st = obs_rebuild_step_status(step);
+		const char *mt = obs_rebuild_venv_moved_to(obs);
 		char o[512];
 		snprintf(o, sizeof o, "created%s%s%s", mt ? "; the old one was moved aside to " : "",
 			 mt ? mt : "", "");
 		if (st && strcmp(st, "ok") == 0)
 			kd_rows_add(rows, "rebuild.venv", KD_R_PASS,
 				    "the rebuild venv is fresh or chosen", o, "fresh",
-				    json_string_value(json_object_get(step, "log")));
+				    obs_rebuild_step_log(step));
 		else
 			kd_rows_fail(rows, "rebuild.venv", "the rebuild venv is fresh or chosen",
 				 st ? st : "failed", "created",
-				 json_string_value(json_object_get(step, "error")) ?
-				 json_string_value(json_object_get(step, "error")) :
-				 json_string_value(json_object_get(step, "how")),
+				 obs_rebuild_step_error(step) ? obs_rebuild_step_error(step) :
+				 obs_rebuild_step_how(step),
 				 "read the log; is the venv module installed (python3-venv)?");
 	}
-	if (json_is_true(json_object_get(v, "uses_chosen_python")))
+	if (obs_rebuild_venv_uses_chosen_python(obs))
 		kd_rows_add(rows, "rebuild.venv.interpreter", KD_R_PASS,
-			    "the venv runs the chosen interpreter",
-			    json_string_value(json_object_get(json_object_get(v, "after"),
-							      "python_real")),
-			    json_string_value(json_object_get(json_object_get(obs, "python"), "real")),
-			    NULL);
-	else if (json_object_get(v, "after") != NULL)
+			    "the venv runs the chosen interpreter", obs_rebuild_venv_after_python_real(obs),
+			    obs_rebuild_python_real(obs), NULL);
+	else if (obs_rebuild_venv_after(obs) != NULL)
 		kd_rows_fail(rows, "rebuild.venv.interpreter", "the venv runs the chosen interpreter",
-			 json_string_value(json_object_get(json_object_get(v, "after"),
-							   "python_real")) ? json_string_value(
-				json_object_get(json_object_get(v, "after"), "python_real")) :
-				"(none)",
-			 json_string_value(json_object_get(json_object_get(obs, "python"), "path")),
+			 obs_rebuild_venv_after_python_real(obs) ?
+			 obs_rebuild_venv_after_python_real(obs) : "(none)",
+			 obs_rebuild_python_path(obs),
 			 "the venv was made with another interpreter",
 			 "move it aside (m) and check again");
 }
@@ -748,29 +747,27 @@ check_venv(const json_t *obs, struct kd_rows *rows)
 static void
 check_install(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *in = json_object_get(obs, "install");
-	const char *st = json_string_value(json_object_get(in, "status"));
-	const char *fe = json_string_value(json_object_get(in, "first_error"));
-	const char *req = json_string_value(json_object_get(in, "requirement"));
-	const char *log = json_string_value(json_object_get(in, "log"));
+	const char *st = obs_rebuild_install_status(obs);
+	const char *fe = obs_rebuild_install_first_error(obs);
+	const char *req = obs_rebuild_install_requirement(obs);
+	const char *log = obs_rebuild_install_log(obs);
 	const json_t *pv = find_step(obs, "pip-version");
 	char o[512];
 	struct kd_row *r;
 
 	if (pv != NULL) {
-		const char *s = json_string_value(json_object_get(pv, "status"));
+		const char *s = obs_rebuild_step_status(pv);
 		if (s && strcmp(s, "ok") == 0)
 			kd_rows_add(rows, "rebuild.pip", KD_R_PASS, "pip runs in the venv",
-				    json_string_value(json_object_get(obs, "pip_version")), "runs",
-				    json_string_value(json_object_get(pv, "log")));
+				    obs_rebuild_pip_version(obs), "runs", obs_rebuild_step_log(pv));
 		else
 			kd_rows_fail(rows, "rebuild.pip", "pip runs in the venv", s ? s : "failed",
-				 "runs", json_string_value(json_object_get(pv, "how")),
+				 "runs", obs_rebuild_step_how(pv),
 				 "the venv has no pip: create it without --without-pip, or with "
 				 "system site packages that hold pip");
 	}
 	if (st == NULL) {
-		const char *why = json_string_value(json_object_get(obs, "blocked"));
+		const char *why = obs_rebuild_blocked(obs);
 		kd_rows_fail(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0",
 			 "not run", "exit 0", why ? why : "an earlier step did not pass",
 			 "fix the first failing row above and check again");
@@ -786,8 +783,7 @@ check_install(const json_t *obs, struct kd_rows *rows)
 	if (req != NULL)
 		snprintf(o, sizeof o, "%s, on %s", st, req);
 	else
-		snprintf(o, sizeof o, "%s", json_string_value(json_object_get(in, "how")) ?
-			 json_string_value(json_object_get(in, "how")) : st);
+		snprintf(o, sizeof o, "%s", obs_rebuild_install_how(obs) ? obs_rebuild_install_how(obs) : st);
 	r = kd_rows_fail(rows, "rebuild.install", "pip install -r " REBUILD_REQUIREMENTS " exited 0", o,
 		     "exit 0", fe ? fe : st,
 		     strcmp(st, "cancelled") == 0 ? "cancelled: check again to run it" :
@@ -801,21 +797,19 @@ check_install(const json_t *obs, struct kd_rows *rows)
 static void
 check_inventory(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *inv = json_object_get(obs, "inventory");
-	const char *f = json_string_value(json_object_get(inv, "file"));
-	const char *st = json_string_value(json_object_get(json_object_get(obs, "install"),
-							   "status"));
+	const char *f = obs_rebuild_inventory_file(obs);
+	const char *st = obs_rebuild_install_status(obs);
 
 	if (st == NULL || (strcmp(st, "ok") != 0 && strcmp(st, "reused") != 0))
 		return;
 	if (f != NULL)
 		kd_rows_addf(rows, "rebuild.inventory", KD_R_PASS, "the inventory was captured",
 			     "pip freeze --all saved", "%lld packages in %s",
-			     (long long)json_integer_value(json_object_get(inv, "count")), f)->evidence
+			     (long long)obs_rebuild_inventory_count(obs), f)->evidence
 			= strdup(f);
 	else
 		kd_rows_fail(rows, "rebuild.inventory", "the inventory was captured", "not captured",
-			 "pip freeze --all saved", json_string_value(json_object_get(inv, "error")),
+			 "pip freeze --all saved", obs_rebuild_inventory_error(obs),
 			 "read the pip-freeze log");
 }
 
@@ -824,7 +818,7 @@ check_inventory(const json_t *obs, struct kd_rows *rows)
 static void
 check_pip_env(const json_t *obs, struct kd_rows *rows)
 {
-	const json_t *env = json_object_get(obs, "pip_env");
+	const json_t *env = obs_rebuild_pip_env(obs);
 	char list[1024];
 	size_t n = 0;
 	const char *k;
@@ -852,30 +846,29 @@ check_pip_env(const json_t *obs, struct kd_rows *rows)
 static int
 rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *obs = res->obs, *rq = json_object_get(obs, "requirements");
+	const json_t *obs = res->obs;
 	struct kd_rows *rows = &res->rows;
 
 	(void)ctx;
 	(void)err;
-	if (!json_is_true(json_object_get(rq, "present"))) {
+	if (!obs_rebuild_requirements_present(obs)) {
 		kd_rows_fail(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present", "missing",
 			 "present", "no " REBUILD_REQUIREMENTS " in the project folder",
 			 "write the requirements of the rebuild (pinned, with the PyTorch index) "
 			 "into " REBUILD_REQUIREMENTS);
 		return 0;
 	}
-	if (json_object_get(rq, "error") != NULL) {
+	if (obs_rebuild_requirements_error(obs) != NULL) {
 		kd_rows_fail(rows, "rebuild.requirements", REBUILD_REQUIREMENTS " is present",
-			 "unreadable", "a text file", json_string_value(json_object_get(rq, "error")),
+			 "unreadable", "a text file", obs_rebuild_requirements_error(obs),
 			 "fix the file named");
 		return 0;
 	}
 	kd_rows_addf(rows, "rebuild.requirements", KD_R_PASS, REBUILD_REQUIREMENTS " is present",
 		     "present", "%zu requirements",
-		     json_array_size(json_object_get(json_object_get(rq, "lint"),
-						     "requirements")))->evidence =
+		     json_array_size(obs_rebuild_requirements_lint_requirements(obs)))->evidence =
 		strdup(REBUILD_REQUIREMENTS);
-	check_lint(json_object_get(rq, "lint"), rows);
+	check_lint(obs, rows);
 	rebuild_base_check(obs, rows);
 	check_pip_env(obs, rows);
 	check_venv(obs, rows);
@@ -888,34 +881,28 @@ static void
 rebuild_describe(const struct kd_result *res, struct kd_rows *rows)
 {
 	const json_t *obs = res->obs;
-	const json_t *py = json_object_get(obs, "python");
-	const json_t *tv = yamlio_get(obs, "requirements.lint.torch_variant");
 	const json_t *s;
 	size_t i;
 
 	kd_rows_addf(rows, "info.python", KD_R_INFO, "interpreter", NULL, "%s (%s)",
-		     json_string_value(json_object_get(py, "path")),
-		     json_string_value(json_object_get(py, "reason")));
+		     obs_rebuild_python_path(obs), obs_rebuild_python_reason(obs));
 	kd_rows_add(rows, "info.system_site", KD_R_INFO, "system site packages",
-		    json_is_true(json_object_get(obs, "system_site_packages")) ?
+		    obs_rebuild_system_site_packages(obs) ?
 		    "yes (the reference's install says so)" : "no", NULL, NULL);
-	if (json_string_value(json_object_get(obs, "pip_version")))
-		kd_rows_add(rows, "info.pip", KD_R_INFO, "pip",
-			    json_string_value(json_object_get(obs, "pip_version")), NULL, NULL);
-	if (json_is_true(json_object_get(tv, "required")))
+	if (obs_rebuild_pip_version(obs))
+		kd_rows_add(rows, "info.pip", KD_R_INFO, "pip", obs_rebuild_pip_version(obs), NULL, NULL);
+	if (obs_rebuild_requirements_lint_torch_variant_required(obs))
 		kd_rows_add(rows, "info.torch_variant", KD_R_INFO, "planned PyTorch variant",
-			    json_string_value(json_object_get(tv, "variant")) ?
-			    json_string_value(json_object_get(tv, "variant")) : "not named", NULL,
-			    json_string_value(json_object_get(tv, "source")));
-	json_array_foreach(json_object_get(obs, "steps"), i, s) {
+			    obs_rebuild_requirements_lint_torch_variant_variant(obs) ?
+			    obs_rebuild_requirements_lint_torch_variant_variant(obs) : "not named", NULL,
+			    obs_rebuild_requirements_lint_torch_variant_source(obs));
+	json_array_foreach(obs_rebuild_steps(obs), i, s) {
 		char id[64];
 		snprintf(id, sizeof id, "info.step.%zu", i + 1);
-		kd_rows_addf(rows, id, KD_R_INFO, json_string_value(json_object_get(s, "step")),
-			     NULL, "%s", json_string_value(json_object_get(s, "how")) ?
-			     json_string_value(json_object_get(s, "how")) :
-			     json_string_value(json_object_get(s, "status")))->evidence =
-			json_string_value(json_object_get(s, "log")) ?
-			strdup(json_string_value(json_object_get(s, "log"))) : NULL;
+		kd_rows_addf(rows, id, KD_R_INFO, obs_rebuild_step_step(s), NULL, "%s",
+			     obs_rebuild_step_how(s) ? obs_rebuild_step_how(s) :
+			     obs_rebuild_step_status(s))->evidence =
+			obs_rebuild_step_log(s) ? strdup(obs_rebuild_step_log(s)) : NULL;
 	}
 }
 
@@ -944,7 +931,7 @@ act_move_aside(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink,
 			"{s:s, s:s, s:s, s:s}", "choice", "moved-aside", "to", base, "by",
 			kd_author(), "at", now));
 		kd_sink_line(sink, "moved .venv-rebuild aside (nothing was deleted)");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	free(venv);
 	free(to);
@@ -968,7 +955,7 @@ act_keep(struct kd_ctx *ctx, const char *arg, const struct kd_sink *sink, struct
 			"{s:s, s:s, s:s, s:s, s:s}", "choice", "keep", "venv", vi.path,
 			"pyvenv_sha256", vi.cfg_sha256, "by", kd_author(), "at", now));
 		kd_sink_line(sink, "keeping the existing .venv-rebuild: it will be installed into");
-		stage_mark_changed(&ctx->state, stage_index("rebuild"));
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 	}
 	venv_info_free(&vi);
 	free(venv);
@@ -987,6 +974,7 @@ const struct kd_stage_ops kd_stage_rebuild = {
 	.title = "Rebuild",
 	.summary = "a fresh venv from requirements-rebuild.txt, with the chosen interpreter",
 	.obs_file = "rebuild.yaml",
+	.replay = 1,
 	.gather = rebuild_gather,
 	.check = rebuild_check,
 	.describe = rebuild_describe,

@@ -30,6 +30,7 @@
 
 #include "kernodeck/capture.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/obs-reference.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/net.h"
@@ -617,25 +618,23 @@ gather_urls(struct gather *g)
 static void
 inputs_changed(const json_t *prev, const json_t *now, json_t *list)
 {
-	const json_t *pf = json_object_get(prev, "files"), *f;
-	const json_t *pc = json_object_get(prev, "code"), *nc = json_object_get(now, "code");
+	const json_t *pf = obs_reference_files(prev), *f;
 	const char *k, *a, *b;
 
 	if (!json_is_object(prev))
 		return;
-	json_object_foreach((json_t *)json_object_get(now, "files"), k, f) {
-		a = json_string_value(json_object_get(json_object_get(pf, k), "sha256"));
-		b = json_string_value(json_object_get(f, "sha256"));
+	json_object_foreach((json_t *)obs_reference_files(now), k, f) {
+		a = obs_reference_file_sha256(json_object_get(pf, k));
+		b = obs_reference_file_sha256(f);
 		if (a != NULL && b != NULL && strcmp(a, b) != 0)
 			json_array_append_new(list, json_string(k));
 	}
-	a = json_string_value(json_object_get(pc, "commit"));
-	b = json_string_value(json_object_get(nc, "commit"));
+	a = obs_reference_code_commit(prev);
+	b = obs_reference_code_commit(now);
 	if (a != NULL && b != NULL && strcmp(a, b) != 0)
 		json_array_append_new(list, json_string("code.commit"));
-	if (json_is_array(json_object_get(pc, "dirty")) &&
-	    json_is_array(json_object_get(nc, "dirty")) &&
-	    !json_equal(json_object_get(pc, "dirty"), json_object_get(nc, "dirty")))
+	if (obs_reference_code_dirty(prev) != NULL && obs_reference_code_dirty(now) != NULL &&
+	    !json_equal(obs_reference_code_dirty(prev), obs_reference_code_dirty(now)))
 		json_array_append_new(list, json_string("code.files"));
 }
 
@@ -670,9 +669,9 @@ reference_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink
 	json_object_set_new(g.obs, "warnings", g.warnings);
 	/* an input changed since the last check: what later stages saw is gone */
 	changed = json_array();
-	inputs_changed(kd_ctx_obs(ctx, 0), g.obs, changed);
+	inputs_changed(kd_ctx_obs(ctx, stage_pos(&kd_stage_reference)), g.obs, changed);
 	if (rc == 0 && json_array_size(changed) > 0)
-		stage_mark_changed(&ctx->state, 1);
+		stage_mark_changed(&ctx->state, stage_pos(&kd_stage_system));
 	json_object_set_new(g.obs, "changed", changed);
 	if (rc == 0 && g.changed && g.can_write) {
 		json_decref(ctx->ref);
@@ -694,36 +693,34 @@ reference_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	(void)err;
 	return reference_check_rows(ctx, ctx->ref, res->obs != NULL ? res->obs :
-				    kd_ctx_obs(ctx, 0), &res->rows);
+				    kd_ctx_obs(ctx, stage_pos(&kd_stage_reference)), &res->rows);
 }
 
 /* Informative rows: what gather saw and recorded. */
 static void
 reference_describe(const struct kd_result *res, struct kd_rows *rows)
 {
-	const json_t *code = json_object_get(res->obs, "code"), *f, *tags;
-	const json_t *filled = json_object_get(res->obs, "filled");
+	const json_t *obs = res->obs, *f, *tags;
+	const json_t *filled = obs_reference_filled(obs);
 	const char *k;
 	char buf[1024];
 	size_t hashed = 0, cached = 0, i, o = 0;
 
-	if (json_string_value(json_object_get(code, "commit")) != NULL) {
-		tags = json_object_get(code, "tags");
-		snprintf(buf, sizeof buf, "HEAD %.12s %s%s%s%s",
-			 json_string_value(json_object_get(code, "commit")),
-			 json_is_string(json_object_get(code, "branch")) ? "on " : "(detached)",
-			 json_is_string(json_object_get(code, "branch")) ?
-			 json_string_value(json_object_get(code, "branch")) : "",
+	if (obs_reference_code_commit(obs) != NULL) {
+		tags = obs_reference_code_tags(obs);
+		snprintf(buf, sizeof buf, "HEAD %.12s %s%s%s%s", obs_reference_code_commit(obs),
+			 obs_reference_code_branch(obs) ? "on " : "(detached)",
+			 obs_reference_code_branch(obs) ? obs_reference_code_branch(obs) : "",
 			 json_is_string(json_array_get(tags, 0)) ? ", tag " : "",
 			 json_is_string(json_array_get(tags, 0)) ?
 			 json_string_value(json_array_get(tags, 0)) : "");
 		kd_rows_add(rows, "info.code", KD_R_INFO, "git repository", buf, NULL, NULL);
 	}
-	json_object_foreach((json_t *)json_object_get(res->obs, "files"), k, f) {
-		if (json_object_get(f, "sha256") == NULL)
+	json_object_foreach((json_t *)obs_reference_files(obs), k, f) {
+		if (obs_reference_file_sha256(f) == NULL)
 			continue;
 		hashed++;
-		cached += json_is_true(json_object_get(f, "from_cache"));
+		cached += obs_reference_file_from_cache(f);
 	}
 	if (hashed > 0)
 		kd_rows_addf(rows, "info.hashed", KD_R_INFO, "files hashed", NULL,
@@ -737,17 +734,17 @@ reference_describe(const struct kd_result *res, struct kd_rows *rows)
 		kd_rows_add(rows, "info.recorded", KD_R_INFO, "recorded from this machine", buf,
 			    NULL, NULL);
 	}
-	if (json_array_size(json_object_get(res->obs, "changed")) > 0) {
+	if (json_array_size(obs_reference_changed(obs)) > 0) {
 		buf[0] = '\0';
 		o = 0;
-		json_array_foreach(json_object_get(res->obs, "changed"), i, f)
+		json_array_foreach(obs_reference_changed(obs), i, f)
 			if (o < sizeof buf)
 				o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? ", " : "",
 						      json_is_string(f) ? json_string_value(f) : "?");
 		kd_rows_add(rows, "info.changed", KD_R_INFO, "changed since the last check", buf,
 			    "later stages must be checked again", NULL);
 	}
-	if (json_integer_value(json_object_get(res->obs, "exclude_added")) > 0)
+	if (obs_reference_exclude_added(obs) > 0)
 		kd_rows_add(rows, "info.exclude", KD_R_INFO, "kept out of git status",
 			    "kernodeck's folders were added to .git/info/exclude", NULL, NULL);
 }

@@ -890,11 +890,11 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	const json_t *c = json_object_get(res->obs, "comparison");
 	const char *cur = jstr(c, "rule_digest", NULL), *canon = jstr(c, "rule_canonical", "");
-	json_t *settings = ctx->state.settings;
+	const json_t *settings = ctx->state.settings;
 	const char *base = json_string_value(yamlio_get(settings, "sample.rule_baseline.digest"));
 	const char *basec = json_string_value(yamlio_get(settings, "sample.rule_baseline.rule"));
 	const char *seen = json_string_value(yamlio_get(settings, "sample.rule_seen.digest"));
-	int idx = stage_index("sample"), fresh;
+	int fresh;
 	char what[2048], now[32];
 	struct kd_row *r;
 
@@ -902,9 +902,9 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 		return 0;
 	fsutil_utc_now(now, sizeof now);
 	if (base == NULL) {
-		yamlio_set(settings, "sample.rule_baseline",
-			   json_pack("{s:s, s:s, s:s}", "digest", cur, "rule", canon, "at", now));
-		yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+		kd_result_set(res, "sample.rule_baseline",
+			      json_pack("{s:s, s:s, s:s}", "digest", cur, "rule", canon, "at", now));
+		kd_result_set(res, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
 		kd_rows_addf(&res->rows, "sample.rule-changed", KD_R_PASS,
 			     "comparison rule unchanged since the first comparison", "unchanged",
 			     "first comparison under rule %.12s", cur);
@@ -913,7 +913,7 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	fresh = seen == NULL || strcmp(seen, cur) != 0;
 	if (strcmp(base, cur) == 0) {
 		if (fresh)
-			yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+			kd_result_set(res, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
 		kd_rows_addf(&res->rows, "sample.rule-changed", KD_R_PASS,
 			     "comparison rule unchanged since the first comparison", "unchanged",
 			     "rule %.12s, as at the first comparison", cur);
@@ -926,13 +926,13 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	kd_row_set_error(r, what, "a deviation was recorded automatically; review it, the rule should change only with a written justification");
 	if (!fresh)
 		return 0;
-	yamlio_set(settings, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
-	/* stage_record_deviation wants the failing row in the state: store the
-	 * rows so far; stage_run stores the complete rows right after check. */
-	stage_apply_rows(&ctx->state, idx, &res->rows, ctx->ref_id);
-	return stage_record_deviation(&ctx->state, idx, "sample.rule-changed", what,
-				      "recorded automatically: the comparison rule was changed after a comparison had been shown",
-				      0, "kernodeck (automatic)", err);
+	kd_result_set(res, "sample.rule_seen", json_pack("{s:s, s:s}", "digest", cur, "at", now));
+	/* the frame records it once the rows are in the state (stage_run) */
+	kd_result_deviate(res, "sample.rule-changed", what,
+			  "recorded automatically: the comparison rule was changed after a comparison had been shown",
+			  "kernodeck (automatic)");
+	(void)err;
+	return 0;
 }
 
 static int
@@ -1010,6 +1010,7 @@ const struct kd_stage_ops kd_stage_sample = {
 	.title = "Sample",
 	.summary = "runs the entry point on the sample, rereads its outputs and compares them with the reference output",
 	.obs_file = "sample.yaml",
+	.replay = 1,
 	.fields = sample_fields,
 	.nfields = sizeof sample_fields / sizeof sample_fields[0],
 	.gather = sample_gather,

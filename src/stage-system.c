@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kernodeck/ctx.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/sys-gpu.h"
 #include "kernodeck/sys-python.h"
@@ -78,7 +79,7 @@ system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	if (pj.chosen != NULL) {
 		const char *old = json_string_value(yamlio_get(ctx->state.settings, "system.python"));
 		if (old != NULL && strcmp(old, pj.chosen) != 0)
-			stage_mark_changed(&ctx->state, stage_index("rebuild"));
+			stage_mark_changed(&ctx->state, stage_pos(&kd_stage_rebuild));
 		yamlio_set(ctx->state.settings, "system.python", json_string(pj.chosen));
 		yamlio_set(ctx->state.settings, "system.python_reason", json_deep_copy(
 			json_object_get(json_object_get(pj.py, "chosen"), "reason")));
@@ -88,8 +89,8 @@ system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	kd_sink_step(sink, "PyTorch variant", 0.9);
 	plan = variant_plan_read(ctx->project_dir, ctx->ref);
 	json_object_set_new(obs, "plan", plan);
-	json_object_set_new(obs, "variant", variant_judge(plan, obs, json_string_value(
-		json_object_get(json_object_get(pj.py, "chosen"), "version"))));
+	json_object_set_new(obs, "variant", variant_judge(plan, obs,
+		obs_system_python_chosen_version(obs)));
 	res->obs = obs;
 	return 0;
 }
@@ -232,7 +233,7 @@ os_parts(const char *os, char *name, size_t nlen, char *rel, size_t rlen)
 static void
 check_os(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	const char *os = str2(obs, "os", "pretty");
+	const char *os = obs_system_os_pretty(obs);
 	struct want w;
 	char n1[128], r1[32], n2[128], r2[32];
 	struct kd_row *r;
@@ -261,7 +262,7 @@ check_os(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_arch(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	const char *arch = json_string_value(json_object_get(obs, "arch"));
+	const char *arch = obs_system_arch(obs);
 	struct want w;
 	struct kd_row *r;
 
@@ -278,7 +279,7 @@ check_arch(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_vendor(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	const char *v = json_string_value(json_object_get(obs, "gpu_vendor"));
+	const char *v = obs_system_gpu_vendor(obs);
 	struct want w;
 	struct kd_row *r;
 
@@ -298,8 +299,8 @@ check_vendor(struct kd_result *res, const json_t *obs, const json_t *ref)
 static int
 model_is_pci_id(const char *model, const json_t *gpu)
 {
-	const char *did = json_string_value(json_object_get(gpu, "device_id"));
-	const char *vid = json_string_value(json_object_get(gpu, "vendor_id"));
+	const char *did = obs_system_gpus_device_id(gpu);
+	const char *vid = obs_system_gpus_vendor_id(gpu);
 	char buf[64];
 	const char *p = model;
 
@@ -333,8 +334,8 @@ gpu_matches(const json_t *gpu, const char *model)
 
 	if (model_is_pci_id(model, gpu))
 		return 2;
-	const char *names[] = { json_string_value(json_object_get(gpu, "name")),
-				json_string_value(json_object_get(gpu, "pci_name")) };
+	const char *names[] = { obs_system_gpus_name(gpu),
+				obs_system_gpus_pci_name(gpu) };
 	for (size_t i = 0; i < 2; i++) {
 		if (names[i] == NULL)
 			continue;
@@ -356,12 +357,12 @@ gpu_matches(const json_t *gpu, const char *model)
 static const json_t *
 main_gpu(const json_t *obs)
 {
-	const char *v = json_string_value(json_object_get(obs, "gpu_vendor"));
+	const char *v = obs_system_gpu_vendor(obs);
 	size_t i;
 	json_t *g;
 
-	json_array_foreach(json_object_get(obs, "gpus"), i, g)
-		if (v && strcmp(json_string_value(json_object_get(g, "vendor")), v) == 0)
+	json_array_foreach(obs_system_gpus(obs), i, g)
+		if (v && strcmp(obs_system_gpus_vendor(g), v) == 0)
 			return g;
 	return NULL;
 }
@@ -370,7 +371,7 @@ static void
 check_model(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
 	const json_t *g = main_gpu(obs);
-	const char *name = g ? json_string_value(json_object_get(g, "name")) : NULL;
+	const char *name = g ? obs_system_gpus_name(g) : NULL;
 	const char *refpci = str2(ref, "system", "gpu_pci_id");
 	char observed[512];
 	struct want w;
@@ -378,8 +379,8 @@ check_model(struct kd_result *res, const json_t *obs, const json_t *ref)
 
 	if (g != NULL)
 		snprintf(observed, sizeof observed, "%s (%s:%s)", name ? name : "?",
-			 json_string_value(json_object_get(g, "vendor_id")),
-			 json_string_value(json_object_get(g, "device_id")));
+			 obs_system_gpus_vendor_id(g),
+			 obs_system_gpus_device_id(g));
 	else
 		snprintf(observed, sizeof observed, "none");
 	want_of(ref, "system.gpu_model", &w);
@@ -406,7 +407,7 @@ check_model(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_count(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	json_int_t n = json_integer_value(json_object_get(obs, "gpu_count"));
+	json_int_t n = obs_system_gpu_count(obs);
 	struct want w;
 	char o[32];
 	struct kd_row *r;
@@ -428,7 +429,7 @@ check_count(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_driver(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	const char *d = str2(obs, "driver", "version");
+	const char *d = obs_system_driver_version(obs);
 	struct want w;
 	struct kd_row *r;
 
@@ -443,8 +444,8 @@ check_driver(struct kd_result *res, const json_t *obs, const json_t *ref)
 	if (d == NULL) {
 		r = kd_rows_add(&res->rows, "system.driver", KD_R_FAIL, "GPU driver", "none",
 				w.text, OBS_FILE);
-		row_mismatch(r, json_string_value(json_object_get(obs, "backend_reason")) ?
-			     json_string_value(json_object_get(obs, "backend_reason")) :
+		row_mismatch(r, obs_system_backend_reason(obs) ?
+			     obs_system_backend_reason(obs) :
 			     "no GPU driver is loaded");
 		return;
 	}
@@ -476,19 +477,17 @@ check_toolkit(struct kd_result *res, const json_t *obs, const json_t *ref, const
 	int cuda = strcmp(key, "cuda") == 0;
 	const char *id = cuda ? "system.cuda" : "system.rocm";
 	const char *label = cuda ? "CUDA" : "ROCm";
-	const json_t *plan = json_object_get(obs, "plan");
-	const char *planned = json_string_value(json_object_get(plan, key));
-	const char *kind = json_string_value(json_object_get(plan, "kind"));
-	const char *platform = cuda ? str2(obs, "cuda", "driver_max") : str2(obs, "rocm", "version");
-	const char *drv = str2(obs, "driver", "version");
+	const char *planned = cuda ? obs_system_plan_cuda(obs) : obs_system_plan_rocm(obs);
+	const char *kind = obs_system_plan_kind(obs);
+	const char *platform = cuda ? obs_system_cuda_driver_max(obs) : obs_system_rocm_version(obs);
+	const char *drv = obs_system_driver_version(obs);
 	char observed[256];
 	struct want w;
 	struct kd_row *r;
 
 	if (planned != NULL)
 		snprintf(observed, sizeof observed, "%s (planned: %s)", planned,
-			 json_string_value(json_object_get(plan, "tag")) ?
-			 json_string_value(json_object_get(plan, "tag")) : "PyPI wheel");
+			 obs_system_plan_tag(obs) ? obs_system_plan_tag(obs) : "PyPI wheel");
 	else if (platform != NULL)
 		snprintf(observed, sizeof observed, "none planned; %s %s on this machine",
 			 cuda ? "the driver runs up to" : "ROCm", platform);
@@ -519,8 +518,7 @@ check_toolkit(struct kd_result *res, const json_t *obs, const json_t *ref, const
 	/* nothing planned (torch from the system, or no plan yet): can this
 	 * machine run what the reference used? */
 	int ok = 0;
-	if (cuda && drv != NULL && strcmp(str2(obs, "driver", "vendor") ? str2(obs, "driver",
-	    "vendor") : "", "nvidia") == 0)
+	if (cuda && drv != NULL && strcmp(obs_system_driver_vendor(obs) ? obs_system_driver_vendor(obs) : "", "nvidia") == 0)
 		ok = variant_driver_runs(drv, w.text) > 0;
 	else if (!cuda && platform != NULL)
 		ok = same_major_minor(platform, w.text);
@@ -536,19 +534,19 @@ check_toolkit(struct kd_result *res, const json_t *obs, const json_t *ref, const
 static const char *
 planned_backend(const json_t *obs)
 {
-	const char *kind = str2(obs, "plan", "kind");
+	const char *kind = obs_system_plan_kind(obs);
 
 	if (kind != NULL && (strcmp(kind, "cuda") == 0 || strcmp(kind, "rocm") == 0 ||
 			     strcmp(kind, "cpu") == 0))
 		return kind;
-	return json_string_value(json_object_get(obs, "backend"));
+	return obs_system_backend(obs);
 }
 
 static void
 check_backend(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
 	const char *b = planned_backend(obs);
-	const char *plat = json_string_value(json_object_get(obs, "backend"));
+	const char *plat = obs_system_backend(obs);
 	char observed[256];
 	struct want w;
 	struct kd_row *r;
@@ -569,9 +567,8 @@ check_backend(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_python(struct kd_result *res, const json_t *obs, const json_t *ref)
 {
-	const json_t *ch = json_object_get(json_object_get(obs, "python"), "chosen");
-	const char *v = json_string_value(json_object_get(ch, "version"));
-	const char *path = json_string_value(json_object_get(ch, "path"));
+	const char *v = obs_system_python_chosen_version(obs);
+	const char *path = obs_system_python_chosen_path(obs);
 	char observed[512], mm[32] = "", emm[32] = "";
 	struct want w;
 	struct kd_row *r;
@@ -588,8 +585,8 @@ check_python(struct kd_result *res, const json_t *obs, const json_t *ref)
 	r = kd_rows_add(&res->rows, "system.python", ok ? KD_R_PASS : KD_R_FAIL, "Python major.minor",
 			observed, emm[0] ? emm : w.text, OBS_FILE);
 	if (!ok)
-		kd_row_set_error(r, json_string_value(json_object_get(ch, "reason")) ?
-				 json_string_value(json_object_get(ch, "reason")) :
+		kd_row_set_error(r, obs_system_python_chosen_reason(obs) ?
+				 obs_system_python_chosen_reason(obs) :
 				 "another Python than the reference's",
 				 "install that Python (e.g. apt-get install python3.X) or give "
 				 "--python PATH, or record a deviation");
@@ -598,49 +595,44 @@ check_python(struct kd_result *res, const json_t *obs, const json_t *ref)
 static void
 check_interpreter(struct kd_result *res, const json_t *obs)
 {
-	const json_t *ch = json_object_get(json_object_get(obs, "python"), "chosen");
-	const char *path = json_string_value(json_object_get(ch, "path"));
-	const char *st = json_string_value(json_object_get(ch, "status"));
+	const char *path = obs_system_python_chosen_path(obs);
+	const char *st = obs_system_python_chosen_status(obs);
 	char observed[512];
 	struct kd_row *r;
 
-	if (st != NULL && strcmp(st, "ok") == 0 && json_is_true(json_object_get(ch, "venv"))) {
+	if (st != NULL && strcmp(st, "ok") == 0 && obs_system_python_chosen_venv(obs)) {
 		snprintf(observed, sizeof observed, "%s %s (%s)", path,
-			 json_string_value(json_object_get(ch, "version")),
-			 json_string_value(json_object_get(ch, "reason")));
+			 obs_system_python_chosen_version(obs), obs_system_python_chosen_reason(obs));
 		kd_rows_add(&res->rows, "system.interpreter", KD_R_PASS, "interpreter for the rebuild",
 			    observed, "runs and can create virtual environments", OBS_FILE);
 		return;
 	}
 	snprintf(observed, sizeof observed, "%s: %s", path ? path : "none",
 		 st && strcmp(st, "ok") == 0 ? "cannot create virtual environments" :
-		 json_string_value(json_object_get(ch, "reason")) ?
-		 json_string_value(json_object_get(ch, "reason")) : "does not run");
+		 obs_system_python_chosen_reason(obs) ? obs_system_python_chosen_reason(obs) : "does not run");
 	r = kd_rows_add(&res->rows, "system.interpreter", KD_R_FAIL, "interpreter for the rebuild",
 			observed, "runs and can create virtual environments", OBS_FILE);
-	kd_row_set_error(r, json_string_value(json_object_get(ch, "venv_error")) ?
-			 json_string_value(json_object_get(ch, "venv_error")) : observed,
+	kd_row_set_error(r, obs_system_python_chosen_venv_error(obs) ?
+			 obs_system_python_chosen_venv_error(obs) : observed,
 			 "install the venv module for this Python, or give --python PATH");
 }
 
 static void
 check_variant(struct kd_result *res, const json_t *obs)
 {
-	const json_t *plan = json_object_get(obs, "plan"), *v = json_object_get(obs, "variant");
-	const char *st = json_string_value(json_object_get(v, "status"));
-	const char *kind = json_string_value(json_object_get(plan, "kind"));
-	const char *tag = json_string_value(json_object_get(plan, "tag"));
+	const char *st = obs_system_variant_status(obs);
+	const char *kind = obs_system_plan_kind(obs);
+	const char *tag = obs_system_plan_tag(obs);
 	char observed[1024];
 	const json_t *first = NULL, *p;
 	size_t i;
 	struct kd_row *r;
 
 	snprintf(observed, sizeof observed, "%s (%s)", tag ? tag : kind ? kind : "unknown",
-		 json_string_value(json_object_get(plan, "source")) ?
-		 json_string_value(json_object_get(plan, "source")) : "");
-	json_array_foreach(json_object_get(v, "problems"), i, p) {
-		if (first == NULL || (strcmp(json_string_value(json_object_get(p, "status")), "fail") == 0 &&
-				      strcmp(json_string_value(json_object_get(first, "status")), "fail")))
+		 obs_system_plan_source(obs) ? obs_system_plan_source(obs) : "");
+	json_array_foreach(obs_system_variant_problems(obs), i, p) {
+		if (first == NULL || (strcmp(obs_system_problems_status(p), "fail") == 0 &&
+				      strcmp(obs_system_problems_status(first), "fail")))
 			first = p;
 	}
 	enum kd_rstat rs = st && strcmp(st, "fail") == 0 ? KD_R_FAIL :
@@ -648,20 +640,20 @@ check_variant(struct kd_result *res, const json_t *obs)
 	r = kd_rows_add(&res->rows, "system.variant", rs, "PyTorch variant fits this machine",
 			observed, "driver, GPU and Python fit the planned build", OBS_FILE);
 	if (first != NULL) {
-		const char *fits = json_string_value(json_object_get(first, "fits"));
+		const char *fits = obs_system_problems_fits(first);
 		char hint[256];
 		snprintf(hint, sizeof hint, "use %s in requirements-rebuild.txt", fits ? fits : "");
-		kd_row_set_error(r, json_string_value(json_object_get(first, "message")),
+		kd_row_set_error(r, obs_system_problems_message(first),
 				 fits ? hint : NULL);
-	} else if (json_string_value(json_object_get(v, "note")) != NULL) {
-		kd_row_set_error(r, json_string_value(json_object_get(v, "note")), NULL);
+	} else if (obs_system_variant_note(obs) != NULL) {
+		kd_row_set_error(r, obs_system_variant_note(obs), NULL);
 	}
 }
 
 static void
 check_devices(struct kd_result *res, const json_t *obs)
 {
-	const json_t *devs = json_object_get(obs, "devices"), *d;
+	const json_t *devs = obs_system_devices(obs), *d;
 	const char *b = planned_backend(obs);
 	size_t i, n = 0, denied = 0;
 	const json_t *bad = NULL;
@@ -669,10 +661,10 @@ check_devices(struct kd_result *res, const json_t *obs)
 	struct kd_row *r;
 
 	json_array_foreach(devs, i, d) {
-		if (!json_is_true(json_object_get(d, "exists")))
+		if (!obs_system_devices_exists(d))
 			continue;
 		n++;
-		if (strcmp(json_string_value(json_object_get(d, "access")), "rw") != 0) {
+		if (strcmp(obs_system_devices_access(d), "rw") != 0) {
 			denied++;
 			if (bad == NULL)
 				bad = d;
@@ -692,11 +684,11 @@ check_devices(struct kd_result *res, const json_t *obs)
 	r = kd_rows_add(&res->rows, "system.devices", needed ? KD_R_FAIL : KD_R_WARN,
 			"GPU device nodes usable", observed, "readable and writable", OBS_FILE);
 	if (bad != NULL)
-		kd_row_set_error(r, json_string_value(json_object_get(bad, "path")),
-				 json_string_value(json_object_get(bad, "hint")));
+		kd_row_set_error(r, obs_system_devices_path(bad),
+				 obs_system_devices_hint(bad));
 	else
-		kd_row_set_error(r, json_string_value(json_object_get(obs, "backend_reason")) ?
-				 json_string_value(json_object_get(obs, "backend_reason")) :
+		kd_row_set_error(r, obs_system_backend_reason(obs) ?
+				 obs_system_backend_reason(obs) :
 				 "no /dev/nvidia* or /dev/kfd", "start the container with GPU "
 				 "access (docker run --gpus all, or --device /dev/kfd --device /dev/dri)");
 }
@@ -704,7 +696,7 @@ check_devices(struct kd_result *res, const json_t *obs)
 static int
 system_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
-	const json_t *obs = res->obs ? res->obs : kd_ctx_obs(ctx, stage_index("system"));
+	const json_t *obs = res->obs ? res->obs : kd_ctx_obs(ctx, stage_pos(&kd_stage_system));
 	const json_t *ref = ctx->ref;
 
 	(void)err;
@@ -744,29 +736,28 @@ describe_gpus(const json_t *obs, struct kd_rows *rows)
 	json_t *g;
 	char id[64], v[512], label[64];
 
-	json_array_foreach(json_object_get(obs, "gpus"), i, g) {
-		json_int_t mem = json_integer_value(json_object_get(g, "memory_mib"));
+	json_array_foreach(obs_system_gpus(obs), i, g) {
+		json_int_t mem = obs_system_gpus_memory_mib(g);
 		snprintf(id, sizeof id, "info.gpu%zu", i);
 		snprintf(label, sizeof label, "GPU %zu", i);
-		snprintf(v, sizeof v, "%s %s (%s:%s) at %s", json_string_value(json_object_get(g,
-			 "vendor")), json_string_value(json_object_get(g, "name")),
-			 json_string_value(json_object_get(g, "vendor_id")),
-			 json_string_value(json_object_get(g, "device_id")),
-			 json_string_value(json_object_get(g, "pci")));
+		snprintf(v, sizeof v, "%s %s (%s:%s) at %s", obs_system_gpus_vendor(g), obs_system_gpus_name(g),
+			 obs_system_gpus_vendor_id(g),
+			 obs_system_gpus_device_id(g),
+			 obs_system_gpus_pci(g));
 		if (mem > 0) {
 			size_t n = strlen(v);
 			snprintf(v + n, sizeof v - n, ", %lld MiB", (long long)mem);
 		}
-		const char *cc = json_string_value(json_object_get(g, "compute_cap"));
+		const char *cc = obs_system_gpus_compute_cap(g);
 		if (cc != NULL) {
 			size_t n = strlen(v);
 			snprintf(v + n, sizeof v - n, ", compute capability %s", cc);
 		}
 		info(rows, id, label, v);
 	}
-	if (json_array_size(json_object_get(obs, "gpus")) == 0)
-		info(rows, "info.gpu", "GPUs", json_string_value(json_object_get(obs, "gpus_reason")) ?
-		     json_string_value(json_object_get(obs, "gpus_reason")) :
+	if (json_array_size(obs_system_gpus(obs)) == 0)
+		info(rows, "info.gpu", "GPUs", obs_system_gpus_reason(obs) ?
+		     obs_system_gpus_reason(obs) :
 		     "none on the PCI bus (CPU only)");
 }
 
@@ -777,16 +768,17 @@ describe_tools(const json_t *obs, struct kd_rows *rows)
 	json_t *t;
 	char id[64], v[512];
 
-	json_object_foreach(json_object_get(obs, "tools"), key, t) {
-		const char *st = json_string_value(json_object_get(t, "status"));
+	/* (jansson iterates a non-const object; nothing is changed) */
+	json_object_foreach((json_t *)obs_system_tools(obs), key, t) {
+		const char *st = obs_system_tools_status(t);
 		snprintf(id, sizeof id, "info.tool.%s", key);
 		if (st && strcmp(st, "ok") == 0)
-			snprintf(v, sizeof v, "%s (%s)", json_string_value(json_object_get(t, "version")),
-				 json_string_value(json_object_get(t, "path")));
+			snprintf(v, sizeof v, "%s (%s)", obs_system_tools_version(t),
+				 obs_system_tools_path(t));
 		else
 			snprintf(v, sizeof v, "%s: %s", st ? st : "?",
-				 json_string_value(json_object_get(t, "reason")) ?
-				 json_string_value(json_object_get(t, "reason")) : "");
+				 obs_system_tools_reason(t) ?
+				 obs_system_tools_reason(t) : "");
 		info(rows, id, key, v);
 	}
 }
@@ -795,7 +787,7 @@ static void
 system_describe(const struct kd_result *res, struct kd_rows *rows)
 {
 	const json_t *obs = res->obs;
-	const json_t *nv, *smi, *d, *ch;
+	const json_t *d;
 	const char *key;
 	json_t *val;
 	size_t i;
@@ -803,71 +795,61 @@ system_describe(const struct kd_result *res, struct kd_rows *rows)
 
 	if (obs == NULL)
 		return;
-	info(rows, "info.os", "OS", str2(obs, "os", "pretty"));
-	snprintf(v, sizeof v, "%s, %s, glibc %s", str2(obs, "kernel", "release"),
-		 json_string_value(json_object_get(obs, "arch")), str2(obs, "libc", "version"));
+	info(rows, "info.os", "OS", obs_system_os_pretty(obs));
+	snprintf(v, sizeof v, "%s, %s, glibc %s", obs_system_kernel_release(obs),
+		 obs_system_arch(obs), obs_system_libc_version(obs));
 	info(rows, "info.kernel", "kernel, arch, libc", v);
-	snprintf(v, sizeof v, "%s (%lld)", str2(obs, "cpu", "model") ? str2(obs, "cpu", "model") :
-		 "unknown", (long long)json_integer_value(json_object_get(json_object_get(obs, "cpu"),
-										  "count")));
+	snprintf(v, sizeof v, "%s (%lld)", obs_system_cpu_model(obs) ? obs_system_cpu_model(obs) :
+		 "unknown", (long long)obs_system_cpu_count(obs));
 	info(rows, "info.cpu", "CPU", v);
-	snprintf(v, sizeof v, "%s (%s)", str2(obs, "container", "kind"), str2(obs, "container",
-									    "evidence"));
+	snprintf(v, sizeof v, "%s (%s)", obs_system_container_kind(obs), obs_system_container_evidence(obs));
 	info(rows, "info.container", "container or host", v);
 	describe_gpus(obs, rows);
-	snprintf(v, sizeof v, "%s%s%s%s%s", str2(obs, "driver", "version") ? str2(obs, "driver",
-		 "vendor") : "none", str2(obs, "driver", "version") ? " " : "",
-		 str2(obs, "driver", "version") ? str2(obs, "driver", "version") : "",
-		 str2(obs, "driver", "flavor") ? ", kernel module: " : "",
-		 str2(obs, "driver", "flavor") ? str2(obs, "driver", "flavor") : "");
+	snprintf(v, sizeof v, "%s%s%s%s%s", obs_system_driver_version(obs) ? obs_system_driver_vendor(obs) : "none", obs_system_driver_version(obs) ? " " : "",
+		 obs_system_driver_version(obs) ? obs_system_driver_version(obs) : "",
+		 obs_system_driver_flavor(obs) ? ", kernel module: " : "",
+		 obs_system_driver_flavor(obs) ? obs_system_driver_flavor(obs) : "");
 	info(rows, "info.driver", "driver", v);
-	nv = json_object_get(obs, "nvidia");
-	smi = json_object_get(nv, "smi");
-	if (smi != NULL) {
-		const char *st = json_string_value(json_object_get(smi, "status"));
-		snprintf(v, sizeof v, "%s%s%s", st, json_string_value(json_object_get(smi, "explanation"))
-			 ? ": " : json_string_value(json_object_get(smi, "reason")) ? ": " : "",
-			 json_string_value(json_object_get(smi, "explanation")) ?
-			 json_string_value(json_object_get(smi, "explanation")) :
-			 json_string_value(json_object_get(smi, "reason")) ?
-			 json_string_value(json_object_get(smi, "reason")) : "");
+	if (obs_system_nvidia_smi(obs) != NULL) {
+		const char *st = obs_system_nvidia_smi_status(obs);
+		const char *why = obs_system_nvidia_smi_explanation(obs) ?
+				  obs_system_nvidia_smi_explanation(obs) : obs_system_nvidia_smi_reason(obs);
+		snprintf(v, sizeof v, "%s%s%s", st, why ? ": " : "", why ? why : "");
 		info(rows, "info.nvidia-smi", "nvidia-smi", v);
 	}
-	if (str2(obs, "cuda", "driver_max") != NULL)
-		info(rows, "info.cuda", "CUDA the driver runs", str2(obs, "cuda", "driver_max"));
-	if (str2(obs, "rocm", "version") != NULL)
-		info(rows, "info.rocm", "ROCm", str2(obs, "rocm", "version"));
-	if (json_string_value(json_object_get(obs, "backend_reason")) != NULL)
+	if (obs_system_cuda_driver_max(obs) != NULL)
+		info(rows, "info.cuda", "CUDA the driver runs", obs_system_cuda_driver_max(obs));
+	if (obs_system_rocm_version(obs) != NULL)
+		info(rows, "info.rocm", "ROCm", obs_system_rocm_version(obs));
+	if (obs_system_backend_reason(obs) != NULL)
 		info(rows, "info.backend", "why no GPU backend",
-		     json_string_value(json_object_get(obs, "backend_reason")));
-	json_array_foreach(json_object_get(obs, "devices"), i, d) {
-		if (!json_is_true(json_object_get(d, "exists")))
+		     obs_system_backend_reason(obs));
+	json_array_foreach(obs_system_devices(obs), i, d) {
+		if (!obs_system_devices_exists(d))
 			continue;
-		snprintf(id, sizeof id, "info.dev.%s", json_string_value(json_object_get(d, "path")));
-		snprintf(v, sizeof v, "%s, group %s%s%s", json_string_value(json_object_get(d, "access")),
-			 json_string_value(json_object_get(d, "group")),
-			 json_object_get(d, "hint") ? ": " : "",
-			 json_object_get(d, "hint") ? json_string_value(json_object_get(d, "hint")) : "");
-		info(rows, id, json_string_value(json_object_get(d, "path")), v);
+		snprintf(id, sizeof id, "info.dev.%s", obs_system_devices_path(d));
+		snprintf(v, sizeof v, "%s, group %s%s%s", obs_system_devices_access(d),
+			 obs_system_devices_group(d),
+			 obs_system_devices_hint(d) ? ": " : "",
+			 obs_system_devices_hint(d) ? obs_system_devices_hint(d) : "");
+		info(rows, id, obs_system_devices_path(d), v);
 	}
 	describe_tools(obs, rows);
-	ch = json_object_get(json_object_get(obs, "python"), "chosen");
-	snprintf(v, sizeof v, "%s %s, %s; %s", json_string_value(json_object_get(ch, "path")),
-		 json_string_value(json_object_get(ch, "version")) ?
-		 json_string_value(json_object_get(ch, "version")) : "?",
-		 json_is_true(json_object_get(ch, "venv")) ? "can create venvs" : "cannot create venvs",
-		 json_string_value(json_object_get(ch, "reason")));
+	snprintf(v, sizeof v, "%s %s, %s; %s", obs_system_python_chosen_path(obs),
+		 obs_system_python_chosen_version(obs) ? obs_system_python_chosen_version(obs) : "?",
+		 obs_system_python_chosen_venv(obs) ? "can create venvs" : "cannot create venvs",
+		 obs_system_python_chosen_reason(obs));
 	info(rows, "info.python", "interpreter", v);
 	v[0] = '\0';
-	json_array_foreach(json_object_get(json_object_get(obs, "python"), "available"), i, val) {
+	json_array_foreach(obs_system_python_available(obs), i, val) {
 		size_t n = strlen(v);
 		snprintf(v + n, sizeof v - n, "%s%s", n ? " " : "",
-			 json_string_value(json_object_get(val, "path")));
+			 obs_system_pythons_path(val));
 	}
 	info(rows, "info.pythons", "interpreters found", v[0] ? v : "none");
-	snprintf(v, sizeof v, "%s: %s", str2(obs, "plan", "kind"), str2(obs, "plan", "source"));
+	snprintf(v, sizeof v, "%s: %s", obs_system_plan_kind(obs), obs_system_plan_source(obs));
 	info(rows, "info.plan", "planned PyTorch", v);
-	json_object_foreach(json_object_get(obs, "env"), key, val) {
+	json_object_foreach((json_t *)obs_system_env(obs), key, val) {
 		snprintf(id, sizeof id, "info.env.%s", key);
 		info(rows, id, key, json_string_value(val));
 	}
@@ -879,6 +861,7 @@ const struct kd_stage_ops kd_stage_system = {
 	.summary = "GPU, driver, device nodes, OS, compilers, interpreter and the PyTorch "
 		   "variant of this machine, against the reference's system row",
 	.obs_file = OBS_FILE,
+	.replay = 1,
 	.gather = system_gather,
 	.check = system_check,
 	.describe = system_describe,

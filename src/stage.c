@@ -84,6 +84,28 @@ stage_index(const char *id)
 	return -1;
 }
 
+int
+stage_pos(const struct kd_stage_ops *ops)
+{
+	for (int i = 0; i < KD_NSTAGES; i++)
+		if (kd_stages[i] == ops)
+			return i;
+	return -1;
+}
+
+const char *
+stage_id_list(char *buf, size_t len, const char *sep)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (int i = 0; i < KD_NSTAGES && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "", kd_stages[i]->id);
+	return buf;
+}
+
 /* ---- rows ---- */
 
 static char *
@@ -205,8 +227,67 @@ void
 kd_result_free(struct kd_result *res)
 {
 	json_decref(res->obs);
+	json_decref(res->record);
 	kd_rows_free(&res->rows);
 	memset(res, 0, sizeof *res);
+}
+
+/* The list name of res->record, made when missing. */
+static json_t *
+record_list(struct kd_result *res, const char *name)
+{
+	json_t *l;
+
+	if (res->record == NULL)
+		res->record = json_object();
+	if ((l = json_object_get(res->record, name)) == NULL) {
+		l = json_array();
+		json_object_set_new(res->record, name, l);
+	}
+	return l;
+}
+
+void
+kd_result_set(struct kd_result *res, const char *path, json_t *value)
+{
+	json_array_append_new(record_list(res, "settings"),
+			      json_pack("{s:s, s:o}", "path", path, "value", value));
+}
+
+void
+kd_result_deviate(struct kd_result *res, const char *check, const char *what,
+		  const char *why, const char *author)
+{
+	json_array_append_new(record_list(res, "deviations"),
+			      json_pack("{s:s, s:s?, s:s, s:s}", "check", check, "what", what,
+					"why", why, "author", author));
+}
+
+static int
+apply_record(struct kd_ctx *ctx, int i, const json_t *record, struct kd_err *err)
+{
+	const json_t *x;
+	size_t k;
+	int rc = 0;
+
+	json_array_foreach(json_object_get(record, "settings"), k, x)
+		yamlio_set(ctx->state.settings, json_string_value(json_object_get(x, "path")),
+			   json_incref(json_object_get(x, "value")));
+	json_array_foreach(json_object_get(record, "deviations"), k, x)
+		if (rc == 0)
+			rc = stage_record_deviation(&ctx->state, i,
+				json_string_value(json_object_get(x, "check")),
+				json_string_value(json_object_get(x, "what")),
+				json_string_value(json_object_get(x, "why")), 0,
+				json_string_value(json_object_get(x, "author")), err);
+	return rc;
+}
+
+int
+stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res, struct kd_err *err)
+{
+	stage_apply_rows(&ctx->state, i, &res->rows, ctx->ref_id);
+	return apply_record(ctx, i, res->record, err);
 }
 
 /* ---- sinks ---- */
@@ -546,8 +627,9 @@ stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 		if (!ctx->readonly)
 			kd_ctx_save_state(ctx, NULL);
 	}
+	if (rc == 0)
+		rc = stage_settle(ctx, i, &res, err);
 	if (rc == 0) {
-		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
 		if (info_rows != NULL && ops->describe != NULL)
 			ops->describe(&res, info_rows);
 		if (!ctx->readonly)

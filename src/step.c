@@ -5,7 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
-
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,19 @@ step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, cons
 	return rc;
 }
 
+/* What every pip step of stages 3 and 4 is given. */
+static void
+pip_settings(struct kd_step *s, const char *what, const char *label, const char *const *argv,
+	     double timeout)
+{
+	s->what = what;
+	s->label = label;
+	s->argv = argv;
+	s->env_set = step_pip_env_set;
+	s->env_unset = step_pip_env_unset;
+	s->timeout_s = timeout;
+}
+
 int
 step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
 	 const char *const *argv, double timeout, struct kd_step *s, json_t *steps,
@@ -184,13 +198,75 @@ step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const
 {
 	int rc;
 
-	s->what = what;
-	s->label = label;
-	s->argv = argv;
-	s->env_set = step_pip_env_set;
-	s->env_unset = step_pip_env_unset;
-	s->timeout_s = timeout;
+	pip_settings(s, what, label, argv, timeout);
 	rc = step_run(ctx, sink, s, err);
 	json_array_append_new(steps, step_record(ctx, s, rc, err));
 	return rc;
+}
+
+/* The second step of a pair, run in its own thread. */
+struct step_job {
+	struct kd_ctx *ctx;
+	struct kd_step *s;
+	struct kd_err *err;
+	int rc;
+	int stop;   /* set by the calling thread: cancel */
+	int done;
+};
+
+static int
+job_stopped(void *u)
+{
+	struct step_job *j = u;
+
+	return __atomic_load_n(&j->stop, __ATOMIC_ACQUIRE);
+}
+
+static void *
+job_main(void *u)
+{
+	struct step_job *j = u;
+
+	j->rc = step_run(j->ctx, NULL, j->s, j->err);
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+void
+step_pip_pair(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
+	      const char *what_a, const char *label_a, const char *const *argv_a,
+	      struct kd_step *a, int *rc_a, struct kd_err *err_a,
+	      const char *what_b, const char *label_b, const char *const *argv_b,
+	      struct kd_step *b, int *rc_b, struct kd_err *err_b, double timeout)
+{
+	struct step_job j = { ctx, b, err_b, KD_EENV, 0, 0 };
+	pthread_t t;
+
+	pip_settings(a, what_a, label_a, argv_a, timeout);
+	pip_settings(b, what_b, NULL, argv_b, timeout);
+	b->cancelled = job_stopped;
+	b->u = &j;
+	if (pthread_create(&t, NULL, job_main, &j) != 0) {
+		/* one after the other */
+		b->cancelled = NULL;
+		b->label = label_b;
+		*rc_a = step_run(ctx, sink, a, err_a);
+		*rc_b = step_run(ctx, sink, b, err_b);
+	} else {
+		*rc_a = step_run(ctx, sink, a, err_a);
+		if (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
+			kd_sink_step(sink, label_b, -1);
+		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
+			if (a->r.cancelled || kd_sink_cancelled(sink))
+				__atomic_store_n(&j.stop, 1, __ATOMIC_RELEASE);
+			poll(NULL, 0, 50);
+		}
+		pthread_join(t, NULL);
+		*rc_b = j.rc;
+		b->cancelled = NULL;
+		b->u = NULL;
+		b->label = label_b;
+	}
+	json_array_append_new(steps, step_record(ctx, a, *rc_a, err_a));
+	json_array_append_new(steps, step_record(ctx, b, *rc_b, err_b));
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
@@ -609,13 +610,6 @@ split_os_arch(const char *s, char *os, size_t oslen, char *arch, size_t archlen)
 	}
 }
 
-/* obj[a][b] as a string, or NULL. */
-static const char *
-sub_str(const json_t *obj, const char *a, const char *b)
-{
-	return json_string_value(json_object_get(json_object_get(obj, a), b));
-}
-
 static json_t *
 str_or_null(const char *s)
 {
@@ -668,27 +662,25 @@ sysinfo_reference_row(const json_t *obs)
 	if (json_object_get(obs, "raw") != NULL || json_object_get(obs, "torch_version") != NULL)
 		return row_from_collect_env(obs);
 	row = json_object();
-	g0 = json_array_get(json_object_get(obs, "gpus"), 0);
-	json_object_set_new(row, "os", str_or_null(sub_str(obs, "os", "pretty")));
-	json_object_set_new(row, "arch", str_or_null(json_string_value(json_object_get(obs, "arch"))));
+	g0 = json_array_get(obs_system_gpus(obs), 0);
+	json_object_set_new(row, "os", str_or_null(obs_system_os_pretty(obs)));
+	json_object_set_new(row, "arch", str_or_null(obs_system_arch(obs)));
 	json_object_set_new(row, "gpu_vendor", json_string(
-		json_string_value(json_object_get(obs, "gpu_vendor")) ?
-		json_string_value(json_object_get(obs, "gpu_vendor")) : "none"));
-	json_object_set_new(row, "gpu_model", str_or_null(json_string_value(json_object_get(g0, "name"))));
+		obs_system_gpu_vendor(obs) ? obs_system_gpu_vendor(obs) : "none"));
+	json_object_set_new(row, "gpu_model", str_or_null(obs_system_gpus_name(g0)));
 	json_object_set_new(row, "gpu_count",
-			    json_integer((json_int_t)json_array_size(json_object_get(obs, "gpus"))));
-	json_object_set_new(row, "driver", str_or_null(sub_str(obs, "driver", "version")));
+			    json_integer((json_int_t)json_array_size(obs_system_gpus(obs))));
+	json_object_set_new(row, "driver", str_or_null(obs_system_driver_version(obs)));
 	/* the CUDA the rebuild plans when known, else what the driver runs */
-	const char *cuda = sub_str(obs, "plan", "cuda");
+	const char *cuda = obs_system_plan_cuda(obs);
 	if (cuda == NULL)
-		cuda = sub_str(obs, "cuda", "driver_max");
+		cuda = obs_system_cuda_driver_max(obs);
 	json_object_set_new(row, "cuda", str_or_null(cuda));
-	const char *rocm = sub_str(obs, "plan", "rocm");
+	const char *rocm = obs_system_plan_rocm(obs);
 	if (rocm == NULL)
-		rocm = sub_str(obs, "rocm", "version");
+		rocm = obs_system_rocm_version(obs);
 	json_object_set_new(row, "rocm", str_or_null(rocm));
 	json_object_set_new(row, "backend", json_string(
-		json_string_value(json_object_get(obs, "backend")) ?
-		json_string_value(json_object_get(obs, "backend")) : "cpu"));
+		obs_system_backend(obs) ? obs_system_backend(obs) : "cpu"));
 	return row;
 }

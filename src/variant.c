@@ -22,6 +22,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/variant.h"
@@ -755,11 +756,9 @@ judge_cuda(json_t *v, const json_t *plan, const json_t *obs)
 	const char *tag = json_string_value(json_object_get(plan, "tag"));
 	const char *torch = json_string_value(json_object_get(json_object_get(plan, "torch"),
 							      "version"));
-	const char *vendor = json_string_value(json_object_get(obs, "gpu_vendor"));
-	const char *drv = json_string_value(json_object_get(json_object_get(obs, "driver"),
-							    "version"));
-	const char *dvendor = json_string_value(json_object_get(json_object_get(obs, "driver"),
-								"vendor"));
+	const char *vendor = obs_system_gpu_vendor(obs);
+	const char *drv = obs_system_driver_version(obs);
+	const char *dvendor = obs_system_driver_vendor(obs);
 	char planned[64], msg[1024], span[256], fits[128];
 
 	if (tag != NULL)
@@ -802,10 +801,10 @@ judge_cuda(json_t *v, const json_t *plan, const json_t *obs)
 		problem(v, "warn", "driver", msg, NULL);
 		return;
 	}
-	if (json_object_get(obs, "backend_reason") != NULL &&
-	    strcmp(json_string_value(json_object_get(obs, "backend")), "cuda") != 0) {
+	if (obs_system_backend_reason(obs) != NULL &&
+	    strcmp(obs_system_backend(obs), "cuda") != 0) {
 		problem(v, "fail", "device",
-			json_string_value(json_object_get(obs, "backend_reason")), NULL);
+			obs_system_backend_reason(obs), NULL);
 		return;
 	}
 	snprintf(msg, sizeof msg, "driver %s runs CUDA %s%s", drv, cuda,
@@ -817,9 +816,9 @@ static void
 judge_rocm(json_t *v, const json_t *plan, const json_t *obs)
 {
 	const char *tag = json_string_value(json_object_get(plan, "tag"));
-	const char *vendor = json_string_value(json_object_get(obs, "gpu_vendor"));
-	const char *backend = json_string_value(json_object_get(obs, "backend"));
-	const char *rv = json_string_value(json_object_get(json_object_get(obs, "rocm"), "version"));
+	const char *vendor = obs_system_gpu_vendor(obs);
+	const char *backend = obs_system_backend(obs);
+	const char *rv = obs_system_rocm_version(obs);
 	char msg[1024];
 
 	if (vendor == NULL || strcmp(vendor, "amd") != 0) {
@@ -834,8 +833,8 @@ judge_rocm(json_t *v, const json_t *plan, const json_t *obs)
 	}
 	if (backend == NULL || strcmp(backend, "rocm") != 0) {
 		snprintf(msg, sizeof msg, "the plan is %s but ROCm cannot reach the GPU: %s", tag,
-			 json_string_value(json_object_get(obs, "backend_reason")) ?
-			 json_string_value(json_object_get(obs, "backend_reason")) : "no /dev/kfd");
+			 obs_system_backend_reason(obs) ?
+			 obs_system_backend_reason(obs) : "no /dev/kfd");
 		problem(v, "fail", "rocm-device", msg, NULL);
 		return;
 	}
@@ -851,7 +850,7 @@ variant_judge(const json_t *plan, const json_t *obs, const char *python)
 	const char *kind = json_string_value(json_object_get(plan, "kind"));
 	const char *torch = json_string_value(json_object_get(json_object_get(plan, "torch"),
 							      "version"));
-	const char *backend = json_string_value(json_object_get(obs, "backend"));
+	const char *backend = obs_system_backend(obs);
 	char range[32], msg[512];
 	size_t i;
 	json_t *p;

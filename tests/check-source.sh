@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/check-source.sh - the house rules of STYLE.md, checked on the code.
 #
-# Usage: check-source.sh [TOPDIR]   (default: the tree holding this script)
+# Usage: check-source.sh [TOPDIR [LIBKDCORE]]   (default: the tree holding
+# this script; $KD_BUILDDIR/libkdcore.a)
 #
 # One TAP line per rule; a broken rule names each offending FILE:LINE.
 #   - no system(, popen(, sprintf(/vsprintf(, strcpy(, strcat(, gets( in
@@ -15,12 +16,21 @@
 #     vdprintf() to file descriptor 1 or 2 (STDOUT_FILENO, STDERR_FILENO)
 #     and no assignment to stdout or stderr under src/ and screens/ but in
 #     src/termout.c and the crash handler of screens/tui.c (a fixed text).
+#   - a stage file (src/stage-*.c) exports only its ops (no function that
+#     is not static) and calls no command (cmd_*, kd_cmd_*) and no other
+#     stage (another stage's gather/check/describe);
+#   - the core library (libkdcore.a, found in $KD_BUILDDIR or given as the
+#     second argument) has no undefined symbol that only screens/ defines
+#     (nm): the core never calls into the walkthrough; skipped when the
+#     library is not built.
 # Comments, string and character literals are blanked before matching, so
 # "never call system()" in a comment is no offence.
 # Exit status: 0 when every rule holds, 1 otherwise.
 
 set -u
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+lib=${2:-${KD_BUILDDIR:+$KD_BUILDDIR/libkdcore.a}}
+case "$lib" in ""|/*) ;; *) lib="$PWD/$lib" ;; esac
 cd "$top" || { echo "not ok - source rules: cannot enter $top"; exit 1; }
 fail=0
 
@@ -91,5 +101,39 @@ raw=$(printf '%s\n' "$code" | grep -E '^(src|screens)/' |
 	grep -v -E '^(src/termout\.c|screens/tui\.c):' |
 	grep -E '(^|[^A-Za-z0-9_])(write|dprintf|vdprintf)[[:space:]]*\([[:space:]]*(1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,|(^|[^A-Za-z0-9_.>])(stdout|stderr)[[:space:]]*=[^=]' || true)
 report "no raw write to the terminal but through src/termout.c" "$raw"
+
+# NAME for every function defined at the start of a line (the house style:
+# the type on the line above) that is not static, as FILE:LINE:NAME.
+exported() {
+	[ $# -gt 0 ] || return 0
+	LC_ALL=C awk '
+	FNR == 1 { prev = "" }
+	/^[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/ && prev !~ /(^|[ \t])static([ \t]|$)/ &&
+	    prev !~ /^[ \t]*$/ && prev !~ /[;{}]$|^#|\*\/$/ {
+		n = $0; sub(/[ \t]*\(.*/, "", n); print FILENAME ":" FNR ":" n
+	}
+	{ prev = $0 }' "$@"
+}
+
+stages=$(sources src | grep '^src/stage-.*\.c$' || true)
+hits=$(exported $stages)
+report "a stage file exports only its ops (src/stage-*.c)" "$hits"
+hits=$(clean $stages | grep -E '^[^:]*:[0-9]+:(.*[^A-Za-z0-9_])?(cmd_[a-z_]+[[:space:]]*\(|kd_cmd_[a-z_]+)|(->|\.)(gather|check|describe)[[:space:]]*\(' || true)
+report "a stage file calls no command and no other stage" "$hits"
+
+if [ -n "$lib" ] && [ -f "$lib" ] && command -v nm >/dev/null 2>&1; then
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdsrc.XXXXXX")
+	exported $(sources screens | grep '\.c$') | cut -d: -f3 | LC_ALL=C sort -u >"$tmp/ui"
+	nm -g --defined-only "$lib" 2>/dev/null | awk 'NF >= 3 { print $3 }' |
+		LC_ALL=C sort -u >"$tmp/def"
+	# undefined in the library, defined by no member of it, defined in screens/
+	hits=$(nm -u "$lib" 2>/dev/null | awk 'NF >= 1 && $0 !~ /:$/ { print $NF }' |
+		LC_ALL=C sort -u | LC_ALL=C comm -23 - "$tmp/def" | LC_ALL=C comm -12 - "$tmp/ui" |
+		sed 's/^/libkdcore.a:0:needs /')
+	rm -rf "$tmp"
+	report "the core library needs no symbol that only screens/ defines (nm)" "$hits"
+else
+	echo "ok - source rule: the core library needs no symbol that only screens/ defines (nm) # SKIP no libkdcore.a built"
+fi
 
 exit $fail

@@ -145,3 +145,31 @@ slurm_stop_node() {
 	kill -9 "$_pid" 2>/dev/null
 	return 0
 }
+
+# fleet_project DIR: a project the fleet tests check on every node: a
+# reference for this host's Python (Debian's, with its torch, cpu backend),
+# a rebuild file naming torch, the CPU-only fixture system root; and q FILE
+# EXPR (a Python expression on a JSON report t) and is FILE EXPR WANT NAME.
+fleet_project() {
+	PYVER=$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')
+	mkdir -p "$1/kernodeck"
+	cat >"$1/kernodeck/reference.yaml" <<EOF_FP
+schema: 1
+python:
+  version: "$PYVER"
+  interpreter: /usr/bin/python3
+  install:
+    system_site_packages: true
+    without_pip: true
+system:
+  os: Debian GNU/Linux 12 (bookworm)
+  arch: $(uname -m)
+  gpu_vendor: none
+  gpu_count: 0
+  backend: cpu
+EOF_FP
+	printf 'torch\n' >"$1/requirements-rebuild.txt"
+	export KD_SYSROOT="$KD_SRCDIR/tests/fixtures/sysroot/cpu-only"
+}
+q() { /usr/bin/python3 -c "import json,sys; t = json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+is() { got=$(q "$1" "$2"); if [ "$got" = "$3" ]; then ok "$4"; else notok "$4 (got: $got; wanted: $3)"; fi; }

@@ -2,7 +2,10 @@
  * mankeys.c - build-time generator of kernodeck.1 from share/kernodeck.1.in:
  * @KEYS@ becomes the KEYS section body in roff, generated from the same
  * table as the help overlay (KD_KEY_INFO in keys.h) plus each stage's own
- * actions (kd_stages[]) with their names for `kernodeck act`; @VERSION@ becomes the version given.
+ * actions (kd_stages[]) with their names for `kernodeck act`; @SYNOPSIS@
+ * becomes the synopsis of the walkthrough and of every command, from their
+ * declarations (kd_cmd_table, cmd.h) as `--help` prints them; @VERSION@
+ * becomes the version given.
  *
  * usage: mankeys TEMPLATE VERSION > kernodeck.1
  */
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/cmd.h"
 #include "kernodeck/keys.h"
 #include "kernodeck/stage.h"
 
@@ -99,6 +103,16 @@ print_keys(FILE *fp)
 	fputs(".PD\n", fp);
 }
 
+static void
+print_synopsis(FILE *fp)
+{
+	fputs(".nh\n", fp);   /* an option is never hyphenated */
+	cmd_synopsis_roff(&kd_cmd_walkthrough, fp);
+	for (size_t i = 0; kd_cmd_table[i] != NULL; i++)
+		cmd_synopsis_roff(kd_cmd_table[i], fp);
+	fputs(".B kernodeck\n.BR \\-\\-help \" | \" \\-\\-version\n.hy\n", fp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -119,6 +133,10 @@ main(int argc, char **argv)
 
 		if (strcmp(line, "@KEYS@\n") == 0) {
 			print_keys(stdout);
+			continue;
+		}
+		if (strcmp(line, "@SYNOPSIS@\n") == 0) {
+			print_synopsis(stdout);
 			continue;
 		}
 		while ((at = strstr(line, "@VERSION@")) != NULL) {

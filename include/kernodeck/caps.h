@@ -11,6 +11,10 @@
 #define KD_CAP_TEXT_FILE      (64u * 1024 * 1024)  /* pip outputs, requirements, collect_env */
 #define KD_CAP_INPUT_LINES    50000u               /* lines of one pip output or requirements file */
 #define KD_CAP_LINE           (64u * 1024)         /* one line of a text input */
+#define KD_CAP_STAGE_IDS      256                  /* the stage ids joined (stage_id_list) */
+#define KD_CAP_CMD_OPTS       24                   /* options of one command (cmd.h) */
+#define KD_CAP_CMD_ELEMENT    96                   /* one element of a synopsis */
+#define KD_CAP_CMD_SYNOPSIS   1024                 /* one command's synopsis */
 #define KD_CAP_PIP_OUTPUT     (64u * 1024 * 1024)
 #define KD_CAP_RUN_TAIL       (256u * 1024)        /* output of a child kept in memory */
 #define KD_CAP_LOG            (16u * 1024 * 1024)  /* one run's output in its log: head and tail */

@@ -6,6 +6,8 @@
 #ifndef KD_FRAME_H
 #define KD_FRAME_H
 
+/* `kernodeck [DIR] [--state-dir DIR] [--python PATH]` (kd_cmd_walkthrough). */
+int cmd_walkthrough(int argc, char **argv);
 /* Open the walkthrough on a project folder; the exit status (cmd.h). */
 int tui_main(const char *project_dir, const char *state_dir, const char *python);
 

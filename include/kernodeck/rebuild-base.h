@@ -9,6 +9,7 @@
  *          added[], removed[]}, problem (missing | unusable | moved |
  *          query | changed | layer), error}
  *   inventory.origin: {rebuilt[], base[], system[]} of name==version
+ *   (read back through obs-rebuild.h's getters)
  * Settings: rebuild.built.base {path, digest, packages[]}, with the rest of
  * rebuild.built (rebuild.h).
  */

@@ -104,9 +104,18 @@ void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
 struct kd_result {
 	json_t *obs;          /* observations (owned); saved to ops->obs_file */
 	struct kd_rows rows;  /* the checks */
+	json_t *record;       /* what the frame records in the state once it has
+			       * stored the rows (stage_run): settings and automatic
+			       * deviations, asked for by check (kd_result_set,
+			       * kd_result_deviate), which changes nothing itself */
 };
 void kd_result_init(struct kd_result *res);
 void kd_result_free(struct kd_result *res);
+/* check asks the frame to set the state's setting path to value (stolen). */
+void kd_result_set(struct kd_result *res, const char *path, json_t *value);
+/* check asks the frame to record a deviation of the stage's failing row check. */
+void kd_result_deviate(struct kd_result *res, const char *check, const char *what,
+		       const char *why, const char *author);
 
 /* Progress and output, backed by the log pane (walkthrough) or stderr
  * (check).  Any member may be NULL. */
@@ -175,6 +184,7 @@ struct kd_stage_ops {
 	const char *title;     /* "Reference" */
 	const char *summary;   /* one line: what the stage gathers or checks */
 	const char *obs_file;  /* observation file under the kernodeck folder, or NULL */
+	int replay;            /* 1: a replay runs it again (src/replay.c) */
 	const struct kd_field *fields;
 	size_t nfields;
 	int (*gather)(struct kd_ctx *ctx, struct kd_result *res,
@@ -193,6 +203,12 @@ extern const struct kd_stage_ops kd_stage_reference, kd_stage_system,
 extern const struct kd_stage_ops *const kd_stages[KD_NSTAGES];
 /* Index of a stage id, or -1. */
 int stage_index(const char *id);
+/* Index of a stage in the table (its ops, so that a misspelt stage is a
+ * compile error, not a -1). */
+int stage_pos(const struct kd_stage_ops *ops);
+/* The stage ids in table order, joined by sep ("reference, system, ...")
+ * into buf; returns buf. */
+const char *stage_id_list(char *buf, size_t len, const char *sep);
 
 /* --- the rules (src/stage.c) --- */
 
@@ -237,6 +253,12 @@ const struct kd_deviation *stage_find_deviation(const struct kd_state *s, int i,
  * "unknown".  Static buffer. */
 const char *kd_author(void);
 
+/* Store the rows of check's result res as stage i's, then record in the
+ * state what check asked for (res->record: settings, automatic
+ * deviations); what stage_run does after check, for an action that judges
+ * saved observations again. */
+int stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res,
+		 struct kd_err *err);
 /* Run stage i: gather, save observations, check, describe; store rows and
  * status in the state and save it.  When gather or check fail, a failing
  * row "stage.error" carries the message into the state.  (To describe

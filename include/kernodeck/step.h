@@ -80,4 +80,16 @@ int step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
 int step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
 	      char **argv, double timeout, struct kd_step *s, json_t *steps, struct kd_err *err);
 
+/* Two pip steps that only read (pip freeze and pip inspect) run side by
+ * side: b in a thread of its own, a here, each with the settings step_pip
+ * gives; both records appended to steps, a's first.  The sink's
+ * cancellation (polled here only: the walkthrough's keyboard is read by
+ * one thread) stops both.  Where no thread can start they run one after
+ * the other.  *rc_a and *rc_b get step_run's codes. */
+void step_pip_pair(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
+		   const char *what_a, const char *label_a, const char *const *argv_a,
+		   struct kd_step *a, int *rc_a, struct kd_err *err_a,
+		   const char *what_b, const char *label_b, const char *const *argv_b,
+		   struct kd_step *b, int *rc_b, struct kd_err *err_b, double timeout);
+
 #endif

@@ -18,6 +18,8 @@
  *   python {chosen {...}, available [...]}   env {NAME: redacted value}
  *   plan {...}   (the planned PyTorch variant, src/variant.c)
  *
+ * Read it back through obs-system.h's getters, never by key paths.
+ *
  * Programs are looked up on PATH and run only when they are there, each with
  * a short timeout; a missing program or a timeout is recorded with its
  * reason, never fatal.

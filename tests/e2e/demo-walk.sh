@@ -20,54 +20,11 @@ export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
 DEMO="$KD_TMP/demo"
 
-# run_stage N TITLE: r on the screen of stage N, wait for its verdict
-run_stage() {
-	tm_wait "$1/7 $2" 10 >/dev/null || return 1
-	tm_keys r
-	i=0
-	while [ $i -lt 240 ]; do
-		v=$(tm_screen | grep -oE "^ $2: (passed|failed|deviation)\." | tail -1)
-		[ -n "$v" ] && { echo "$v"; return 0; }
-		sleep 0.5; i=$((i + 1))
-	done
-	tm_screen | sed 's/^/# /'
-	return 1
-}
-
 tm_start_env 100 30 "TERM=xterm-256color NO_COLOR=1" "$KD_BIN" demo "$DEMO"
 check "demo walk: kernodeck demo creates the project and opens stage 1" tm_wait "1/7 Reference" 30
 check "demo walk: the walkthrough shows the demo's folder" tm_wait "$DEMO"
 
-k=1   # (lib.sh's check uses $n)
-for s in Reference System Rebuild Contract Compute Sample Dossier; do
-	v=$(run_stage $k $s)
-	case "$v" in
-	*failed.*)
-		# a difference of this machine: recorded headless, as a person would
-		echo "# stage $k ($s) failed here; recording its failing checks as deviations"
-		tm_keys q
-		tm_wait "kd-exited-with-0" 10 >/dev/null
-		id=$(echo "$s" | tr 'A-Z' 'a-z')
-		"$KD_BIN" check "$DEMO" --stage "$id" --format json 2>/dev/null | /usr/bin/python3 -c "
-import json, sys
-for st in json.load(sys.stdin)['stages']:
-    for r in st['rows']:
-        if r['status'] == 'fail': print(r['id'])" | while read -r c; do
-			"$KD_BIN" deviate "$DEMO" --stage "$id" --check "$c" \
-				--why "differs on this test machine" >/dev/null
-		done
-		tm_walk 100 30 "$DEMO"
-		tm_wait "$k/7 $s" 20 >/dev/null
-		if tm_wait "Status: deviation" 10 >/dev/null; then v=" $s: deviation."; fi
-		;;
-	esac
-	check "demo walk: screen $k ($s) checked: $v" sh -c "echo '$v' | grep -Eq 'passed|deviation'"
-	if [ $k -lt 7 ]; then
-		tm_keys n
-		check "demo walk: advance from $s" tm_wait "$((k + 1))/7" 10
-	fi
-	k=$((k + 1))
-done
+demo_walk_stages "demo walk" 100 30 "$DEMO"
 
 check "demo walk: the dossier screen shows the dossier written" tm_wait "dossier written"
 check "demo walk: and its SHA256SUMS verified" tm_wait "SHA256SUMS verifies"

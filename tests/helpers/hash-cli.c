@@ -1,5 +1,5 @@
 /*
- * hash-cli.c - `kd-hash`: cmd_hash() as a program, for tests/bench/hash.sh
+ * hash-cli.c - `kd-hash`: kd_cmd_hash.exec() as a program, for tests/bench/hash.sh
  * until `kernodeck hash` is wired into main.c (same arguments).
  */
 #include "config.h"
@@ -9,5 +9,5 @@
 int
 main(int argc, char **argv)
 {
-	return cmd_hash(argc, argv);
+	return kd_cmd_hash.exec(argc, argv);
 }

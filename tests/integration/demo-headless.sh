@@ -48,6 +48,12 @@ for s in reference system rebuild contract compute sample dossier; do
 done
 check "the comparison is real: the float32 output against the float64 reference" \
 	grep -Eq "pass sample.compare +max abs error [0-9.e-]+" "$KD_TMP/check1.txt"
+# every key the observation headers (include/kernodeck/obs-*.h) declare is
+# where its stage wrote it, with its type
+"$KD_BUILDDIR/tests/helpers/obs-keys" "$DEMO/kernodeck" >"$KD_TMP/obs-keys.txt" 2>&1
+r=$?
+sed 's/^/#   obs-keys: /' "$KD_TMP/obs-keys.txt"
+check "the observation headers' keys are all in the demo's observations" test "$r" -eq 0
 
 # JUnit: testsuites > testsuite (name, tests, failures) > testcase (name,
 # classname), failures counted right

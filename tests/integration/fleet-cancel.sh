@@ -7,29 +7,8 @@
 . "$KD_SRCDIR/tests/slurm-lib.sh"
 need_python "fleet cancel" "Debian's python3-torch is not installed" torch
 need_slurm "fleet cancel"
-FX="$KD_SRCDIR/tests/fixtures"
-PYVER=$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')
 P="$KD_TMP/proj"
-mkdir -p "$P/kernodeck"
-cat >"$P/kernodeck/reference.yaml" <<EOF2
-schema: 1
-python:
-  version: "$PYVER"
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  os: Debian GNU/Linux 12 (bookworm)
-  arch: $(uname -m)
-  gpu_vendor: none
-  gpu_count: 0
-  backend: cpu
-EOF2
-printf 'torch\n' >"$P/requirements-rebuild.txt"
-export KD_SYSROOT="$FX/sysroot/cpu-only"
-q() { /usr/bin/python3 -c "import json,sys; t = json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
-is() { got=$(q "$1" "$2"); if [ "$got" = "$3" ]; then ok "$4"; else notok "$4 (got: $got; wanted: $3)"; fi; }
+fleet_project "$P"
 # the probe hangs on n2 when $SL/slow exists, on every node when $SL/hang does
 cat >"$KD_TMP/prolog" <<EOF2
 #!/bin/sh

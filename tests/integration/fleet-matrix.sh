@@ -8,29 +8,8 @@
 need_python "fleet matrix" "Debian's python3-torch is not installed" torch
 need_slurm "fleet matrix"
 FX="$KD_SRCDIR/tests/fixtures"
-PYVER=$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')
 P="$KD_TMP/proj"
-mkdir -p "$P/kernodeck"
-cat >"$P/kernodeck/reference.yaml" <<EOF
-schema: 1
-python:
-  version: "$PYVER"
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  os: Debian GNU/Linux 12 (bookworm)
-  arch: $(uname -m)
-  gpu_vendor: none
-  gpu_count: 0
-  backend: cpu
-EOF
-printf 'torch\n' >"$P/requirements-rebuild.txt"
-export KD_SYSROOT="$FX/sysroot/cpu-only"
-# q FILE EXPR: a Python expression on a JSON report t
-q() { /usr/bin/python3 -c "import json,sys; t = json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
-is() { got=$(q "$1" "$2"); if [ "$got" = "$3" ]; then ok "$4"; else notok "$4 (got: $got; wanted: $3)"; fi; }
+fleet_project "$P"
 
 # --- srun missing: exit 3, and the message names it
 PATH=/nonexistent "$KD_BIN" fleet "$P" --stage system >"$KD_TMP/nosrun.out" 2>"$KD_TMP/nosrun.err"

@@ -44,7 +44,31 @@ cat >"$t/include/kernodeck/keys.h" <<'EOF'
 #define KD_X 1
 EOF
 
-out=$(sh "$checker" "$t"); rc=$?
+cat >"$t/src/stage-one.c" <<'EOF'
+#include "kernodeck/stage.h"
+int
+one_step(int x)
+{
+	return x;
+}
+static int
+one_gather(void)
+{
+	return cmd_check(0, 0) + kd_stages[2]->gather(0, 0, 0, 0);
+}
+EOF
+cat >"$t/screens/frame.c" <<'EOF'
+int
+tui_main(const char *dir)
+{
+	return dir != 0;
+}
+EOF
+# a core library that calls the walkthrough, as cmd-demo.c once did
+printf 'int tui_main(const char *);\nint demo(void) { return tui_main("."); }\n' >"$KD_TMP/demo.c"
+cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"
+
+out=$(sh "$checker" "$t" "$KD_TMP/libkdcore.a"); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   planted: /'
 has() { printf '%s\n' "$out" | grep -qE "$1"; }
 check "checker: a broken rule fails the run" [ "$rc" -eq 1 ]
@@ -60,6 +84,12 @@ check "checker: curses header in src/ found, screen.h and comments spared" \
 	has '^not ok - .*no curses header.*\): src/ui\.c:2$'
 check "checker: screen.h included by the core library, not by main.c" \
 	has '^not ok - .*does not include kernodeck/screen\.h: src/ui\.c:3$'
+check "checker: a stage file's function that is not static found, the static one spared" \
+	has '^not ok - .*exports only its ops.*: src/stage-one\.c:3$'
+check "checker: a stage calling a command and another stage's gather found" \
+	has '^not ok - .*calls no command and no other stage.*: src/stage-one\.c:10$'
+check "checker: the core library needing tui_main (screens/) found by nm" \
+	has '^not ok - .*only screens/ defines \(nm\): libkdcore\.a:0$'
 
 printf 'static void t(void) { write(STDERR_FILENO, "x", 1); }\n' >"$t/src/tty.c"
 out=$(sh "$checker" "$t")
@@ -71,8 +101,12 @@ printf 'static void t(void) { }\n' >"$t/src/tty.c"
 sed -i 's/sprintf(b, "%d", 1)/snprintf(b, 2, "%d", 1)/; s/strcat(b, c)/(void)c/; s/system ("ls")/(void)q/' "$t/src/bad.c"
 printf '#include "config.h"\n' >"$t/src/ui.c"
 printf 'static void d(void) { }\n' >"$t/screens/table.c"
-out=$(sh "$checker" "$t"); rc=$?
+printf 'static int\none_gather(void)\n{\n\treturn 0;\n}\n' >"$t/src/stage-one.c"
+printf 'int demo(void) { return 0; }\n' >"$KD_TMP/demo.c"
+rm -f "$KD_TMP/libkdcore.a"
+cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"
+out=$(sh "$checker" "$t" "$KD_TMP/libkdcore.a"); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   mended: /'
 check "checker: a clean tree passes" [ "$rc" -eq 0 ]
 check "checker: every rule reported ok on the clean tree" \
-	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 10 ]
+	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 13 ]

@@ -707,7 +707,7 @@ test_hash_cmd(void **state)
 	fd = open(tpath("cmd.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	dup2(fd, 1);
 	close(fd);
-	assert_int_equal(cmd_hash(4, argv_ok), 0);
+	assert_int_equal(kd_cmd_hash.exec(4, argv_ok), 0);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
@@ -715,8 +715,8 @@ test_hash_cmd(void **state)
 	snprintf(expect, sizeof expect, "%s  %s\n", SHA_ABC, tpath("abc"));
 	assert_string_equal(out, expect);
 	free(out);
-	assert_int_equal(cmd_hash(2, argv_bad), KD_EINPUT);
-	assert_int_equal(cmd_hash(2, argv_usage), KD_EINPUT);
+	assert_int_equal(kd_cmd_hash.exec(2, argv_bad), KD_EINPUT);
+	assert_int_equal(kd_cmd_hash.exec(2, argv_usage), KD_EINPUT);
 }
 
 static void

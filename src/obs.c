@@ -1,0 +1,96 @@
+/*
+ * obs.c - the table of every observation file's declared keys (the
+ * obs-*.h headers), for the test that proves each is where its stage
+ * writes it (tests/helpers/obs-keys.c).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "kernodeck/obs.h"
+#include "kernodeck/obs-compute.h"
+#include "kernodeck/obs-contract.h"
+#include "kernodeck/obs-dossier.h"
+#include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-reference.h"
+#include "kernodeck/obs-sample.h"
+#include "kernodeck/obs-system.h"
+
+static const struct kd_obs_key reference_keys[] = { KD_OBS_REFERENCE(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key system_keys[] = { KD_OBS_SYSTEM(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key rebuild_keys[] = { KD_OBS_REBUILD(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key contract_keys[] = { KD_OBS_CONTRACT(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key compute_keys[] = { KD_OBS_COMPUTE(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key sample_keys[] = { KD_OBS_SAMPLE(KD_OBS_KEY) { NULL, NULL, 0 } };
+static const struct kd_obs_key dossier_keys[] = { KD_OBS_DOSSIER(KD_OBS_KEY) { NULL, NULL, 0 } };
+
+const struct kd_obs_file kd_obs_files[] = {
+	{ "reference-obs.yaml", reference_keys },
+	{ "system.yaml", system_keys },
+	{ "rebuild.yaml", rebuild_keys },
+	{ "contract.yaml", contract_keys },
+	{ "compute.yaml", compute_keys },
+	{ "sample.yaml", sample_keys },
+	{ "dossier-obs.yaml", dossier_keys },
+	{ NULL, NULL },
+};
+
+#define KD_OBS_KEYS(name, list) \
+	static const struct kd_obs_key name[] = { list(KD_OBS_KEY) { NULL, NULL, 0 } }
+KD_OBS_KEYS(reference_dirty_keys, KD_OBS_REFERENCE_DIRTY);
+KD_OBS_KEYS(reference_submodule_keys, KD_OBS_REFERENCE_SUBMODULE);
+KD_OBS_KEYS(reference_file_keys, KD_OBS_REFERENCE_FILE);
+KD_OBS_KEYS(reference_url_keys, KD_OBS_REFERENCE_URL);
+KD_OBS_KEYS(reference_warning_keys, KD_OBS_REFERENCE_WARNING);
+KD_OBS_KEYS(system_gpu_keys, KD_OBS_SYSTEM_GPU);
+KD_OBS_KEYS(system_device_keys, KD_OBS_SYSTEM_DEVICE);
+KD_OBS_KEYS(system_tool_keys, KD_OBS_SYSTEM_TOOL);
+KD_OBS_KEYS(system_python_keys, KD_OBS_SYSTEM_PYTHONS);
+KD_OBS_KEYS(system_problem_keys, KD_OBS_SYSTEM_PROBLEM);
+KD_OBS_KEYS(rebuild_step_keys, KD_OBS_REBUILD_STEP);
+KD_OBS_KEYS(rebuild_finding_keys, KD_OBS_REBUILD_FINDING);
+
+const struct kd_obs_elems kd_obs_elems[] = {
+	{ "reference-obs.yaml", "code.dirty", reference_dirty_keys },
+	{ "reference-obs.yaml", "code.submodules", reference_submodule_keys },
+	{ "reference-obs.yaml", "files", reference_file_keys },
+	{ "reference-obs.yaml", "urls", reference_url_keys },
+	{ "reference-obs.yaml", "warnings", reference_warning_keys },
+	{ "system.yaml", "gpus", system_gpu_keys },
+	{ "system.yaml", "devices", system_device_keys },
+	{ "system.yaml", "tools", system_tool_keys },
+	{ "system.yaml", "python.available", system_python_keys },
+	{ "system.yaml", "variant.problems", system_problem_keys },
+	{ "rebuild.yaml", "steps", rebuild_step_keys },
+	{ "rebuild.yaml", "requirements.lint.findings", rebuild_finding_keys },
+	{ NULL, NULL, NULL },
+};
+
+const struct kd_obs_file *
+obs_file_find(const char *file)
+{
+	for (const struct kd_obs_file *f = kd_obs_files; f->file != NULL; f++)
+		if (strcmp(f->file, file) == 0)
+			return f;
+	return NULL;
+}
+
+int
+obs_type_ok(const json_t *node, const char *type)
+{
+	if (node == NULL)
+		return 0;
+	if (strcmp(type, "str") == 0)
+		return json_is_string(node);
+	if (strcmp(type, "obj") == 0)
+		return json_is_object(node);
+	if (strcmp(type, "arr") == 0)
+		return json_is_array(node);
+	if (strcmp(type, "bool") == 0)
+		return json_is_boolean(node);
+	if (strcmp(type, "int") == 0)
+		return json_is_integer(node);
+	if (strcmp(type, "num") == 0)
+		return json_is_number(node);
+	return strcmp(type, "any") == 0;
+}
