@@ -14,8 +14,9 @@
  * termout_install() routes stdout and stderr of a headless command through
  * termout_clean() (fopencookie), so that every print of every command goes
  * through it; the logs kernodeck writes keep the raw bytes.  The walkthrough
- * draws with textw_fit(), which shows a control character as '?', and only
- * filters stderr (curses owns stdout).
+ * draws with textw_fit(), which passes every text through termout_clean()
+ * first (the screen shows \x1b as stdout does), and filters stderr only
+ * (curses owns stdout).
  */
 #ifndef KD_TERMOUT_H
 #define KD_TERMOUT_H
