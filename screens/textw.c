@@ -1,9 +1,12 @@
 /*
  * textw.c - untrusted text made printable and measured in columns.
  *
- * One decoder (next_char) walks the bytes with mbrtowc and yields a printable
- * wide character and its width for every position, whatever the input; the
- * other functions are built on it.  No curses here: the unit tests link it
+ * Every text first goes through termout_clean (the one function that makes
+ * control characters visible for stdout, stderr and the screen alike): an
+ * ESC is drawn as \x1b, a BEL as \x07, a byte that is not UTF-8 as \xHH.
+ * Then one decoder (next_char) walks the bytes with mbrtowc and yields a
+ * printable wide character and its width for every position (what the
+ * locale cannot show becomes '?'); the other functions are built on it.  No curses here: the unit tests link it
  * without a terminal.
  */
 #include "config.h"
@@ -16,6 +19,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
+#include "kernodeck/termout.h"
 #include "kernodeck/textw.h"
 
 /* Decode one character of s (not at NUL): the printable wide character,
@@ -53,6 +57,22 @@ next_char(const char *s, wchar_t *wc, int *width)
 	return n;
 }
 
+/* s with its control characters made visible (termout_clean): s itself
+ * when it has none, else a copy that *tofree holds (s again when out of
+ * memory: next_char still shows each control as '?'). */
+static const char *
+visible(const char *s, int flags, char **tofree)
+{
+	size_t n = strlen(s);
+
+	*tofree = NULL;
+	if (termout_unsafe(s, n) == 0 && ((flags & TERMOUT_KEEP_NL) || memchr(s, '\n', n) == NULL))
+		return s;
+	if ((*tofree = termout_clean(s, n, flags, NULL)) == NULL)
+		return s;
+	return *tofree;
+}
+
 /* The ellipsis of the locale and its width. */
 static const char *
 ellipsis(int *w)
@@ -78,14 +98,17 @@ textw_width(const char *s)
 	wchar_t wc;
 	int w = 0, cw;
 
+	char *tofree;
+
 	if (s == NULL)
 		return 0;
-	while (*s != '\0') {
+	for (s = visible(s, 0, &tofree); *s != '\0';) {
 		s += next_char(s, &wc, &cw);
 		if (w > INT_MAX - cw)
 			break;
 		w += cw;
 	}
+	free(tofree);
 	return w;
 }
 
@@ -111,8 +134,9 @@ put_wc(char *out, size_t outlen, size_t *pos, wchar_t wc)
 	return 1;
 }
 
-int
-textw_fit(const char *s, int w, char *out, size_t outlen)
+/* textw_fit on a text already made visible. */
+static int
+fit_visible(const char *s, int w, char *out, size_t outlen)
 {
 	const char *ell;
 	int ew, used = 0, cw;
@@ -151,6 +175,22 @@ textw_fit(const char *s, int w, char *out, size_t outlen)
 	return used;
 }
 
+int
+textw_fit(const char *s, int w, char *out, size_t outlen)
+{
+	char *tofree;
+	int used;
+
+	if (outlen == 0)
+		return 0;
+	out[0] = '\0';
+	if (s == NULL || w <= 0)
+		return 0;
+	used = fit_visible(visible(s, 0, &tofree), w, out, outlen);
+	free(tofree);
+	return used;
+}
+
 /* Copy bytes [a, b) of a string sanitised into a malloc'd string. */
 static char *
 span_dup(const char *a, const char *b)
@@ -172,12 +212,15 @@ span_dup(const char *a, const char *b)
 }
 
 int
-textw_wrap(const char *s, int w, char **lines, int maxlines)
+textw_wrap(const char *text, int w, char **lines, int maxlines)
 {
+	const char *s;
+	char *tofree;
 	int n = 0;
 
-	if (s == NULL || w <= 0 || maxlines <= 0)
+	if (text == NULL || w <= 0 || maxlines <= 0)
 		return 0;
+	s = visible(text, TERMOUT_KEEP_NL, &tofree);
 	while (*s != '\0' && n < maxlines) {
 		const char *p = s, *brk = NULL, *end;
 		int used = 0, cw;
@@ -213,6 +256,7 @@ textw_wrap(const char *s, int w, char **lines, int maxlines)
 			while (*s == ' ')
 				s++;
 	}
+	free(tofree);
 	return n;
 }
 

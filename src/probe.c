@@ -535,6 +535,12 @@ probe_argv(const struct probe_opts *o, const char **argv, size_t max)
 {
 	size_t n = 0;
 
+	if (o->argv != NULL) {
+		for (; o->argv[n] != NULL && n + 1 < max; n++)
+			argv[n] = o->argv[n];
+		argv[n] = NULL;
+		return n;
+	}
 	argv[n++] = o->python;
 	argv[n++] = o->probe_path;
 	argv[n++] = "--expect";

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/cgroup.h"
 #include "kernodeck/procs.h"
 
 #define PROCS_GUARD_TRIES 100   /* scans 10 ms apart: at most a second */
@@ -133,7 +134,7 @@ procs_signal(const char *mark, int whole, int sig, pid_t *seen, size_t cap, size
 /* The guard: wait for kernodeck's end (end of file on the pipe), then
  * end every process marked with its pid, and exit. */
 static void
-guard_main(int rfd, const char *prefix)
+guard_main(int rfd, const char *prefix, const char *cgbase, pid_t owner)
 {
 	static const int ignore[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP,
 				      SIGTTIN, SIGTTOU, SIGPIPE };
@@ -154,6 +155,8 @@ guard_main(int rfd, const char *prefix)
 	while ((n = read(rfd, &c, 1)) != 0)
 		if (n < 0 && errno != EINTR)
 			break;
+	/* the runs' cgroups first: what cleared its mark is there too */
+	cgroup_end_owner(cgbase, owner);
 	for (int i = 0; i < PROCS_GUARD_TRIES; i++) {
 		if (procs_signal(prefix, 0, SIGKILL, NULL, 0, NULL) == 0)
 			break;
@@ -169,8 +172,9 @@ static void
 guard_init(void)
 {
 	char prefix[PROCS_MARK_CAP];
+	const char *cgbase = cgroup_base();   /* found before the fork */
 	int p[2], was = 0;
-	pid_t mid;
+	pid_t mid, owner = getpid();
 
 	snprintf(prefix, sizeof prefix, "%s=%ld.", PROCS_MARK_NAME, (long)getpid());
 	if (pipe2(p, O_CLOEXEC) != 0)
@@ -180,7 +184,7 @@ guard_init(void)
 	mid = fork();
 	if (mid == 0) {
 		if (fork() == 0)
-			guard_main(p[0], prefix);
+			guard_main(p[0], prefix, cgbase, owner);
 		_exit(0);
 	}
 	if (mid > 0)

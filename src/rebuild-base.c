@@ -16,6 +16,7 @@
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
@@ -38,12 +39,12 @@ static int
 ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *what,
     const char *label, const char *python, struct baseenv_query *q, char *msg, size_t len)
 {
-	const char *const argv[] = { python, "-s", "-c", baseenv_query_py, "json", NULL };
 	struct kd_step st = { .keep = 1 };
 	struct kd_err e = { 0 };
 	int rc = -1;
 
-	if (step_pip(ctx, sink, what, label, argv, RBB_TIMEOUT_QUERY, &st, steps, &e) != 0) {
+	if (step_plan(ctx, sink, what, label, plan_base_query(python), RBB_TIMEOUT_QUERY, &st,
+		      steps, &e) != 0) {
 		snprintf(msg, len, "%s", e.msg);
 	} else if (!step_ok(&st)) {
 		char how[128];

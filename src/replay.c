@@ -45,10 +45,13 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/plan.h"
+#include "kernodeck/rebuild.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
+#include "kernodeck/termout.h"
 #include "kernodeck/yamlio.h"
 
 static void
@@ -215,18 +218,98 @@ show_includes(const struct replay_opts *o)
 	free(dp);
 }
 
+/* One command of the plan: "    $ ARGV" (termout_argv: the line the run's
+ * log records), with what it is for on the line above; argv released. */
+static void
+plan_line(const struct replay_opts *o, const char *what, char **argv)
+{
+	char *line = argv ? termout_argv((const char *const *)argv) : NULL;
+
+	say(o, "    # %s", what);
+	say(o, "    $ %s", line ? line : "(out of memory)");
+	free(line);
+	plan_free(argv);
+}
+
+/* The lines of the rebuild file, as the plan shows them. */
+static void
+plan_requirements(const struct replay_opts *o)
+{
+	char *req = NULL, *rp = fsutil_join(o->dossier, "project/" REBUILD_REQUIREMENTS);
+	size_t len;
+
+	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
+		say(o, "      " REBUILD_REQUIREMENTS " (the dossier's copy; the clone's is refused "
+		    "unless the same) holds:");
+		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = '\0';
+			if (*l != '\0' && *l != '#')
+				say(o, "        %s", l);
+		}
+	}
+	free(req);
+	free(rp);
+}
+
+/* Stage 3: the venv (on the base environment when the reference names
+ * one), pip, the install, the inventory. */
+static void
+plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, const char *vpy)
+{
+	int sys_site = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
+	int no_pip = sys_site && json_is_true(yamlio_get(ref, "python.install.without_pip"));
+	const char *base = yamlio_get_str(ref, "python.install.base");
+
+	say(o, "  stage 3, rebuild:");
+	if (base != NULL) {
+		struct baseenv be;
+		struct kd_err e = { 0 };
+		int ok = baseenv_locate(o->workdir, base, &be, &e) == 0;
+
+		if (!ok)
+			say(o, "    (the base environment %s cannot be found: %s)", base, e.msg);
+		plan_line(o, "the base environment: its package folders and packages",
+			  plan_base_query(ok ? be.python : base));
+		plan_line(o, "the venv, made with the base environment's interpreter",
+			  plan_venv(ok ? be.python : base, sys_site, no_pip));
+		say(o, "    # then the base's package folders into .venv-rebuild/.../site-packages/"
+		    BASEENV_PTH " (a file, no program)");
+		plan_line(o, "the venv: its site-packages", plan_base_query(vpy));
+		baseenv_free(&be);
+	} else {
+		plan_line(o, "the venv", plan_venv(py, sys_site, no_pip));
+	}
+	plan_line(o, "pip's version", plan_pip(vpy, PLAN_PIP_VERSION));
+	plan_line(o, "the install", plan_pip(vpy, PLAN_PIP_INSTALL));
+	plan_requirements(o);
+	show_includes(o);
+	plan_line(o, "the inventory", plan_pip(vpy, PLAN_PIP_FREEZE));
+	plan_line(o, "the inventory, with each package's metadata", plan_pip(vpy, PLAN_PIP_INSPECT));
+	if (base != NULL)
+		plan_line(o, "the venv: where each package comes from", plan_base_query(vpy));
+}
+
+/* Every command the replay runs, each as the argument vector the stage
+ * then executes (plan.h builds both). */
 static void
 show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
 {
 	const char *remote = str_of(dy, "code.remote");
 	const char *local = str_of(dy, "code.local_path");
-	const json_t *ep = yamlio_get(ref, "code.entry_point"), *v;
-	char *rp = fsutil_join(o->dossier, "project/requirements-rebuild.txt");
+	char *work = kd_abspath(o->workdir), *vpy = plan_venv_python(work ? work : o->workdir);
+	char *probe = kd_share_path("probe.py");
+	const char *why = NULL;
+	const json_t *v;
+	int uses_venv;
+	char **ep;
 	size_t i;
 
-	say(o, "The replay will run, in %s (and write nothing outside it):", o->workdir);
-	say(o, "  git clone %s %s   (libgit2), then check out %s", remote ? remote : local,
-	    o->workdir, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?");
+	say(o, "The replay will run, in %s (and write nothing outside it):", work);
+	say(o, "  git clone %s %s   (libgit2, no program), then check out %s",
+	    remote ? remote : local, work, str_of(dy, "code.commit") ? str_of(dy, "code.commit")
+	    : "?");
 	json_array_foreach(yamlio_get(ref, "data"), i, v)
 		if (json_string_value(json_object_get(v, "path"))) {
 			const char *dp = json_string_value(json_object_get(v, "path"));
@@ -237,51 +320,28 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			    o->data || dp[0] == '/' ? "   (read outside the work folder, where "
 			    "--data or the reference says)" : "");
 		}
-	if (yamlio_get_str(ref, "python.install.base") != NULL) {
-		struct baseenv be;
-		struct kd_err e = { 0 };
-		int ok = baseenv_locate(o->workdir, yamlio_get_str(ref, "python.install.base"),
-					&be, &e) == 0;
-		say(o, "  %s -s -c QUERY json   (the base environment %s: its package folders "
-		    "and packages)", ok ? be.python : "?", ok ? be.path : e.msg);
-		say(o, "  %s -m venv%s .venv-rebuild, then its package folders into "
-		    ".venv-rebuild/.../site-packages/" BASEENV_PTH, ok ? be.python : "?",
-		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
-		    " --system-site-packages" : "");
-		baseenv_free(&be);
-	} else {
-		say(o, "  %s -m venv%s .venv-rebuild", py,
-		    json_is_true(yamlio_get(ref, "python.install.system_site_packages")) ?
-		    " --system-site-packages" : "");
-	}
-	say(o, "  .venv-rebuild/bin/python -I -m pip --version");
-	say(o, "  .venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r "
-	    "requirements-rebuild.txt, which holds:");
-	show_lines(o, rp);
-	free(rp);
-	show_includes(o);
-	say(o, "  .venv-rebuild/bin/python -I -m pip freeze --all; -I -m pip inspect; "
-	    "-I -m pip check");
-	say(o, "  .venv-rebuild/bin/python %s   (kernodeck's probe: import torch, a small "
-	    "computation on the expected device)", "probe.py");
-	{
-		char line[2048];
-		size_t n = 0;
-		line[0] = '\0';
-		json_array_foreach(ep, i, v) {
-			const char *a = json_string_value(v);
-			if (a == NULL)
-				continue;
-			char q[1024];
-			if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0))
-				a = ".venv-rebuild/bin/python";
-			n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0,
-					      "%s%s", i ? " " : "", contain_quote(a, q, sizeof q));
-			if (n >= sizeof line)
-				break;
-		}
-		say(o, "  %s   (the entry point, on the sample)", line);
-	}
+	say(o, "  stage 2, system: this machine's tools asked for their versions (nvidia-smi, "
+	    "rocminfo, compilers, %s) with kernodeck's own arguments", py);
+	plan_rebuild(o, ref, py, vpy);
+	say(o, "  stage 4, contract:");
+	plan_line(o, "pip check", plan_pip(vpy, PLAN_PIP_CHECK));
+	plan_line(o, "the rebuilt inventory, compared with the reference's (when stage 3's "
+		  "pip inspect is not up to date)",
+		  plan_pip(vpy, PLAN_PIP_INSPECT));
+	say(o, "  stage 5, compute:");
+	plan_line(o, "kernodeck's probe: import torch, a small computation on the expected "
+		  "device", plan_probe(work ? work : o->workdir, probe, ref));
+	say(o, "  stage 6, sample:");
+	if ((ep = plan_entry(work ? work : o->workdir, yamlio_get(ref, "code.entry_point"),
+			     &uses_venv, &why)) != NULL)
+		plan_line(o, "the entry point, on the sample", ep);
+	else
+		say(o, "    (no entry point runs: %s)", why);
+	if (yamlio_get(ref, "resume") != NULL)
+		say(o, "    # and the resume check's runs of the entry point (reference resume:)");
+	free(probe);
+	free(vpy);
+	free(work);
 }
 
 /* Ask once on the terminal.  1: yes. */

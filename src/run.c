@@ -32,10 +32,12 @@
 
 #include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
+#include "kernodeck/cgroup.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/procs.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/termout.h"
 
 #define RUN_READ_SIZE (64u * 1024)
 #define RUN_LOG_BUF   (64u * 1024)
@@ -76,6 +78,8 @@ struct runner {
 	char *ring;          /* the tail: ring_len bytes from ring_head */
 	size_t ring_cap, ring_head, ring_len;
 	struct redact_stream rs;   /* a private key block across lines */
+	struct cgroup_run cg;      /* the run's cgroup, where one can be made */
+	int cg_left;               /* processes cgroup_run_end still found */
 };
 
 static double
@@ -245,7 +249,7 @@ fd_high(int fd)
 static void
 child_exec(const char *path, char *const argv[], char *const envp[],
 	   const struct run_opts *o, int nullfd, int outfd, int errfd, int maxfd,
-	   pid_t parent)
+	   pid_t parent, const struct cgroup_run *cg)
 {
 	static const int reset[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGCHLD,
 				     SIGTTIN, SIGTTOU, SIGTSTP };
@@ -257,6 +261,7 @@ child_exec(const char *path, char *const argv[], char *const envp[],
 	 * before the prctl is seen by getppid() afterwards */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(127);
+	cgroup_run_join(cg);   /* before exec: nothing it starts is outside */
 	setpgid(0, 0);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -493,24 +498,6 @@ group_alive(pid_t pgid)
 	return kill(-pgid, 0) == 0;
 }
 
-/* End what is left of the group once its leader is gone. */
-static void
-end_group(pid_t pgid, double grace)
-{
-	double t0 = mono_now();
-
-	if (!group_alive(pgid))
-		return;
-	kill(-pgid, SIGTERM);
-	while (group_alive(pgid) && mono_now() - t0 < grace)
-		sleep_ms(10);
-	if (group_alive(pgid)) {
-		kill(-pgid, SIGKILL);
-		while (group_alive(pgid) && mono_now() - t0 < grace + 1.0)
-			sleep_ms(10);
-	}
-}
-
 /* Signal (sig 0: count) every process that carries the run's mark. */
 static int
 marked(struct runner *rn, int sig)
@@ -533,26 +520,42 @@ reap_seen(struct runner *rn, int patient)
 	}
 }
 
-/* End every process that carries the run's mark, wherever it went
- * (another group, another session, a double fork): SIGTERM, SIGKILL
- * after the grace. */
+/* How many processes of the run are left: in its group, carrying its
+ * mark, in its cgroup; those that became our children are reaped. */
+static int
+left_alive(struct runner *rn, pid_t pgid)
+{
+	int n = group_alive(pgid) + marked(rn, 0) + cgroup_run_count(&rn->cg);
+
+	reap_seen(rn, 0);
+	return n;
+}
+
+/* End every process the run left, wherever it went (its group, another
+ * group or session, a double fork: the mark; one that cleared its
+ * environment too: the cgroup): SIGTERM, SIGKILL after the grace; then
+ * the cgroup is emptied (cgroup.kill) and removed. */
 static void
-end_marked(struct runner *rn, double grace)
+end_all(struct runner *rn, pid_t pgid, double grace)
 {
 	double t0 = mono_now();
 
-	if (marked(rn, SIGTERM) > 0) {
-		while (marked(rn, 0) > 0 && mono_now() - t0 < grace) {
-			reap_seen(rn, 0);
+	if (left_alive(rn, pgid) > 0) {
+		kill(-pgid, SIGTERM);
+		marked(rn, SIGTERM);
+		cgroup_run_signal(&rn->cg, SIGTERM);
+		while (left_alive(rn, pgid) > 0 && mono_now() - t0 < grace)
 			sleep_ms(10);
-		}
-		if (marked(rn, SIGKILL) > 0)
-			while (marked(rn, 0) > 0 && mono_now() - t0 < grace + 1.0) {
-				reap_seen(rn, 0);
+		if (left_alive(rn, pgid) > 0) {
+			kill(-pgid, SIGKILL);
+			marked(rn, SIGKILL);
+			cgroup_run_signal(&rn->cg, SIGKILL);
+			while (left_alive(rn, pgid) > 0 && mono_now() - t0 < grace + 1.0)
 				sleep_ms(10);
-			}
+		}
 	}
 	reap_seen(rn, 1);
+	rn->cg_left = cgroup_run_end(&rn->cg);
 }
 
 /* The loop: read output, watch the clock and the cancellation, reap.  A
@@ -579,11 +582,16 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 			}
 			if (o->kill_now != NULL && !rn->r->killed_on_request && o->kill_now(o->u)) {
 				kill(-pid, SIGKILL);   /* a kill on purpose: no SIGTERM first */
+				cgroup_run_signal(&rn->cg, SIGKILL);
 				rn->r->killed_on_request = 1;
 			}
 		}
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
 			int grp = group_alive(pid), daemons = marked(rn, 0);
+			int held = cgroup_run_count(&rn->cg);
+
+			if (held > daemons)
+				daemons = held;
 			reaped = 1;
 			reaped_at = t;
 			/* what outlived a leader that ended by itself: said in its row */
@@ -594,11 +602,13 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 		if (term_at < 0 && (rn->r->timed_out || rn->r->cancelled || leftover)) {
 			kill(-pid, SIGTERM);
 			marked(rn, SIGTERM);
+			cgroup_run_signal(&rn->cg, SIGTERM);
 			term_at = t;
 		}
 		if (term_at >= 0 && !killed && t - term_at >= grace) {
 			kill(-pid, SIGKILL);
 			marked(rn, SIGKILL);
+			cgroup_run_signal(&rn->cg, SIGKILL);
 			killed = 1;
 		}
 		if (reaped && fd >= 0 && t - reaped_at >= grace + 1.0) {
@@ -626,8 +636,7 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 	if (rn->line_len > 0)
 		emit_line(rn, rn->line, rn->line_len, 0);
 	rn->line_len = 0;
-	end_group(pid, grace);
-	end_marked(rn, grace);
+	end_all(rn, pid, grace);
 	rn->r->elapsed_s = mono_now() - t0;
 	if (WIFEXITED(status)) {
 		rn->r->exited = 1;
@@ -678,23 +687,20 @@ open_log(const char *path, struct kd_err *err)
 	return fd;
 }
 
-/* "# kernodeck: run ARGV" into the log, redacted like the rest. */
+/* "# kernodeck: run ARGV" into the log, each argument a shell word
+ * (termout_argv: the same line replay's plan shows), redacted like the
+ * rest. */
 static void
 log_header(struct runner *rn)
 {
-	const char *const *a = rn->o->argv;
-	size_t n = 0, rl, cap = 1;
-	char *line, *red;
+	char *line = termout_argv(rn->o->argv), *red;
+	size_t rl;
 
 	/* one line, so that "--password VALUE" is seen as one */
-	for (size_t i = 0; a[i] != NULL; i++)
-		cap += strlen(a[i]) + 1;
-	if ((line = malloc(cap)) == NULL)
+	if (line == NULL)
 		return;
-	for (size_t i = 0; a[i] != NULL; i++)
-		n += (size_t)snprintf(line + n, cap - n, " %s", a[i]);
-	red = redact_text(line, n, &rl);
-	log_put(rn, "# kernodeck: run", 16);
+	red = redact_text(line, strlen(line), &rl);
+	log_put(rn, "# kernodeck: run ", 17);
 	if (red != NULL)
 		log_put(rn, red, rl);
 	log_put(rn, "\n", 1);
@@ -726,6 +732,9 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	rn.mark = mark;
 	/* the guard ends this run's processes if kernodeck is killed */
 	procs_guard_start();
+	/* a cgroup of its own, where one can be made: what leaves the group,
+	 * the session and the mark still cannot leave it */
+	cgroup_run_new(&rn.cg, mark + sizeof PROCS_MARK_NAME);
 	/* orphaned grandchildren come to us, to be ended and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
@@ -772,7 +781,8 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	}
 	if (pid == 0)
 		child_exec(path, (char *const *)o->argv, envp, o, nullfd, outp[1],
-			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536, parent);
+			   errp[1], maxfd > 0 && maxfd < 65536 ? (int)maxfd : 65536, parent,
+			   &rn.cg);
 	setpgid(pid, pid);   /* both sides, whoever runs first */
 	close(outp[1]);
 	close(errp[1]);
@@ -800,9 +810,19 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
 		log_put(&rn, line, strlen(line));
+		if (rn.cg.dir[0] != '\0') {
+			/* cgroup_run_end leaves the path: said, with what it found */
+			log_put(&rn, "# kernodeck: its processes ran in the cgroup ", 45);
+			log_put(&rn, rn.cg.dir, strlen(rn.cg.dir));
+			snprintf(line, sizeof line, ", ended and removed (%d left in it at the end)\n",
+				 rn.cg_left);
+			log_put(&rn, line, strlen(line));
+		}
 	}
 	rc = KD_OK;
 out:
+	if (rn.cg.on)
+		cgroup_run_end(&rn.cg);   /* a run that did not start */
 	log_flush(&rn);
 	if (rn.logfd >= 0)
 		close(rn.logfd);

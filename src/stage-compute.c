@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,36 +23,12 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs-compute.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/stage.h"
 
-#define COMPUTE_MAX_EXTS 16
 
 static const char *const backends[] = { "cpu", "cuda", "rocm", "mps", "xpu", NULL };
-
-/* The extensions named in the reference as "module[:func]" strings. */
-static size_t
-reference_exts(const json_t *ref, char **out, size_t max)
-{
-	const json_t *list = yamlio_get(ref, "compute.extensions"), *e;
-	size_t i, n = 0;
-
-	json_array_foreach(list, i, e) {
-		const char *mod = json_is_string(e) ? json_string_value(e)
-				  : json_string_value(json_object_get(e, "module"));
-		const char *call = json_string_value(json_object_get(e, "call"));
-		char buf[512];
-
-		if (mod == NULL || *mod == '\0' || n >= max)
-			continue;
-		if (call != NULL && *call != '\0')
-			snprintf(buf, sizeof buf, "%s:%s", mod, call);
-		else
-			snprintf(buf, sizeof buf, "%s", mod);
-		out[n++] = strdup(buf);
-	}
-	return n;
-}
 
 struct compute_sink {
 	const struct kd_sink *sink;
@@ -95,9 +72,9 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	       struct kd_err *err)
 {
 	const char *expect = yamlio_get_str(ctx->ref, "system.backend");
-	char *python = fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
+	char *python = plan_venv_python(ctx->project_dir);
 	char *probe = kd_share_path("probe.py"), *log = NULL;
-	char *exts[COMPUTE_MAX_EXTS + 1] = { NULL };
+	char **argv = NULL;
 	struct compute_sink cs = { .sink = sink };
 	struct probe_opts po;
 	struct probe_out out;
@@ -122,7 +99,10 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 				     "unknown_backend", 1);
 		goto out;
 	}
-	reference_exts(ctx->ref, exts, COMPUTE_MAX_EXTS);
+	if ((argv = plan_probe(ctx->project_dir, probe, ctx->ref)) == NULL) {
+		rc = kd_err_sys(err, KD_EENV, NULL, ENOMEM, "the probe's argument vector");
+		goto out;
+	}
 	log = kd_ctx_log_path(ctx, "probe");
 	probe_out_init(&out);
 	out.on_begin = compute_begin;
@@ -131,7 +111,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	po.python = python;
 	po.probe_path = probe;
 	po.expect = expect;
-	po.exts = (const char *const *)exts;
+	po.argv = argv;
 	po.timeout_s = kd_env_seconds("KD_TIMEOUT_PROBE", ctx->timeout_probe);
 	po.log_path = log;
 	po.cwd = ctx->project_dir;
@@ -155,8 +135,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	probe_out_free(&out);
 	run_result_free(&r);
 out:
-	for (size_t i = 0; exts[i] != NULL; i++)
-		free(exts[i]);
+	plan_free(argv);
 	free(log);
 	free(probe);
 	free(python);

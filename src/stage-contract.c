@@ -41,6 +41,7 @@
 #include "kernodeck/parse-requirements.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 #include "kernodeck/obs-contract.h"
@@ -56,15 +57,14 @@ static void
 ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, json_t *obs,
 	     json_t *steps)
 {
-	const char *const argv[] = { vpy, "-I", "-m", "pip", "check", NULL };
 	struct kd_step rr = { .stream = 1, .keep = 1 };
 	struct kd_err e = { 0 };
 	json_t *pc = json_object(), *tree = NULL;
 	char *path = kd_ctx_path(ctx, CONTRACT_PIP_CHECK);
 
 	json_object_set_new(obs, "pip_check", pc);
-	if (step_pip(ctx, sink, "pip-check", "pip check", argv, CT_TIMEOUT, &rr, steps,
-			 &e) != 0) {
+	if (step_plan(ctx, sink, "pip-check", "pip check", plan_pip(vpy, PLAN_PIP_CHECK),
+		      CT_TIMEOUT, &rr, steps, &e) != 0) {
 		json_object_set_new(pc, "status", json_string("not started"));
 		json_object_set_new(pc, "error", json_string(e.msg));
 		goto out;
@@ -139,7 +139,6 @@ static int
 ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
 	   json_t *steps, json_t **tree, int *cached)
 {
-	const char *const argv[] = { vpy, "-I", "-m", "pip", "inspect", NULL };
 	char *path = kd_ctx_path(ctx, REBUILD_INSPECT), *buf = NULL;
 	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
@@ -152,8 +151,9 @@ ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 	    pipinspect_parse(buf, len, path, tree, &e) == 0) {
 		*cached = 1;
 		rc = 0;
-	} else if (step_pip(ctx, sink, "pip-inspect", "pip inspect", argv, CT_TIMEOUT, &rr,
-			    steps, &e) == 0 && step_ok(&rr) && !rr.overflow &&
+	} else if (step_plan(ctx, sink, "pip-inspect", "pip inspect",
+			     plan_pip(vpy, PLAN_PIP_INSPECT), CT_TIMEOUT, &rr, steps, &e) == 0 &&
+		   step_ok(&rr) && !rr.overflow &&
 		   pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", tree, &e) == 0) {
 		rc = 0;
 	}

@@ -39,6 +39,7 @@
 #include "kernodeck/hash.h"
 #include "kernodeck/obs-rebuild.h"
 #include "kernodeck/pipline.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/repo.h"
@@ -378,17 +379,20 @@ rb_existing(struct rb *b)
 static void
 rb_capture(struct rb *b)
 {
-	const char *const fz[] = { b->vpy, "-I", "-m", "pip", "freeze", "--all", NULL };
-	const char *const in[] = { b->vpy, "-I", "-m", "pip", "inspect", NULL };
+	char **fz = plan_pip(b->vpy, PLAN_PIP_FREEZE), **in = plan_pip(b->vpy, PLAN_PIP_INSPECT);
 	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 }, ei = { 0 };
 	int rc_f, rc_i;
 
 	json_object_set_new(b->obs, "inventory", inv);
-	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all", fz, &rr,
-		      &rc_f, &e, "pip-inspect", "pip inspect", in, &ri, &rc_i, &ei,
-		      RB_TIMEOUT_QUERY);
+	if (fz == NULL || in == NULL) {
+		json_object_set_new(inv, "error", json_string("out of memory"));
+		goto out;
+	}
+	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all",
+		      (const char *const *)fz, &rr, &rc_f, &e, "pip-inspect", "pip inspect",
+		      (const char *const *)in, &ri, &rc_i, &ei, RB_TIMEOUT_QUERY);
 	if (rc_f == 0 && step_ok(&rr) && !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
@@ -425,16 +429,17 @@ rb_capture(struct rb *b)
 			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 		free(path);
 	}
+out:
 	step_free(&rr);
 	step_free(&ri);
+	plan_free(fz);
+	plan_free(in);
 }
 
 /* The pip install step; fills obs.install. */
 static void
 rb_install(struct rb *b)
 {
-	const char *const argv[] = { b->vpy, "-I", "-m", "pip", "install", "--timeout", "15",
-				     "--retries", "1", "-r", REBUILD_REQUIREMENTS, NULL };
 	struct kd_step rr = { .stream = 1 };
 	struct run_result *r = &rr.r;
 	struct kd_err e = { 0 };
@@ -442,8 +447,9 @@ rb_install(struct rb *b)
 	char req[512];
 
 	json_object_set_new(b->obs, "install", in);
-	if (step_pip(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-			 argv, b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
+	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
+		      plan_pip(b->vpy, PLAN_PIP_INSTALL),
+		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
 		json_object_set_new(in, "first_error", json_string(e.msg));
@@ -538,18 +544,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		goto out;
 	}
 	if (strcmp(action, "create") == 0) {
-		const char *argv[8];
-		int n = 0;
-		argv[n++] = b.python;
-		argv[n++] = "-m";
-		argv[n++] = "venv";
-		if (b.sys_site)
-			argv[n++] = "--system-site-packages";
-		if (b.without_pip)
-			argv[n++] = "--without-pip";
-		argv[n++] = REBUILD_VENV;
-		argv[n] = NULL;
-		if (step_pip(ctx, sink, "venv", "create " REBUILD_VENV, argv, RB_TIMEOUT_VENV,
+		if (step_plan(ctx, sink, "venv", "create " REBUILD_VENV,
+			      plan_venv(b.python, b.sys_site, b.without_pip), RB_TIMEOUT_VENV,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		created = 1;
@@ -558,8 +554,8 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	    rebuild_base_layer(ctx, sink, b.obs, b.steps, b.vpy, &b.base) != 0)
 		goto out;
 	{
-		const char *const argv[] = { b.vpy, "-I", "-m", "pip", "--version", NULL };
-		if (step_pip(ctx, sink, "pip-version", "pip --version", argv, RB_TIMEOUT_QUERY,
+		if (step_plan(ctx, sink, "pip-version", "pip --version",
+			      plan_pip(b.vpy, PLAN_PIP_VERSION), RB_TIMEOUT_QUERY,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		if (rr.r.tail != NULL) {

@@ -38,6 +38,7 @@
 #include "kernodeck/logkeep.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/outputs.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
@@ -45,7 +46,6 @@
 #include "kernodeck/state.h"
 #include "kernodeck/step.h"
 
-#define SAMPLE_MAX_ARGS   256
 #define SAMPLE_MAX_FILES  256
 #define SAMPLE_MAX_OLD    4096   /* old-outputs/ entries looked at when pruning */
 
@@ -470,43 +470,6 @@ reread_outputs(const struct kd_ctx *ctx, const char *folder, json_t *obs)
 
 /* --- gather --- */
 
-/* The argument vector, "python"/"python3" standing for the project
- * interpreter.  Returns the count, or 0 with why filled. */
-static size_t
-entry_argv(const struct kd_ctx *ctx, const json_t *ep, char **argv, int *uses_venv,
-	   const char **why)
-{
-	size_t i, n = 0;
-	json_t *a;
-
-	*uses_venv = 0;
-	if (!json_is_array(ep) || json_array_size(ep) == 0) {
-		*why = "code.entry_point is not declared as an argument vector ([python, main.py, ...])";
-		return 0;
-	}
-	if (json_array_size(ep) >= SAMPLE_MAX_ARGS) {
-		*why = "code.entry_point has too many arguments";
-		return 0;
-	}
-	json_array_foreach(ep, i, a) {
-		const char *s = json_string_value(a);
-		if (s == NULL) {
-			*why = "every item of code.entry_point must be a string";
-			for (size_t k = 0; k < n; k++)
-				free(argv[k]);
-			return 0;
-		}
-		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0)) {
-			argv[n++] = fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
-			*uses_venv = 1;
-		} else {
-			argv[n++] = strdup(s);
-		}
-	}
-	argv[n] = NULL;
-	return n;
-}
-
 /* Run the entry point, following its output; the run goes into obs. */
 static void
 run_entry(struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *obs)
@@ -570,15 +533,16 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 {
 	const json_t *ep = yamlio_get(ctx->ref, "code.entry_point");
 	const char *outs = yamlio_get_str(ctx->ref, "result.outputs");
-	char *argv[SAMPLE_MAX_ARGS + 1], *abs = NULL;
+	char **argv, *abs = NULL;
 	const char *why = NULL;
 	int uses_venv, rc = 0;
 	size_t n;
 	json_t *obs = json_object();
 
 	res->obs = obs;
-	n = entry_argv(ctx, ep, argv, &uses_venv, &why);
-	if (n == 0) {
+	argv = plan_entry(ctx->project_dir, ep, &uses_venv, &why);
+	n = plan_count(argv);
+	if (argv == NULL) {
 		json_object_set_new(obs, "entry_point_error", json_string(why));
 		resume_gather(ctx, sink, obs);
 		return 0;
@@ -613,8 +577,7 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 out:
 	if (rc == 0)
 		resume_gather(ctx, sink, obs);   /* whatever the entry point did */
-	for (size_t i = 0; i < n; i++)
-		free(argv[i]);
+	plan_free(argv);
 	free(abs);
 	return rc;
 }

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 
 const char *const step_pip_env_set[] = {
@@ -159,6 +161,21 @@ step_record(const struct kd_ctx *ctx, const struct kd_step *s, int rc, const str
 	json_object_set_new(rec, "how", json_string(run_describe(r, how, sizeof how)));
 	json_object_set_new(rec, "elapsed_s", json_real(r->elapsed_s));
 	return rec;
+}
+
+/* See step.h. */
+int
+step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
+	  char **argv, double timeout, struct kd_step *s, json_t *steps, struct kd_err *err)
+{
+	int rc;
+
+	if (argv == NULL)
+		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", label);
+	rc = step_pip(ctx, sink, what, label, (const char *const *)argv, timeout, s, steps, err);
+	s->argv = NULL;
+	plan_free(argv);
+	return rc;
 }
 
 /* What every pip step of stages 3 and 4 is given. */

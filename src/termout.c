@@ -287,3 +287,107 @@ termout_write_trusted(FILE *f, const char *s)
 	fflush(f);
 	(void)fsutil_write_all(fd, s, strlen(s));
 }
+
+/* ---- shell words ------------------------------------------------------------ */
+
+/* A byte that stands as itself in a word that needs no quotes. */
+static int
+plain_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("-_./=:,+@%", c) != NULL);
+}
+
+/* arg as a $'...' word: every control, hidden code point and byte that is
+ * not UTF-8 escaped, so that the word is unambiguous and safe to print. */
+static size_t
+ansi_c_word(const unsigned char *s, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	out[o++] = '$';
+	out[o++] = '\'';
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = 0;
+		int len = seq_len(s + i, n - i, &cp);
+
+		if (len == 1 && (cp == '\\' || cp == '\'')) {
+			out[o++] = '\\';
+			out[o++] = (char)cp;
+		} else if (len == 1 && (cp == '\n' || cp == '\t')) {
+			out[o++] = '\\';
+			out[o++] = cp == '\n' ? 'n' : 't';
+		} else if (len == 1 && cp >= 0x20 && cp != 0x7f) {
+			out[o++] = (char)cp;
+		} else if (len > 1 && !hidden_cp(cp)) {
+			memcpy(out + o, s + i, (size_t)len);
+			o += (size_t)len;
+		} else if (len > 1) {
+			out[o++] = '\\';
+			out[o++] = 'u';
+			for (int k = 12; k >= 0; k -= 4)
+				out[o++] = hex[(cp >> k) & 0xf];
+		} else {
+			len = 1;
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[i] >> 4];
+			out[o++] = hex[s[i] & 0xf];
+		}
+		i += (size_t)len;
+	}
+	out[o++] = '\'';
+	return o;
+}
+
+/* One argument as a shell word into out (room for TERMOUT_WORST * n + 4). */
+static size_t
+quote_into(const char *arg, char *out)
+{
+	size_t n = strlen(arg), o = 0;
+	int plain = n > 0;
+
+	for (size_t i = 0; i < n && plain; i++)
+		plain = plain_byte((unsigned char)arg[i]);
+	if (plain) {
+		memcpy(out, arg, n);
+		return n;
+	}
+	if (termout_unsafe(arg, n) > 0 || strchr(arg, '\n') != NULL)
+		return ansi_c_word((const unsigned char *)arg, n, out);
+	out[o++] = '\'';
+	for (size_t i = 0; i < n; i++) {
+		if (arg[i] == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = arg[i];
+		}
+	}
+	out[o++] = '\'';
+	return o;
+}
+
+char *
+termout_argv(const char *const *argv)
+{
+	size_t cap = 1, o = 0;
+	char *out;
+
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		size_t n = strlen(argv[i]);
+		if (n > (SIZE_MAX / 2 - cap) / TERMOUT_WORST)
+			return NULL;
+		cap += n * TERMOUT_WORST + 5;
+	}
+	if ((out = malloc(cap)) == NULL)
+		return NULL;
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		if (i > 0)
+			out[o++] = ' ';
+		o += quote_into(argv[i], out + o);
+	}
+	out[o] = '\0';
+	return out;
+}

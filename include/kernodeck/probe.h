@@ -71,6 +71,8 @@ struct probe_opts {
 	const char *probe_path;
 	const char *expect;               /* NULL or "": --expect auto */
 	const char *const *exts;          /* "module[:func]", NULL-terminated, or NULL */
+	char *const *argv;                /* not NULL: the vector to run (plan_probe), the
+					   * fields above only describe it */
 	double timeout_s;
 	const char *log_path;
 	const char *cwd;

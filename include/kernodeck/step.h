@@ -75,6 +75,10 @@ extern const char *const step_pip_env_unset[];
 int step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
 	     const char *label, const char *const *argv, double timeout, struct kd_step *s,
 	     json_t *steps, struct kd_err *err);
+/* step_pip on a vector of plan.h (argv: what the plan shows), released
+ * after the run (s->argv is NULL after it); argv NULL is out of memory. */
+int step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
+	      char **argv, double timeout, struct kd_step *s, json_t *steps, struct kd_err *err);
 
 /* Two pip steps that only read (pip freeze and pip inspect) run side by
  * side: b in a thread of its own, a here, each with the settings step_pip

@@ -3,8 +3,11 @@
  *
  * Everything the walkthrough prints comes from files and programs, so it is
  * untrusted: textw_fit() turns any bytes into printable text of a given
- * display width.  Invalid multibyte sequences and control characters become
- * '?', a tab a space; a text that does not fit ends with an ellipsis ("…"
+ * display width.  Control characters and bytes that are not UTF-8 are shown
+ * visibly by termout_clean (termout.h: ESC as \x1b, BEL as \x07, C1 and
+ * bidirectional controls as \uHHHH; a newline as \x0a except where
+ * textw_wrap breaks the line), a tab becomes a space, and what the locale
+ * cannot show becomes '?'; a text that does not fit ends with an ellipsis ("…"
  * in a UTF-8 locale, "~" otherwise).  The current LC_CTYPE decides how
  * bytes decode (setlocale is the caller's).
  */

@@ -1,7 +1,8 @@
 # demo-headless.sh - the demo walked headless through all seven stages, its
 # JUnit report checked against JUnit's required elements, its dossier
 # verified, its procedure.sh run by hand with bash in a clean folder, and
-# the dossier replayed in a new folder without writing outside it.
+# the dossier replayed in a new folder without writing outside it, and the
+# replay's plan compared with what its runs' logs say ran.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
@@ -112,3 +113,19 @@ check "replay: nothing written in HOME" test -z "$(ls -A "$HOME")"
 check "replay: the dossier is unchanged" sh -c "cd '$D' && sha256sum -c --quiet SHA256SUMS"
 check "replay: the project's state is unchanged" test "$(sha256sum "$DEMO/kernodeck/state.yaml" | cut -d' ' -f1)" = "$state_before"
 check "replay: its own state is in the work folder" test -f "$KD_TMP/replay/kernodeck/state.yaml"
+# the plan is what runs: every "$ ARGV" line of the plan, and the "# kernodeck:
+# run ARGV" lines the runner wrote in the replay's logs, are the same vectors
+sed -n 's/^    \$ //p' "$KD_TMP/replay.err" | sort -u >"$KD_TMP/plan"
+cat "$KD_TMP"/replay/kernodeck/logs/* 2>/dev/null | sed -n 's/^# kernodeck: run //p' | sort -u >"$KD_TMP/ran"
+check "replay: the plan names at least 8 commands ($(wc -l <"$KD_TMP/plan"))" \
+	test "$(wc -l <"$KD_TMP/plan")" -ge 8
+check "replay: every command run is in the plan, argument for argument" \
+	sh -c "! comm -13 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
+check "replay: every command of the plan ran" sh -c "! comm -23 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
+comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
+W="$KD_TMP/replay"
+check "replay: the plan's venv, install, probe and entry point are absolute, exact vectors" sh -c "
+	grep -qx '/usr/bin/python3 -m venv --system-site-packages .venv-rebuild' '$KD_TMP/plan' &&
+	grep -qx '$W/.venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt' '$KD_TMP/plan' &&
+	grep -q '^$W/.venv-rebuild/bin/python .*/probe.py --expect cpu\$' '$KD_TMP/plan' &&
+	grep -qx '$W/.venv-rebuild/bin/python embed.py --out outputs' '$KD_TMP/plan'"

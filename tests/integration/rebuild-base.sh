@@ -178,6 +178,11 @@ rc=$?
 check "torch base: the dossier replays in a new folder (exit 0)" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || tail -n 15 "$KD_TMP/replay.out" | sed 's/^/# /'
 check "torch base: replay's plan shows the base's interpreter making the venv" \
-	grep -q "^  $T/bin/python3 -m venv .venv-rebuild, then its package folders into" "$KD_TMP/replay.out"
+	grep -qx "    \$ $T/bin/python3 -m venv .venv-rebuild" "$KD_TMP/replay.out"
+sed -n 's/^    \$ //p' "$KD_TMP/replay.out" | sort -u >"$KD_TMP/plan"
+cat "$KD_TMP"/replay/kernodeck/logs/* | sed -n 's/^# kernodeck: run //p' | sort -u >"$KD_TMP/ran"
+check "torch base: every command the replay ran was in its plan (the base queries too)" \
+	sh -c "! comm -13 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q . && test \$(wc -l <'$KD_TMP/ran') -ge 9"
+comm -13 "$KD_TMP/plan" "$KD_TMP/ran" | cut -c1-200 | sed 's/^/# not in the plan: /'
 check "torch base: the replayed venv is layered on the base" \
 	grep -qx "$T/lib/python3.11/site-packages" "$KD_TMP/replay/.venv-rebuild/lib/python3.11/site-packages/zz-kernodeck-base.pth"

@@ -47,7 +47,13 @@ kill_during() {
 		test "$after" -eq 0
 	check "SIGKILL during $name: the programs it ran are gone, daemons too ($left left)" \
 		test "$left" -eq 0
+	# where runs get a cgroup (run-cgroup.sh), the guard removed it
+	cgl=$(ls -d "$CGB"/kernodeck-"$kd".* 2>/dev/null | wc -l)
+	check "SIGKILL during $name: no cgroup folder of it is left ($cgl)" test "$cgl" -eq 0
 }
+# the cgroup2 folder kernodeck makes the runs' cgroups in (src/cgroup.c)
+CGB="$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)$(sed -n 's/^0:://p' /proc/self/cgroup)"
+CGB=${CGB%/}
 
 P="$KD_TMP/proj"
 mkdir -p "$P/kernodeck" "$P/slowpkg"
@@ -149,10 +155,13 @@ rm -f "$KD_PIDS"
 	wait "$kd" 2>/dev/null
 	sleep 1
 	echo "$(marked "$kd")" >"$KD_TMP/compute.after"
+	ls -d "$CGB"/kernodeck-"$kd".* 2>/dev/null | wc -l >"$KD_TMP/compute.cg"
 )
 check "SIGKILL during compute: the probe was running" test "$(cat "$KD_TMP/compute.before")" -ge 1
 check "SIGKILL during compute: nothing carrying the mark alive after 1 s" \
 	test "$(cat "$KD_TMP/compute.after")" -eq 0
+check "SIGKILL during compute: no cgroup folder of it is left" \
+	test "$(cat "$KD_TMP/compute.cg")" -eq 0
 
 # a flood of 70 MB: the log is capped, the dossier is written
 KD_EP_MODE=flood "$KD_BIN" check "$P" --stage sample --quiet >/dev/null 2>&1

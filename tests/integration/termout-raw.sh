@@ -2,7 +2,8 @@
 # termout-raw.sh - no command prints a raw control byte: ESC, BEL, CR, a C1
 # control or a byte that is not UTF-8 planted in a requirements line, a
 # file name, a YAML string (its "\e" escape), the output of the entry point
-# and the lines of a replay plan reaches stdout and stderr only in its
+# the lines of a replay plan, an act argument and the strings diff compares
+# reaches stdout and stderr only in its
 # visible form (\x1b, \u009b, ...), while the log keeps the raw bytes; the
 # walkthrough, in tmux, does not take the window title from a YAML string.
 . "$KD_SRCDIR/tests/lib.sh"
@@ -103,6 +104,25 @@ code_reference "$R" >"$R/kernodeck/reference.yaml"
 check "replay plan: declined without a terminal" grep -q "not confirmed" "$KD_TMP/plan.out"
 c=$(raw "$KD_TMP/plan.out")
 check "replay plan: no raw control byte ($c)" test "$c" -eq 0
+
+# act: an item name from the command line, in the refusal
+"$KD_BIN" act "$P" --stage reference download "item$EVIL" >"$KD_TMP/act.out" 2>&1
+no_raw "act, an unknown item's name" "$KD_TMP/act.out"
+
+# diff: two dossiers whose data paths and entry points hold the bytes as
+# YAML escapes
+"$KD_BIN" dossier "$R" >/dev/null 2>&1
+rm -rf "$KD_TMP/d2" && cp -a "$R/kernodeck/dossier" "$KD_TMP/d2"
+$PY - "$KD_TMP/d2/dossier.yaml" <<'PYEOF'
+import sys
+p = sys.argv[1]
+t = open(p).read()
+t = t.replace("- main.py", '- "main\\e]0;PWNED\\a\\e]52;c;aGk=\\a\\e[2K\\r.py"')
+open(p, "w").write(t)
+PYEOF
+"$KD_BIN" diff "$R/kernodeck/dossier" "$KD_TMP/d2" >"$KD_TMP/diff.out" 2>&1
+check "diff: the changed entry point is listed, visibly" grep -qF 'main\x1b]0;PWNED\x07' "$KD_TMP/diff.out"
+no_raw "diff, an entry point from a dossier" "$KD_TMP/diff.out"
 
 # the walkthrough in tmux: the goal's OSC 0 does not become the title
 if command -v tmux >/dev/null 2>&1; then

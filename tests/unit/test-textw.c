@@ -65,13 +65,17 @@ test_fit_sanitises_bytes(void **state)
 	char out[64];
 
 	(void)state;
-	/* invalid UTF-8, an escape sequence and a tab never reach the terminal raw */
+	/* invalid UTF-8, an escape sequence and a tab never reach the terminal
+	 * raw: the controls and bad bytes are shown as termout shows them */
 	textw_fit("a\xff" "b\x1b[2Jc\td", 40, out, sizeof out);
-	assert_string_equal(out, "a?b?[2Jc d");
-	assert_int_equal(textw_width("\x1b"), 1);
+	assert_string_equal(out, "a\\xffb\\x1b[2Jc d");
+	assert_int_equal(textw_width("\x1b"), 4);
+	/* OSC 52 (the clipboard) and a BEL; a newline in a one-line text */
+	textw_fit("\x1b]52;c;SGk=\x07x\ny", 40, out, sizeof out);
+	assert_string_equal(out, "\\x1b]52;c;SGk=\\x07x\\x0ay");
 	/* truncated multibyte sequence at the end */
 	textw_fit("ok\xe6\xbc", 40, out, sizeof out);
-	assert_string_equal(out, "ok??");
+	assert_string_equal(out, "ok\\xe6\\xbc");
 }
 
 static void
@@ -122,6 +126,13 @@ test_wrap(void **state)
 		free(lines[i]);
 	assert_int_equal(textw_wrap("x", 0, lines, 3), 0);
 	assert_int_equal(textw_wrap(NULL, 5, lines, 3), 0);
+	/* a BEL in a wrapped text is shown, the newline still breaks the line */
+	n = textw_wrap("ab\x07\ncd", 20, lines, 3);
+	assert_int_equal(n, 2);
+	assert_string_equal(lines[0], "ab\\x07");
+	assert_string_equal(lines[1], "cd");
+	for (int k = 0; k < n; k++)
+		free(lines[k]);
 	/* width 1 with a wide character still progresses */
 	n = textw_wrap("\xe6\xbc\xa2\xe5\xad\x97", 1, lines, 8);
 	assert_int_equal(n, 2);
