@@ -70,13 +70,26 @@ hidden_cp(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
+/* "\\uHHHH" (kind u, 4 digits) or "\\xHH" (kind x, 2) of v at out[o];
+ * returns the new length. */
+static size_t
+put_escape(char *out, size_t o, char kind, uint32_t v, int digits)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	out[o++] = '\\';
+	out[o++] = kind;
+	for (int k = (digits - 1) * 4; k >= 0; k -= 4)
+		out[o++] = hex[(v >> k) & 0xf];
+	return o;
+}
+
 /* Clean s[0..n) into out (room for TERMOUT_WORST * n bytes); *olen grows.
  * Returns the bytes used: all of them when final, otherwise an unfinished
  * character at the end is left for the next call. */
 static size_t
 clean_into(const unsigned char *s, size_t n, int flags, int final, char *out, size_t *olen)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t i = 0, o = *olen;
 
 	while (i < n) {
@@ -92,16 +105,10 @@ clean_into(const unsigned char *s, size_t n, int flags, int final, char *out, si
 			memcpy(out + o, s + i, (size_t)len);
 			o += (size_t)len;
 		} else if (len > 1) {
-			out[o++] = '\\';
-			out[o++] = 'u';
-			for (int k = 12; k >= 0; k -= 4)
-				out[o++] = hex[(cp >> k) & 0xf];
+			o = put_escape(out, o, 'u', cp, 4);
 		} else {
 			len = 1;   /* a control, or a byte that is not UTF-8 */
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[s[i] >> 4];
-			out[o++] = hex[s[i] & 0xf];
+			o = put_escape(out, o, 'x', s[i], 2);
 		}
 		i += (size_t)len;
 	}
@@ -303,7 +310,6 @@ plain_byte(unsigned char c)
 static size_t
 ansi_c_word(const unsigned char *s, size_t n, char *out)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t o = 0;
 
 	out[o++] = '$';
@@ -324,16 +330,10 @@ ansi_c_word(const unsigned char *s, size_t n, char *out)
 			memcpy(out + o, s + i, (size_t)len);
 			o += (size_t)len;
 		} else if (len > 1) {
-			out[o++] = '\\';
-			out[o++] = 'u';
-			for (int k = 12; k >= 0; k -= 4)
-				out[o++] = hex[(cp >> k) & 0xf];
+			o = put_escape(out, o, 'u', cp, 4);
 		} else {
 			len = 1;
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[s[i] >> 4];
-			out[o++] = hex[s[i] & 0xf];
+			o = put_escape(out, o, 'x', s[i], 2);
 		}
 		i += (size_t)len;
 	}
