@@ -22,11 +22,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <git2.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/repo.h"
+
+/* libgit2 set up once for the process, not once a call: each set-up reads
+ * the system's certificates (about 8 ms).  Each call still takes and
+ * gives back its own reference (git_libgit2_init counts them); the one
+ * taken here is given back at exit. */
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void
+lib_release(void)
+{
+	git_libgit2_shutdown();
+}
+
+static void
+lib_hold(void)
+{
+	if (git_libgit2_init() > 0)
+		atexit(lib_release);
+}
+
+static void
+lib_init(void)
+{
+	pthread_once(&lib_once, lib_hold);
+	git_libgit2_init();
+}
 
 int
 repo_is_full_id(const char *s)
@@ -367,7 +395,7 @@ repo_inspect(const char *dir, struct repo_info *ri, struct kd_err *err)
 	int rc;
 
 	memset(ri, 0, sizeof *ri);
-	git_libgit2_init();
+	lib_init();
 	rc = repo_open(&repo, dir, &ri->problem, err);
 	if (rc != 0)
 		goto out;
@@ -596,7 +624,7 @@ repo_ensure_excludes(const char *dir, const char *const *folders, size_t n,
 	int rc, nadd = 0;
 
 	*added = 0;
-	git_libgit2_init();
+	lib_init();
 	rc = repo_open(&repo, dir, &problem, err);
 	if (rc != 0) {
 		if (problem == REPO_NOT_A_REPO)
@@ -681,7 +709,7 @@ repo_classify_name(const char *dir, const char *name, char full[41])
 	full[0] = '\0';
 	if (name == NULL || *name == '\0')
 		return NULL;
-	git_libgit2_init();
+	lib_init();
 	if (repo_open(&repo, dir, &problem, NULL) != 0)
 		goto out;
 	if (git_reference_dwim(&ref, repo, name) == 0) {
