@@ -557,6 +557,7 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		return err.code ? err.code : KD_EINPUT;
 	}
 	ctx.python_override = python;
+	ctx.later_stages = 1;   /* the walkthrough goes on through the stages */
 	if (kd_tui_init(&err) != 0) {
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);

@@ -178,6 +178,7 @@ cmd_check(int argc, char **argv)
 		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
 	}
 	ctx.python_override = python;
+	ctx.later_stages = only < 0;   /* every stage, one after the other */
 	if (strict)
 		ctx.strict = 1;
 	for (int i = 0; i < KD_NSTAGES; i++) {

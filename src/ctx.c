@@ -29,6 +29,7 @@
 #include "kernodeck/lock.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/secrets.h"
+#include "kernodeck/step.h"
 #include "kernodeck/yamlpatch.h"
 
 void
@@ -361,6 +362,9 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 void
 kd_ctx_close(struct kd_ctx *ctx)
 {
+	/* a step started for a stage that did not run: ended before the
+	 * lock goes, so that nothing of this run outlives it */
+	step_prefetch_drop(ctx);
 	lock_release(ctx->lock);
 	state_free(&ctx->state);
 	json_decref(ctx->state_disk);

@@ -884,6 +884,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	opened = 1;
 	ctx.python_override = o->python;
+	ctx.later_stages = 1;   /* stages 2 to 6, one after the other */
 	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);

@@ -132,21 +132,33 @@ inspect_fresh(const char *path, const char *venv)
 	return fresh;
 }
 
-/* The tree of pip inspect: the rebuild stage's, when the venv has not
- * changed since (inspect_fresh: one pip inspect per check, not two), else
- * a run of its own (a step).  0 and *tree, or -1. */
+/* The tree of pip inspect: the one the rebuild stage of this run started
+ * (step_prefetch), saved here; else the rebuild stage's file, when the venv
+ * has not changed since (inspect_fresh: one pip inspect per check, not
+ * two); else a run of its own (a step).  0 and *tree, or -1. */
 static int
 ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, const char *venv,
 	   json_t *steps, json_t **tree, int *cached)
 {
 	char *path = kd_ctx_path(ctx, REBUILD_INSPECT), *buf = NULL;
+	char **argv = plan_pip(vpy, PLAN_PIP_INSPECT);
 	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	size_t len = 0;
-	int rc = -1;
+	int rc = -1, taken, rc_run = -1;
 
 	*cached = 0;
-	if (path != NULL && inspect_fresh(path, venv) &&
+	taken = step_prefetch_take(ctx, sink, "pip-inspect", "pip inspect",
+				   (const char *const *)argv, &rr, steps, &rc_run, &e);
+	plan_free(argv);
+	if (taken) {
+		/* its file is only a cache for a later check of this stage alone */
+		if (rc_run == 0 && step_ok(&rr) && !rr.overflow &&
+		    pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", tree, &e) == 0) {
+			step_save_from(ctx, &rr, '{', REBUILD_INSPECT, NULL);
+			rc = 0;
+		}
+	} else if (path != NULL && inspect_fresh(path, venv) &&
 	    fsutil_read_file(path, KD_CAP_PIP_OUTPUT, &buf, &len, NULL) == 0 &&
 	    pipinspect_parse(buf, len, path, tree, &e) == 0) {
 		*cached = 1;
@@ -161,6 +173,40 @@ ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 	free(buf);
 	free(path);
 	return rc;
+}
+
+/* The log of the last pip inspect in a steps array, or NULL. */
+static const char *
+inspect_log(const json_t *steps)
+{
+	const char *log = NULL;
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(steps, i, s) {
+		const char *name = obs_rebuild_step_step(s);
+		if (name != NULL && strcmp(name, "pip-inspect") == 0)
+			log = obs_rebuild_step_log(s);
+	}
+	return log;
+}
+
+/* The log of the pip inspect whose tree is used: this stage's run; for
+ * the saved file, the run of the last rebuild when it wrote the file
+ * itself (a check of that stage alone), else the log the previous contract
+ * named (it wrote the file, or named who did), so that the evidence of the
+ * file is kept with it (logkeep.h). */
+static const char *
+rebuilt_log(const struct kd_ctx *ctx, const json_t *steps, int cached)
+{
+	const char *log;
+
+	if (!cached)
+		return inspect_log(steps);
+	log = inspect_log(obs_rebuild_steps(kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild))));
+	if (log == NULL)
+		log = obs_contract_rebuilt_log(kd_ctx_obs(ctx, stage_pos(&kd_stage_contract)));
+	return log;
 }
 
 /* What the project interpreter sees: pip inspect, labelled system/venv;
@@ -184,9 +230,13 @@ ct_rebuilt(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 		json_object_set_new(inv, "rebuilt", json_pack("{s:s, s:i, s:i, s:i}", "source",
 			"pip inspect", "count", (json_int_t)json_array_size(pkgs), "system",
 			(json_int_t)(nsys - nbase), "base", (json_int_t)nbase));
+		const char *log = rebuilt_log(ctx, steps, cached);
 		if (cached)
 			json_object_set_new(json_object_get(inv, "rebuilt"), "from",
 					    json_string(REBUILD_INSPECT));
+		if (log != NULL)
+			json_object_set_new(json_object_get(inv, "rebuilt"), "log",
+					    json_string(log));
 	} else {
 		char *path = kd_ctx_path(ctx, REBUILD_INSTALLED);
 		const char *fmt = NULL;

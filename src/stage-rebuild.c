@@ -375,7 +375,9 @@ rb_existing(struct rb *b)
 }
 
 /* Run pip freeze --all and pip inspect (side by side: both only read the
- * venv); save both files. */
+ * venv); save both files.  When the next stages run too, pip inspect is
+ * the contract stage's to take (step_prefetch): it goes on beside pip
+ * freeze and then pip check, and that stage saves its file. */
 static void
 rb_capture(struct rb *b)
 {
@@ -383,16 +385,25 @@ rb_capture(struct rb *b)
 	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 }, ei = { 0 };
-	int rc_f, rc_i;
+	int rc_f, rc_i = -1;
 
 	json_object_set_new(b->obs, "inventory", inv);
 	if (fz == NULL || in == NULL) {
 		json_object_set_new(inv, "error", json_string("out of memory"));
 		goto out;
 	}
-	step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all",
-		      (const char *const *)fz, &rr, &rc_f, &e, "pip-inspect", "pip inspect",
-		      (const char *const *)in, &ri, &rc_i, &ei, RB_TIMEOUT_QUERY);
+	if (b->ctx->later_stages &&
+	    step_prefetch(b->ctx, "pip-inspect", in, RB_TIMEOUT_QUERY) == 0) {
+		in = NULL;   /* the prefetch's now */
+		rc_f = step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all",
+				(const char *const *)fz, RB_TIMEOUT_QUERY, &rr, b->steps, &e);
+		if (kd_sink_cancelled(b->sink))
+			step_prefetch_drop(b->ctx);
+	} else {
+		step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all",
+			      (const char *const *)fz, &rr, &rc_f, &e, "pip-inspect", "pip inspect",
+			      (const char *const *)in, &ri, &rc_i, &ei, RB_TIMEOUT_QUERY);
+	}
 	if (rc_f == 0 && step_ok(&rr) && !rr.overflow) {
 		/* pip's own warnings are not part of the inventory */
 		char *out = malloc(rr.len + 1), *path = kd_ctx_path(b->ctx, REBUILD_INSTALLED);
@@ -421,14 +432,8 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string(rr.overflow ?
 			"pip freeze printed more than kernodeck keeps" : "pip freeze --all failed"));
 	}
-	if (rc_i == 0 && step_ok(&ri) && !ri.overflow && ri.buf != NULL) {
-		const char *brace = strchr(ri.buf, '{');
-		char *path = kd_ctx_path(b->ctx, REBUILD_INSPECT);
-		if (brace != NULL && fsutil_write_atomic(path, brace, ri.len - (size_t)(brace -
-							 ri.buf), 0, &ei) == 0)
-			json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
-		free(path);
-	}
+	if (rc_i == 0 && step_save_from(b->ctx, &ri, '{', REBUILD_INSPECT, &ei) == 0)
+		json_object_set_new(inv, "inspect_file", json_string(REBUILD_INSPECT));
 out:
 	step_free(&rr);
 	step_free(&ri);

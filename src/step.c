@@ -5,13 +5,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/fsutil.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/plan.h"
@@ -204,6 +205,28 @@ step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const
 	return rc;
 }
 
+/* Join t, which ends as soon as its step does; meanwhile, every 50 ms, the
+ * sink's cancellation (or cancel_now) is passed on through *stop.  The
+ * join itself wakes at once when the thread ends: no polling delay. */
+static void
+join_watching(pthread_t t, int *stop, const struct kd_sink *sink, int cancel_now)
+{
+	for (;;) {
+		struct timespec until;
+
+		if (cancel_now || kd_sink_cancelled(sink))
+			__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_timedjoin_np(t, NULL, &until) != ETIMEDOUT)
+			return;
+	}
+}
+
 /* The second step of a pair, run in its own thread. */
 struct step_job {
 	struct kd_ctx *ctx;
@@ -256,12 +279,7 @@ step_pip_pair(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 		*rc_a = step_run(ctx, sink, a, err_a);
 		if (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
 			kd_sink_step(sink, label_b, -1);
-		while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
-			if (a->r.cancelled || kd_sink_cancelled(sink))
-				__atomic_store_n(&j.stop, 1, __ATOMIC_RELEASE);
-			poll(NULL, 0, 50);
-		}
-		pthread_join(t, NULL);
+		join_watching(t, &j.stop, sink, a->r.cancelled);
 		*rc_b = j.rc;
 		b->cancelled = NULL;
 		b->u = NULL;
@@ -269,4 +287,147 @@ step_pip_pair(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 	}
 	json_array_append_new(steps, step_record(ctx, a, *rc_a, err_a));
 	json_array_append_new(steps, step_record(ctx, b, *rc_b, err_b));
+}
+
+int
+step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start,
+	       const char *rel, struct kd_err *err)
+{
+	const char *from;
+	char *path;
+	int rc;
+
+	if (!step_ok(s) || s->overflow || s->buf == NULL ||
+	    (from = memchr(s->buf, start, s->len)) == NULL)
+		return -1;
+	if ((path = kd_ctx_path(ctx, rel)) == NULL)
+		return kd_err_sys(err, KD_EENV, rel, ENOMEM, "cannot save"), -1;
+	rc = fsutil_write_atomic(path, from, s->len - (size_t)(from - s->buf), 0, err);
+	free(path);
+	return rc == 0 ? 0 : -1;
+}
+
+/* ---- a step for a later stage ---- */
+
+struct step_prefetch {
+	struct kd_ctx *ctx;
+	char *what;
+	char **argv;          /* a plan.h vector, owned */
+	struct kd_step s;
+	struct kd_err err;
+	int rc;
+	int stop;             /* set by the calling thread: cancel */
+	pthread_t t;
+};
+
+static int
+prefetch_stopped(void *u)
+{
+	struct step_prefetch *p = u;
+
+	return __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
+}
+
+static void *
+prefetch_main(void *u)
+{
+	struct step_prefetch *p = u;
+
+	/* no sink: the walkthrough's screen is drawn by its own thread only */
+	p->rc = step_run(p->ctx, NULL, &p->s, &p->err);
+	return NULL;
+}
+
+static void
+prefetch_free(struct step_prefetch *p)
+{
+	step_free(&p->s);
+	plan_free(p->argv);
+	free(p->what);
+	free(p);
+}
+
+int
+step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout)
+{
+	struct step_prefetch *p;
+
+	step_prefetch_drop(ctx);
+	if (argv == NULL)
+		return -1;
+	if ((p = calloc(1, sizeof *p)) == NULL || (p->what = strdup(what)) == NULL) {
+		free(p);
+		plan_free(argv);
+		return -1;
+	}
+	p->ctx = ctx;
+	p->argv = argv;
+	p->rc = KD_EENV;
+	pip_settings(&p->s, p->what, NULL, (const char *const *)argv, timeout);
+	p->s.keep = 1;
+	p->s.cancelled = prefetch_stopped;
+	p->s.u = p;
+	if (pthread_create(&p->t, NULL, prefetch_main, p) != 0) {
+		p->argv = NULL;   /* the caller's again: it runs the step itself */
+		prefetch_free(p);
+		return -1;
+	}
+	ctx->prefetch = p;
+	return 0;
+}
+
+static int
+same_argv(char *const *a, const char *const *b)
+{
+	size_t i;
+
+	for (i = 0; a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 0;
+	return a[i] == NULL && b[i] == NULL;
+}
+
+int
+step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
+		   const char *label, const char *const *argv, struct kd_step *s,
+		   json_t *steps, int *rc, struct kd_err *err)
+{
+	struct step_prefetch *p = ctx->prefetch;
+
+	if (p == NULL || argv == NULL)
+		return 0;
+	if (strcmp(p->what, what) != 0 || !same_argv(p->argv, argv)) {
+		step_prefetch_drop(ctx);
+		return 0;
+	}
+	ctx->prefetch = NULL;
+	kd_sink_step(sink, label, -1);
+	join_watching(p->t, &p->stop, sink, 0);
+	json_array_append_new(steps, step_record(ctx, &p->s, p->rc, &p->err));
+	step_free(s);
+	*s = p->s;
+	s->what = what;
+	s->label = label;
+	s->argv = NULL;
+	s->cancelled = NULL;
+	s->u = NULL;
+	memset(&p->s, 0, sizeof p->s);   /* its outputs are the caller's now */
+	*rc = p->rc;
+	if (err != NULL)
+		*err = p->err;
+	prefetch_free(p);
+	return 1;
+}
+
+void
+step_prefetch_drop(struct kd_ctx *ctx)
+{
+	struct step_prefetch *p = ctx->prefetch;
+
+	if (p == NULL)
+		return;
+	ctx->prefetch = NULL;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(p->t, NULL);
+	prefetch_free(p);
 }

@@ -20,6 +20,7 @@
 
 struct kd_lock;
 struct kd_obs_cache;
+struct step_prefetch;
 
 /* The reference format's schema version (doc/reference-format.md). */
 #define KD_REF_SCHEMA 1
@@ -49,6 +50,12 @@ struct kd_ctx {
 	double timeout_sample;
 	json_t *own_logs;        /* names of the logs kd_ctx_log_path gave out
 				  * since kd_ctx_open: never pruned (logkeep.h) */
+	int later_stages;        /* the caller goes on to the next stages after
+				  * the one it runs (check, the walkthrough,
+				  * replay): a stage may start a step that a
+				  * later one takes (step_prefetch) */
+	struct step_prefetch *prefetch; /* that step, or NULL (step.h); ended
+				  * by kd_ctx_close when no stage took it */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

@@ -15,7 +15,10 @@
  *                           (parse-pipcheck.c's, each with system and base
  *                           added: KD_OBS_CONTRACT_PROBLEM), warnings[],
  *                           parse_error
- *   inventory.rebuilt       source, count, system, base, from; or error
+ *   inventory.rebuilt       source, count, system, base, from, log (that of
+ *                           the pip inspect run that made the tree, this
+ *                           check's or, with from, the one that wrote the
+ *                           file); or error
  *   inventory.reference     file, format, count; or file, error; or
  *                           missing: true; or not_applicable: why
  *   inventory.pinned_tooling[]   canonical names pinned in the rebuild file
@@ -47,6 +50,7 @@
 	X(int, rebuilt_count, "inventory.rebuilt.count", KD_OBS_OPT) \
 	X(int, rebuilt_system, "inventory.rebuilt.system", KD_OBS_OPT) \
 	X(int, rebuilt_base, "inventory.rebuilt.base", KD_OBS_OPT) \
+	X(str, rebuilt_log, "inventory.rebuilt.log", KD_OBS_OPT) \
 	X(obj, reference, "inventory.reference", 0) \
 	X(str, reference_file, "inventory.reference.file", KD_OBS_OPT) \
 	X(str, reference_format, "inventory.reference.format", KD_OBS_OPT) \

@@ -92,4 +92,31 @@ void step_pip_pair(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps
 		   const char *what_b, const char *label_b, const char *const *argv_b,
 		   struct kd_step *b, int *rc_b, struct kd_err *err_b, double timeout);
 
+/* Save the output a step kept (keep), from its first byte start on (pip
+ * inspect's JSON, after any warning pip printed before it), as rel under
+ * the kernodeck folder, atomically.  0, or -1 and err (no such byte, or
+ * the step did not succeed: err->code 0). */
+int step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start,
+		   const char *rel, struct kd_err *err);
+
+/* A pip step that only reads, started now in a thread of its own for a
+ * later stage of the same run to take (the rebuild stage starts pip
+ * inspect as soon as the venv holds its packages; the contract stage takes
+ * it after pip check, so that it costs no wait).  One at a time: a new one
+ * ends the one before.  argv (a plan.h vector) is the step's; what names
+ * its log.  0 started; -1 not (argv NULL, no thread): the caller runs the
+ * step itself. */
+int step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout);
+/* Take the step step_prefetch started under what with this very argv:
+ * wait for its end (label announced to the sink while it runs; the sink's
+ * cancellation stops it), append its record to steps and give its outputs
+ * in *s (s->argv is NULL after it), *rc step_run's code.  1 taken; 0 there
+ * is none such (a stale one is ended): the caller runs its own. */
+int step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
+		       const char *label, const char *const *argv, struct kd_step *s,
+		       json_t *steps, int *rc, struct kd_err *err);
+/* End the started step that no stage took: cancelled (the runner's
+ * SIGTERM, then SIGKILL), its thread joined, released (kd_ctx_close). */
+void step_prefetch_drop(struct kd_ctx *ctx);
+
 #endif

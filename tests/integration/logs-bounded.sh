@@ -31,8 +31,9 @@ over_bound() {
 }
 
 expect_exit 0 "a first check of the demo" quiet "$KD_BIN" check "$DEMO" --quiet
-first_inspect=$(sed -n 's/^  log: logs\(.*-pip-inspect.log\)$/\1/p' "$K/rebuild.yaml" | head -1)
-check "the rebuild names its pip inspect log" test -n "$first_inspect"
+# pip inspect, started by the rebuild, is the contract's (step_prefetch)
+first_inspect=$(sed -n 's/^  log: logs\(.*-pip-inspect.log\)$/\1/p' "$K/contract.yaml" | head -1)
+check "the contract names the pip inspect log of the check" test -n "$first_inspect"
 
 # an older history, as 30 earlier checks would have left it, and files
 # that are not kernodeck's logs
@@ -60,7 +61,9 @@ check "the contract ran 20 times: 20 pip check logs were written, at most 3 are 
 	test "$(ls "$L" | grep -c -- '-pip-check.log$')" -le 3
 m=$(missing_named)
 check "every log the state and the observations name is there${m:+ (missing: $m)}" test -z "$m"
-check "the rebuild's pip inspect log is kept, older than 40 newer pip inspect logs" test -f "$L$first_inspect"
+check "the check's pip inspect log is kept, older than 40 newer pip inspect logs" test -f "$L$first_inspect"
+check "the contract's checks on the saved pip inspect file still name that log" \
+	grep -q "log: logs$first_inspect" "$K/contract.yaml"
 check "the history of earlier checks was pruned to 2 per step" \
 	test "$(ls "$L" | grep -c -- '^2020.*-probe.log$')" -le 2
 check "a file that is not a kernodeck log is left alone" test -f "$L/notes.txt"
