@@ -88,16 +88,28 @@ kd_ctx_log_path(const struct kd_ctx *ctx, const char *what)
 
 	fsutil_mkdirs(dir, NULL);
 	snprintf(suffix, sizeof suffix, "-%s.log", what);
+	/* this run's: never pruned while it runs (logkeep.h).  Two steps
+	 * may name their logs at once (step_pip_pair, step_prefetch), and
+	 * one may be named while a stage prunes: the name is taken and
+	 * recorded under the lock that kd_ctx_own_log takes. */
+	pthread_mutex_lock(&own_logs_lock);
 	p = fsutil_stamped_name(dir, "", suffix);
-	free(dir);
-	/* this run's: never pruned while it runs (logkeep.h); two steps
-	 * may name their logs at once (step_pip_pair) */
-	if (p != NULL && ctx->own_logs != NULL) {
-		pthread_mutex_lock(&own_logs_lock);
+	if (p != NULL && ctx->own_logs != NULL)
 		json_object_set_new(ctx->own_logs, strrchr(p, '/') + 1, json_true());
-		pthread_mutex_unlock(&own_logs_lock);
-	}
+	pthread_mutex_unlock(&own_logs_lock);
+	free(dir);
 	return p;
+}
+
+int
+kd_ctx_own_log(const struct kd_ctx *ctx, const char *name)
+{
+	int own;
+
+	pthread_mutex_lock(&own_logs_lock);
+	own = json_object_get(ctx->own_logs, name) != NULL;
+	pthread_mutex_unlock(&own_logs_lock);
+	return own;
 }
 
 /* The observations of the stages, each read from its obs_file when first

@@ -303,7 +303,7 @@ logkeep_prune(struct kd_ctx *ctx)
 		p = fsutil_join(dir, v[i].name);
 		/* a regular file only: a folder or a link by that name is not
 		 * ours; one this run wrote may be named by a later stage */
-		if (p != NULL && json_object_get(ctx->own_logs, v[i].name) == NULL &&
+		if (p != NULL && !kd_ctx_own_log(ctx, v[i].name) &&
 		    lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0) {
 			removed++;
 			fsutil_fault_point("log-prune");

@@ -76,6 +76,9 @@ const char *kd_ctx_relpath(const struct kd_ctx *ctx, const char *f);
 double kd_env_seconds(const char *name, double dflt);
 /* A fresh log path logs/YYYYmmddTHHMMSSZ-what.log (malloc'd), folder made. */
 char *kd_ctx_log_path(const struct kd_ctx *ctx, const char *what);
+/* 1 when name (a file of logs/) is one kd_ctx_log_path gave out in this
+ * run: never pruned while it runs.  Safe beside a step naming its log. */
+int kd_ctx_own_log(const struct kd_ctx *ctx, const char *name);
 /* Save the state (refused when readonly). */
 int kd_ctx_save_state(struct kd_ctx *ctx, struct kd_err *err);
 /* 1 when the state differs from what state.yaml says (or there is no
