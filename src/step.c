@@ -310,33 +310,13 @@ step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start,
 /* ---- a step for a later stage ---- */
 
 struct step_prefetch {
-	struct kd_ctx *ctx;
+	struct step_job job;  /* its step and error are the two below */
 	char *what;
 	char **argv;          /* a plan.h vector, owned */
 	struct kd_step s;
 	struct kd_err err;
-	int rc;
-	int stop;             /* set by the calling thread: cancel */
 	pthread_t t;
 };
-
-static int
-prefetch_stopped(void *u)
-{
-	struct step_prefetch *p = u;
-
-	return __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
-}
-
-static void *
-prefetch_main(void *u)
-{
-	struct step_prefetch *p = u;
-
-	/* no sink: the walkthrough's screen is drawn by its own thread only */
-	p->rc = step_run(p->ctx, NULL, &p->s, &p->err);
-	return NULL;
-}
 
 static void
 prefetch_free(struct step_prefetch *p)
@@ -357,17 +337,16 @@ step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout)
 		return -1;
 	if ((p = calloc(1, sizeof *p)) == NULL || (p->what = strdup(what)) == NULL) {
 		free(p);
-		plan_free(argv);
-		return -1;
+		return -1;   /* argv is still the caller's */
 	}
-	p->ctx = ctx;
 	p->argv = argv;
-	p->rc = KD_EENV;
+	p->job = (struct step_job){ ctx, &p->s, &p->err, KD_EENV, 0, 0 };
+	/* no sink: the walkthrough's screen is drawn by its own thread only */
 	pip_settings(&p->s, p->what, NULL, (const char *const *)argv, timeout);
 	p->s.keep = 1;
-	p->s.cancelled = prefetch_stopped;
-	p->s.u = p;
-	if (pthread_create(&p->t, NULL, prefetch_main, p) != 0) {
+	p->s.cancelled = job_stopped;
+	p->s.u = &p->job;
+	if (pthread_create(&p->t, NULL, job_main, &p->job) != 0) {
 		p->argv = NULL;   /* the caller's again: it runs the step itself */
 		prefetch_free(p);
 		return -1;
@@ -402,8 +381,8 @@ step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *w
 	}
 	ctx->prefetch = NULL;
 	kd_sink_step(sink, label, -1);
-	join_watching(p->t, &p->stop, sink, 0);
-	json_array_append_new(steps, step_record(ctx, &p->s, p->rc, &p->err));
+	join_watching(p->t, &p->job.stop, sink, 0);
+	json_array_append_new(steps, step_record(ctx, &p->s, p->job.rc, &p->err));
 	step_free(s);
 	*s = p->s;
 	s->what = what;
@@ -412,7 +391,7 @@ step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *w
 	s->cancelled = NULL;
 	s->u = NULL;
 	memset(&p->s, 0, sizeof p->s);   /* its outputs are the caller's now */
-	*rc = p->rc;
+	*rc = p->job.rc;
 	if (err != NULL)
 		*err = p->err;
 	prefetch_free(p);
@@ -427,7 +406,7 @@ step_prefetch_drop(struct kd_ctx *ctx)
 	if (p == NULL)
 		return;
 	ctx->prefetch = NULL;
-	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->job.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(p->t, NULL);
 	prefetch_free(p);
 }

@@ -103,9 +103,10 @@ int step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start
  * later stage of the same run to take (the rebuild stage starts pip
  * inspect as soon as the venv holds its packages; the contract stage takes
  * it after pip check, so that it costs no wait).  One at a time: a new one
- * ends the one before.  argv (a plan.h vector) is the step's; what names
- * its log.  0 started; -1 not (argv NULL, no thread): the caller runs the
- * step itself. */
+ * ends the one before.  argv is a plan.h vector; what names
+ * its log.  0 started (argv is the step's now); -1 not (argv NULL, no
+ * memory, no thread; argv is still the caller's): the caller runs the step
+ * itself. */
 int step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout);
 /* Take the step step_prefetch started under what with this very argv:
  * wait for its end (label announced to the sink while it runs; the sink's

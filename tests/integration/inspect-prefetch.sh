@@ -6,12 +6,9 @@
 # stops at the rebuild ends it, leaving nothing running.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
-	skip "inspect prefetch" "Debian's python3-torch is not installed (apt-get install python3-torch)"
-	exit 0
-fi
-export HOME="$KD_TMP/home"
-mkdir -p "$HOME"
+need_python "inspect prefetch" "Debian's python3-torch is not installed (apt-get install python3-torch)" \
+	torch numpy
+export HOME="$KD_TMP/home" && mkdir -p "$HOME"
 unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_NO_INDEX PIP_USER 2>/dev/null || true
 DEMO="$KD_TMP/demo"
 K="$DEMO/kernodeck"
