@@ -175,21 +175,26 @@ str_of(const json_t *t, const char *path)
 	return yamlio_get_str(t, path);
 }
 
-/* The lines of a file of the dossier that are not empty or comments. */
+/* The lines of a file of the dossier that are not empty or comments, each
+ * after indent; header (or NULL) said first.  Nothing when it cannot be
+ * read. */
 static void
-show_lines(const struct replay_opts *o, const char *path)
+show_lines(const struct replay_opts *o, const char *path, const char *indent,
+	   const char *header)
 {
 	char *text = NULL;
 	size_t len;
 
 	if (path == NULL || fsutil_read_file(path, 1u << 20, &text, &len, NULL) != 0)
 		return;
+	if (header != NULL)
+		say(o, "%s", header);
 	for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
 		nl = strchr(l, '\n');
 		if (nl)
 			*nl = '\0';
 		if (*l != '\0' && *l != '#')
-			say(o, "      %s", l);
+			say(o, "%s%s", indent, l);
 	}
 	free(text);
 }
@@ -210,7 +215,7 @@ show_includes(const struct replay_opts *o)
 			say(o, "    %s %s (named in %s), which holds:",
 			    json_string_value(json_object_get(v, "kind")), rel,
 			    json_string_value(json_object_get(v, "from")));
-			show_lines(o, p);
+			show_lines(o, p, "      ", NULL);
 			free(p);
 		}
 	}
@@ -235,21 +240,10 @@ plan_line(const struct replay_opts *o, const char *what, char **argv)
 static void
 plan_requirements(const struct replay_opts *o)
 {
-	char *req = NULL, *rp = fsutil_join(o->dossier, "project/" REBUILD_REQUIREMENTS);
-	size_t len;
+	char *rp = fsutil_join(o->dossier, "project/" REBUILD_REQUIREMENTS);
 
-	if (rp != NULL && fsutil_read_file(rp, 1u << 20, &req, &len, NULL) == 0) {
-		say(o, "      " REBUILD_REQUIREMENTS " (the dossier's copy; the clone's is refused "
-		    "unless the same) holds:");
-		for (char *l = req, *nl; l && *l; l = nl ? nl + 1 : NULL) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl = '\0';
-			if (*l != '\0' && *l != '#')
-				say(o, "        %s", l);
-		}
-	}
-	free(req);
+	show_lines(o, rp, "        ", "      " REBUILD_REQUIREMENTS " (the dossier's copy; the "
+		   "clone's is refused unless the same) holds:");
 	free(rp);
 }
 

@@ -84,6 +84,22 @@ put_escape(char *out, size_t o, char kind, uint32_t v, int digits)
 	return o;
 }
 
+/* What is not plain ASCII: a printable character of several bytes as it
+ * is, a hidden code point as \uHHHH, a control or a byte that is not UTF-8
+ * as \xHH (then *len is 1).  Returns the new length of out. */
+static size_t
+put_other(char *out, size_t o, const unsigned char *s, int *len, uint32_t cp)
+{
+	if (*len > 1 && !hidden_cp(cp)) {
+		memcpy(out + o, s, (size_t)*len);
+		return o + (size_t)*len;
+	}
+	if (*len > 1)
+		return put_escape(out, o, 'u', cp, 4);
+	*len = 1;
+	return put_escape(out, o, 'x', s[0], 2);
+}
+
 /* Clean s[0..n) into out (room for TERMOUT_WORST * n bytes); *olen grows.
  * Returns the bytes used: all of them when final, otherwise an unfinished
  * character at the end is left for the next call. */
@@ -101,14 +117,8 @@ clean_into(const unsigned char *s, size_t n, int flags, int final, char *out, si
 		if (len == 1 && (cp >= 0x20 || cp == '\t' || (cp == '\n' && (flags & TERMOUT_KEEP_NL))) &&
 		    cp != 0x7f) {
 			out[o++] = (char)cp;
-		} else if (len > 1 && !hidden_cp(cp)) {
-			memcpy(out + o, s + i, (size_t)len);
-			o += (size_t)len;
-		} else if (len > 1) {
-			o = put_escape(out, o, 'u', cp, 4);
 		} else {
-			len = 1;   /* a control, or a byte that is not UTF-8 */
-			o = put_escape(out, o, 'x', s[i], 2);
+			o = put_other(out, o, s + i, &len, cp);
 		}
 		i += (size_t)len;
 	}
@@ -326,14 +336,8 @@ ansi_c_word(const unsigned char *s, size_t n, char *out)
 			out[o++] = cp == '\n' ? 'n' : 't';
 		} else if (len == 1 && cp >= 0x20 && cp != 0x7f) {
 			out[o++] = (char)cp;
-		} else if (len > 1 && !hidden_cp(cp)) {
-			memcpy(out + o, s + i, (size_t)len);
-			o += (size_t)len;
-		} else if (len > 1) {
-			o = put_escape(out, o, 'u', cp, 4);
 		} else {
-			len = 1;
-			o = put_escape(out, o, 'x', s[i], 2);
+			o = put_other(out, o, s + i, &len, cp);
 		}
 		i += (size_t)len;
 	}

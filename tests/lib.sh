@@ -32,6 +32,13 @@ need_python() {
 		fi
 	done
 }
+# ref_python_cpu: the python and system part of a test project's
+# reference: /usr/bin/python3 with its system packages (no pip of its own),
+# on the CPU.  Printed after the rest: { cat <<YEOF ... YEOF; ref_python_cpu; }
+ref_python_cpu() {
+	printf '%s\n' 'python:' '  interpreter: /usr/bin/python3' '  install:' \
+		'    system_site_packages: true' '    without_pip: true' 'system:' '  backend: cpu'
+}
 # need_driver NAME: the stage driver (tests/helpers/stage-driver) is built,
 # or the test NAME fails and ends.
 DRV="${KD_BUILDDIR:-.}/tests/helpers/stage-driver"

@@ -21,7 +21,7 @@ printf 'dim: 4\n' >"$P/$(printf 'cfg\033]52;c;SGk=\007.yaml')"
 printf -- '--no-index\nkd-evil\033]2;pwned-req\007==1.0\n' >"$P/requirements-rebuild.txt"
 git -C "$P" add . && git -C "$P" commit -qm project
 printf 'x' >"$P/$(printf 'untracked\033[2J\007.txt')"
-cat >"$P/kernodeck/reference.yaml" <<YEOF
+{ cat <<YEOF
 schema: 1
 goal: close-values
 code:
@@ -32,14 +32,8 @@ code:
 data:
   - name: "words\\e]52;c;SGVsbG8=\\a"
     path: "data\\e[2J.txt"
-python:
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  backend: cpu
 YEOF
+ref_python_cpu; } >"$P/kernodeck/reference.yaml"
 
 # raw_left FILE: ESC and BEL bytes left in a capture-pane -e once tmux's
 # own attribute sequences (CSI ... m) are taken out

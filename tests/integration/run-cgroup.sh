@@ -38,20 +38,14 @@ if os.environ.get("KD_EP_WAIT"):
         f.write("%d\n" % os.getpid())
     time.sleep(120)
 PYEOF
-cat >"$P/kernodeck/reference.yaml" <<'YEOF'
+{ cat <<'YEOF'
 schema: 1
 code:
   entry_point: [python, ep.py]
 result:
   outputs: outputs
-python:
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  backend: cpu
 YEOF
+ref_python_cpu; } >"$P/kernodeck/reference.yaml"
 $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
 
 # alive FILE: how many pids of FILE are alive (not zombies)

@@ -108,20 +108,14 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _hang()
 T
 printf -- '--no-index\n./slowpkg\n' >"$P/requirements-rebuild.txt"
-cat >"$P/kernodeck/reference.yaml" <<'YEOF'
+{ cat <<'YEOF'
 schema: 1
 code:
   entry_point: [python, ep.py]
 result:
   outputs: outputs
-python:
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  backend: cpu
 YEOF
+ref_python_cpu; } >"$P/kernodeck/reference.yaml"
 
 # the rebuild: pip runs the backend, which hangs and leaves a daemon
 kill_during rebuild "$KD_PIDS" "$KD_BIN" check "$P" --stage rebuild --quiet

@@ -59,21 +59,15 @@ cat >"$P/ep.py" <<'PYEOF'
 import sys
 sys.stdout.buffer.write(b"step \x1b]0;PWNED\x07 \x1b[2K\r\xc2\x9b31m \xff done\n")
 PYEOF
-cat >"$P/kernodeck/reference.yaml" <<'YEOF'
+{ cat <<'YEOF'
 schema: 1
 goal: "close-values \e]0;PWNED\a"
 code:
   entry_point: [python, ep.py, "--tag=\e]0;PWNED\a\e[2K"]
 result:
   outputs: "outputs\e[2K"
-python:
-  interpreter: /usr/bin/python3
-  install:
-    system_site_packages: true
-    without_pip: true
-system:
-  backend: cpu
 YEOF
+ref_python_cpu; } >"$P/kernodeck/reference.yaml"
 "$KD_BIN" check "$P" --stage sample >"$KD_TMP/check.out" 2>&1
 no_raw "check, the entry point's output streamed" "$KD_TMP/check.out"
 check "check: the streamed line is there, visibly" grep -qF 'step \x1b]0;PWNED\x07' "$KD_TMP/check.out"
