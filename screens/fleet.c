@@ -6,7 +6,7 @@
  * the matrix of the latest folder: a row per check, a column per node (the
  * cell's status; outliers highlighted), scrolled with the arrows; Enter
  * shows that node's evidence for the check.  The matrix itself is
- * src/fleet.c's; this file only draws it.
+ * src/features/fleet.c's; this file only draws it.
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /*
  * main.c - kernodeck's entry: the walkthrough (screens/), or the headless
- * command named first (the table of src/cmd.c, KD_CMD_LIST in cmd.h).
+ * command named first (the table of src/cmd/cmd.c, KD_CMD_LIST in cmd.h).
  */
 #include "config.h"
 

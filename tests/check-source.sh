@@ -15,10 +15,17 @@
 #   - one way out to the terminal (termout.h): no write(), dprintf() or
 #     vdprintf() to file descriptor 1 or 2 (STDOUT_FILENO, STDERR_FILENO)
 #     and no assignment to stdout or stderr under src/ and screens/ but in
-#     src/termout.c and the crash handler of screens/tui.c (a fixed text).
-#   - a stage file (src/stage-*.c) exports only its ops (no function that
-#     is not static) and calls no command (cmd_*, kd_cmd_*) and no other
-#     stage (another stage's gather/check/describe);
+#     src/lib/termout.c and the crash handler of screens/tui.c (a fixed text).
+#   - a stage file (src/stages/stage-*.c) exports only its ops (no function
+#     that is not static) and calls no command (cmd_*, kd_cmd_*) and no
+#     other stage (another stage's gather/check/describe);
+#   - the floors: the code under src/ sits in one folder per floor, bottom
+#     to top lib, formats, engine, facts, features, stages, cmd; src/main.c
+#     and screens/ are the top.  A file includes headers of its own floor or
+#     below only.  A header include/kernodeck/NAME.h is of the floor of
+#     src/FLOOR/NAME.c, or of the floor the table header_floor below gives
+#     it (headers with no .c of their own); a header of no floor is an
+#     offence, so a new header is placed when it is added;
 #   - the core library (libkdcore.a, found in $KD_BUILDDIR or given as the
 #     second argument) has no undefined symbol that only screens/ defines
 #     (nm): the core never calls into the walkthrough; skipped when the
@@ -98,9 +105,9 @@ screen=$(clean $(sources src | grep -v '^src/main\.c$') | grep -E "${inc}kernode
 report "the core library (src/ but main.c) does not include kernodeck/screen.h" "$screen"
 
 raw=$(printf '%s\n' "$code" | grep -E '^(src|screens)/' |
-	grep -v -E '^(src/termout\.c|screens/tui\.c):' |
+	grep -v -E '^(src/lib/termout\.c|screens/tui\.c):' |
 	grep -E '(^|[^A-Za-z0-9_])(write|dprintf|vdprintf)[[:space:]]*\([[:space:]]*(1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,|(^|[^A-Za-z0-9_.>])(stdout|stderr)[[:space:]]*=[^=]' || true)
-report "no raw write to the terminal but through src/termout.c" "$raw"
+report "no raw write to the terminal but through src/lib/termout.c" "$raw"
 
 # NAME for every function defined at the start of a line (the house style:
 # the type on the line above) that is not static, as FILE:LINE:NAME.
@@ -115,11 +122,59 @@ exported() {
 	{ prev = $0 }' "$@"
 }
 
-stages=$(sources src | grep '^src/stage-.*\.c$' || true)
+stages=$(sources src | grep '^src/stages/stage-.*\.c$' || true)
 hits=$(exported $stages)
-report "a stage file exports only its ops (src/stage-*.c)" "$hits"
+report "a stage file exports only its ops (src/stages/stage-*.c)" "$hits"
 hits=$(clean $stages | grep -E '^[^:]*:[0-9]+:(.*[^A-Za-z0-9_])?(cmd_[a-z_]+[[:space:]]*\(|kd_cmd_[a-z_]+)|(->|\.)(gather|check|describe)[[:space:]]*\(' || true)
 report "a stage file calls no command and no other stage" "$hits"
+
+# The floors, bottom to top; the headers that have no .c of their own.
+floors="lib formats engine facts features stages cmd"
+header_floor="caps:lib err:lib inspect:formats stage:engine obs:engine
+obs-reference:engine obs-system:engine obs-rebuild:engine obs-contract:engine
+obs-compute:engine obs-sample:engine obs-dossier:engine rebuild:facts
+screen:top keys:top frame:top plot:top shellwords:top termcheck:top textw:top"
+# Known offences being mended (issue 24), one FILE:HEADER a line; empty
+# when none.
+layer_exceptions="include/kernodeck/inspect.h:report.h include/kernodeck/tabular.h:compare.h
+include/kernodeck/treeout.h:report.h src/engine/logkeep.c:fleet.h src/engine/step.c:plan.h"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdfloor.XXXXXX")
+{
+	for f in $floors; do
+		[ -d "src/$f" ] && find "src/$f" -maxdepth 1 -name '*.c' |
+			sed "s#^src/$f/\(.*\)\.c\$#\1 $f#"
+	done
+	printf '%s\n' $header_floor | tr ':' ' '
+} >"$tmp/map"
+printf '%s\n' $layer_exceptions >"$tmp/exc"
+hits=$(clean $(sources src screens include) | grep -E "${inc}kernodeck/" |
+	LC_ALL=C awk -v floors="$floors" -v map="$tmp/map" -v exc="$tmp/exc" '
+	BEGIN {
+		n = split(floors, fl, " ")
+		for (i = 1; i <= n; i++) rank[fl[i]] = i
+		rank["top"] = n + 1
+		while ((getline l < map) > 0) { split(l, a, " "); if (!(a[1] in hf)) hf[a[1]] = a[2] }
+		while ((getline l < exc) > 0) if (l != "") skip[l] = 1
+	}
+	function floor_of(path,   m, b) {
+		if (path ~ /^screens\//) return "top"
+		if (match(path, /^src\/[a-z]+\//)) return substr(path, 5, RLENGTH - 5)
+		if (path ~ /^src\//) return "top"
+		b = path; sub(/^.*\//, "", b); sub(/\.h$/, "", b)
+		return (b in hf) ? hf[b] : ""
+	}
+	{
+		split($0, p, ":"); file = p[1]; line = p[2]
+		h = $0; sub(/^.*kernodeck\//, "", h); sub(/\.h.*$/, "", h)
+		from = floor_of(file)
+		if (from == "" || !(from in rank)) { print file ":" line ": " file " is of no floor"; next }
+		if (!(h in hf)) { print file ":" line ": kernodeck/" h ".h is of no floor"; next }
+		to = hf[h]
+		if (rank[to] > rank[from] && !((file ":" h ".h") in skip))
+			print file ":" line ": " from " includes " to "'"'"'s " h ".h"
+	}' | LC_ALL=C sort -u || true)
+rm -rf "$tmp"
+report "a floor includes no header of a higher floor" "$hits"
 
 if [ -n "$lib" ] && [ -f "$lib" ] && command -v nm >/dev/null 2>&1; then
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdsrc.XXXXXX")

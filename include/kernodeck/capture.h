@@ -1,6 +1,6 @@
 /*
  * capture.h - the capture of this machine into the reference
- * (src/capture.c), for `kernodeck capture` and stage 1.
+ * (src/features/capture.c), for `kernodeck capture` and stage 1.
  */
 #ifndef KD_CAPTURE_H
 #define KD_CAPTURE_H

@@ -5,7 +5,7 @@
  * synopses of `kernodeck --help` and the man page's SYNOPSIS
  * (tools/mankeys), and the option parser (cmd_getopt).
  *
- * Adding a command: write src/cmd-NAME.c ending with its entry
+ * Adding a command: write src/cmd/cmd-NAME.c ending with its entry
  *
  *   const struct kd_cmd_entry kd_cmd_NAME = { .name = "NAME", .opts = ...,
  *           .exec = cmd_NAME };
@@ -64,7 +64,7 @@ KD_CMD_LIST(KD_CMD_DECL)
 #undef KD_CMD_DECL
 /* `kernodeck [DIR] [--state-dir DIR] [--python PATH]` (run by screens/). */
 extern const struct kd_cmd_entry kd_cmd_walkthrough;
-/* KD_CMD_LIST as a NULL-terminated table (src/cmd.c). */
+/* KD_CMD_LIST as a NULL-terminated table (src/cmd/cmd.c). */
 extern const struct kd_cmd_entry *const kd_cmd_table[];
 /* The entry named name, or NULL. */
 const struct kd_cmd_entry *cmd_find(const char *name);

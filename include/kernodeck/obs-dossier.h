@@ -5,7 +5,7 @@
  * tests/integration/demo-headless.sh and demo-training.sh) proves every key
  * not marked KD_OBS_OPT is there after the demos' checks.
  *
- * The tree is dossier_write's summary (src/dossier.c; `kernodeck dossier`
+ * The tree is dossier_write's summary (src/features/dossier.c; `kernodeck dossier`
  * reads the same one), with the stage's check of SHA256SUMS added:
  *   out                 the dossier folder
  *   files               how many files the dossier holds

@@ -1,7 +1,7 @@
 /*
  * obs-rebuild.h - the tree of rebuild.yaml (the rebuild stage's
- * observations, src/stage-rebuild.c; its base environment part
- * src/rebuild-base.c): each key its type, getter name and path.  Getters:
+ * observations, src/stages/stage-rebuild.c; its base environment part
+ * src/facts/rebuild-base.c): each key its type, getter name and path.  Getters:
  * obs_rebuild_NAME(obs).  Keep in step with what the stage writes;
  * tests/helpers/obs-keys (run by demo-headless and demo-training)
  * proves every key not marked KD_OBS_OPT is there

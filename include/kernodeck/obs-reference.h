@@ -1,6 +1,6 @@
 /*
  * obs-reference.h - the tree of reference-obs.yaml (the reference stage's
- * observations, src/stage-reference.c; judged by src/reference-check.c):
+ * observations, src/stages/stage-reference.c; judged by src/stages/reference-check.c):
  * each key its type, getter name and path.  Getters: obs_reference_NAME(obs).
  * Keep in step with what the stage writes; tests/helpers/obs-keys (run by
  * demo-headless and demo-training) proves every key not marked KD_OBS_OPT is

@@ -26,7 +26,7 @@
  *                         worst_row (rule metric), worst, rule_digest,
  *                         rule_canonical, shown
  *   resume                the resume check (goal training-trajectory, or a
- *                         resume: section; src/resume.c): required_missing,
+ *                         resume: section; src/features/resume.c): required_missing,
  *                         or declaration_error, or steps, interrupt_at,
  *                         interrupt, compare[], rule, runs (uninterrupted,
  *                         interrupted, resumed: KD_OBS_SAMPLE_RUN),

@@ -1,6 +1,6 @@
 /*
  * obs-system.h - the tree of system.yaml (the system stage's observations,
- * src/stage-system.c, gathered by sysinfo.c and the sys-*.c readers, the
+ * src/stages/stage-system.c, gathered by sysinfo.c and the sys-*.c readers, the
  * plan by variant.c): each key its type, getter name and path.  Getters:
  * obs_system_NAME(obs).  Keep in step with what the stage writes;
  * tests/helpers/obs-keys (run by demo-headless and demo-training)

@@ -8,7 +8,7 @@
  *
  * so that stage, report, dossier and screen code never spells a key path
  * (a misspelt getter is a compile error, not a silent NULL), and one table
- * per file (src/obs.c, kd_obs_files) lets a test prove every key the header
+ * per file (src/engine/obs.c, kd_obs_files) lets a test prove every key the header
  * declares is where the stage writes it (tests/helpers/obs-keys.c, run on
  * the demo's observations by tests/helpers/obs-keys (run by demo-headless and demo-training)).
  *
@@ -49,7 +49,7 @@ static inline double kd_obs_v_num(const json_t *j) { return json_number_value(j)
 	static inline KD_OBS_T_##type obs_##file##_##name(const json_t *obs) \
 	{ return kd_obs_v_##type(yamlio_get(obs, path)); }
 
-/* The keys of one file, for the test (src/obs.c). */
+/* The keys of one file, for the test (src/engine/obs.c). */
 struct kd_obs_key {
 	const char *path;   /* "python.chosen"; NULL ends the list */
 	const char *type;   /* "str", "obj", ... */

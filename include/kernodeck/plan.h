@@ -3,7 +3,7 @@
  * in one place.
  *
  * The stages run exactly the vectors these functions return, and replay's
- * plan (src/replay.c) shows the same vectors before anything runs, each
+ * plan (src/features/replay.c) shows the same vectors before anything runs, each
  * argument a shell word (termout_argv): what a person confirms is what
  * runs.  Every vector is NULL-terminated, its strings malloc'd; plan_free
  * releases it.  Relative paths (.venv-rebuild, requirements-rebuild.txt)

@@ -1,6 +1,6 @@
 /*
  * rebuild-base.h - stage 3 on a base environment (python.install.base):
- * the steps src/stage-rebuild.c runs when the reference names one, and
+ * the steps src/stages/stage-rebuild.c runs when the reference names one, and
  * their rows.  The mechanism is baseenv.h's.
  *
  * Observations (rebuild.yaml):

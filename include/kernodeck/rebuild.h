@@ -1,5 +1,5 @@
 /*
- * rebuild.h - stages 3 and 4 (src/stage-rebuild.c, src/stage-contract.c):
+ * rebuild.h - stages 3 and 4 (src/stages/stage-rebuild.c, src/stages/stage-contract.c):
  * the names of the files they read and write, and the choices they record
  * in the state's settings.
  *

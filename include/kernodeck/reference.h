@@ -1,6 +1,6 @@
 /*
  * reference.h - helpers over the reference tree (doc/reference-format.md)
- * shared by stage 1 (src/stage-reference.c), `kernodeck capture` and the
+ * shared by stage 1 (src/stages/stage-reference.c), `kernodeck capture` and the
  * later stages: what "filled" and "not applicable" mean, floating names,
  * stable ids for list items, paths relative to the project, and the
  * capture of this machine into the reference.
@@ -72,7 +72,7 @@ char *reference_strip_url(const char *url, int *had);
  * (arguments with blanks or quotes single-quoted); malloc'd. */
 char *reference_argv_line(const json_t *argv);
 
-/* The checks of stage 1 (src/reference-check.c): one row per check,
+/* The checks of stage 1 (src/stages/reference-check.c): one row per check,
  * judged from the reference and the observations of gather (obs.code,
  * obs.files, obs.urls, obs.warnings); reads the inventory file only. */
 int reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json_t *obs,

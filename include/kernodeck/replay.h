@@ -1,7 +1,7 @@
 /*
- * replay.h - the replay engine (src/replay.c): rebuild and re-check a
+ * replay.h - the replay engine (src/features/replay.c): rebuild and re-check a
  * project from a dossier in a clean folder.  `kernodeck replay`
- * (src/cmd-replay.c) and the dossier stage's replay action call it.
+ * (src/cmd/cmd-replay.c) and the dossier stage's replay action call it.
  *
  * A dossier from someone else is untrusted: its SHA256SUMS is verified
  * first, every command the replay will run is shown and confirmed once,

@@ -2,7 +2,7 @@
  * stage.h - the seven stages, their results and the rules that join them.
  *
  * Every stage is a const struct kd_stage_ops with the same small interface,
- * registered once, in order, in kd_stages[] (src/stage.c).  The walkthrough
+ * registered once, in order, in kd_stages[] (src/engine/stage.c).  The walkthrough
  * and `kernodeck check` both call stage_run(), which calls:
  *
  *   gather(ctx, res, sink, err)  observe: fill res->obs (a JSON tree saved
@@ -184,7 +184,7 @@ struct kd_stage_ops {
 	const char *title;     /* "Reference" */
 	const char *summary;   /* one line: what the stage gathers or checks */
 	const char *obs_file;  /* observation file under the kernodeck folder, or NULL */
-	int replay;            /* 1: a replay runs it again (src/replay.c) */
+	int replay;            /* 1: a replay runs it again (src/features/replay.c) */
 	const struct kd_field *fields;
 	size_t nfields;
 	int (*gather)(struct kd_ctx *ctx, struct kd_result *res,
@@ -210,7 +210,7 @@ int stage_pos(const struct kd_stage_ops *ops);
  * into buf; returns buf. */
 const char *stage_id_list(char *buf, size_t len, const char *sep);
 
-/* --- the rules (src/stage.c) --- */
+/* --- the rules (src/engine/stage.c) --- */
 
 struct kd_state;
 struct kd_deviation;

@@ -1,5 +1,5 @@
 /*
- * step.h - one program run as a logged, cancellable step (src/step.c):
+ * step.h - one program run as a logged, cancellable step (src/engine/step.c):
  * what every stage, the reference capture and the system readers share on
  * top of the runner (run.h).
  *

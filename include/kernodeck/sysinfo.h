@@ -16,7 +16,7 @@
  *   devices [ {path, kind, exists, access, group, in_group, hint} ]
  *   tools {gcc, g++, nvcc, hipcc, cmake, ninja: {path, version, status}}
  *   python {chosen {...}, available [...]}   env {NAME: redacted value}
- *   plan {...}   (the planned PyTorch variant, src/variant.c)
+ *   plan {...}   (the planned PyTorch variant, src/facts/variant.c)
  *
  * Read it back through obs-system.h's getters, never by key paths.
  *

@@ -2,7 +2,7 @@
  * variant.h - the PyTorch variant the rebuild plans (cpu, cuXXX, rocmX.Y,
  * or torch from the system) and whether it fits this machine.
  *
- * The rules, with their sources in src/variant.c:
+ * The rules, with their sources in src/facts/variant.c:
  *   - a CUDA build needs an NVIDIA driver at least as new as the minimum of
  *     that CUDA version, or, through CUDA minor-version compatibility, the
  *     minimum of its major family (12.x: 525.60.13, 11.x: 450.80.02);

@@ -3,7 +3,7 @@
  * nothing, linked with the libraries kernodeck links (ncursesw, libyaml,
  * jansson, libgit2, libcrypto, pthread), built by the script with the same
  * pkg-config flags.  libcurl is not among them: kernodeck opens it with
- * dlopen when a URL is first checked (src/net.c).  The calls below are
+ * dlopen when a URL is first checked (src/lib/net.c).  The calls below are
  * never made (argc is never that large) but keep every library needed,
  * whatever the linker's --as-needed default.
  *

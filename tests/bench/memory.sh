@@ -2,7 +2,7 @@
 # tests/bench/memory.sh - time and peak memory of the text parsers against
 # the size of their input (issue 17, point 19): `kernodeck inspect
 # requirements|freeze|pip-check FILE`, which print as they parse
-# (src/treeout.c), on inputs of short lines (1, 10 and 30 MB: about 34,000
+# (src/lib/treeout.c), on inputs of short lines (1, 10 and 30 MB: about 34,000
 # to 1,000,000 lines; the 30 MB file is the issue's, which took 4.1 GB and
 # 12 s) and of long lines (30 MB in 1,000 lines of 30 KB).  The alternative
 # is the same command printing the whole tree at once (KD_INSPECT_TREE=1,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/redact.sh - the credential detector (src/redact.c) on an
+# tests/bench/redact.sh - the credential detector (src/lib/redact.c) on an
 # 8.7 MB pip install -v log (gen-piplog.py): kd-redactbench times
 # redact_text inside one process, best of KD_BENCH_RUNS (default 7), and
 # `kernodeck inspect secrets` times the scan with the process around it.

@@ -15,7 +15,7 @@
 # /usr/bin/time -v.
 #
 # A start reads the reference identity from kernodeck/cache/ when
-# reference.yaml has not changed since it was last computed (src/ctx.c); the
+# reference.yaml has not changed since it was last computed (src/engine/ctx.c); the
 # first start after an edit computes it (a SHA-256: OpenSSL starts, +2 MB).
 # Both are measured: "unchanged reference" (the cache written by a first
 # start that is not counted), and "reference.yaml just edited" (its times

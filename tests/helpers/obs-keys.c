@@ -1,6 +1,6 @@
 /*
  * obs-keys.c - `obs-keys FOLDER`: for each observation file in the
- * kernodeck folder FOLDER, every key its obs-*.h header declares (src/obs.c)
+ * kernodeck folder FOLDER, every key its obs-*.h header declares (src/engine/obs.c)
  * is there with its type, unless it is marked KD_OBS_OPT and absent or null,
  * or lies below such a key that is absent or null (an optional subtree:
  * "pip_check" KD_OBS_OPT makes "pip_check.status" required only where

@@ -1,5 +1,5 @@
 /*
- * run-cli.c - run one program through the runner (src/run.c), for the
+ * run-cli.c - run one program through the runner (src/lib/run.c), for the
  * tests that kill the process holding the runner (tests/unit/test-run.c):
  *
  *   run-cli TIMEOUT PROGRAM [ARG...]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `kernodeck inspect requirements|freeze|pip-check` prints as it parses
-# (src/treeout.c, issue 17 point 19): the same bytes as the whole tree
+# (src/lib/treeout.c, issue 17 point 19): the same bytes as the whole tree
 # printed at once (KD_INSPECT_TREE=1, the former path), and a peak RSS of
 # the program's own plus a small multiple of the input, whatever the number
 # of lines (a tree of one object per line took about a hundred times the

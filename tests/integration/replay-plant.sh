@@ -3,7 +3,7 @@
 # kernodeck/logs, kernodeck/ itself) with a symbolic link to a folder
 # outside the work folder.  The links are not in the repository, so the
 # checks after the clone pass; what stops kernodeck is that it opens and
-# creates below the work folder without following a link (src/beneath.c)
+# creates below the work folder without following a link (src/lib/beneath.c)
 # and checks the tree again after each stage.  Each replay must exit 2
 # naming the link, and the folder outside must stay empty.  Both ways of
 # opening are tried: openat2, and the component walk

@@ -58,7 +58,7 @@ alive() {
 	done
 	echo $n
 }
-# the cgroup2 folder kernodeck runs below (as src/cgroup.c finds it)
+# the cgroup2 folder kernodeck runs below (as src/lib/cgroup.c finds it)
 cgbase() {
 	mnt=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 	own=$(sed -n 's/^0:://p' /proc/self/cgroup)

@@ -51,7 +51,7 @@ kill_during() {
 	cgl=$(ls -d "$CGB"/kernodeck-"$kd".* 2>/dev/null | wc -l)
 	check "SIGKILL during $name: no cgroup folder of it is left ($cgl)" test "$cgl" -eq 0
 }
-# the cgroup2 folder kernodeck makes the runs' cgroups in (src/cgroup.c)
+# the cgroup2 folder kernodeck makes the runs' cgroups in (src/lib/cgroup.c)
 CGB="$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)$(sed -n 's/^0:://p' /proc/self/cgroup)"
 CGB=${CGB%/}
 

@@ -10,7 +10,7 @@ sh "$checker" "$KD_SRCDIR"
 
 # 2. A planted tree.
 t="$KD_TMP/tree"
-mkdir -p "$t/src" "$t/screens" "$t/include/kernodeck"
+mkdir -p "$t/src/lib" "$t/src/stages" "$t/src/engine" "$t/screens" "$t/include/kernodeck"
 cat >"$t/src/bad.c" <<'EOF'
 /* bad.c: never call system() or popen( here */
 #include <stdio.h>
@@ -44,7 +44,7 @@ cat >"$t/include/kernodeck/keys.h" <<'EOF'
 #define KD_X 1
 EOF
 
-cat >"$t/src/stage-one.c" <<'EOF'
+cat >"$t/src/stages/stage-one.c" <<'EOF'
 #include "kernodeck/stage.h"
 int
 one_step(int x)
@@ -64,6 +64,9 @@ tui_main(const char *dir)
 	return dir != 0;
 }
 EOF
+# the floors: lib including an engine header, a header of no floor
+printf '#include "kernodeck/ctx.h"\n#include "kernodeck/fsutil.h"\n' >"$t/src/lib/fsutil.c"
+printf '#include "kernodeck/nowhere.h"\n' >"$t/src/engine/ctx.c"
 # a core library that calls the walkthrough, as cmd-demo.c once did
 printf 'int tui_main(const char *);\nint demo(void) { return tui_main("."); }\n' >"$KD_TMP/demo.c"
 cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"
@@ -85,9 +88,14 @@ check "checker: curses header in src/ found, screen.h and comments spared" \
 check "checker: screen.h included by the core library, not by main.c" \
 	has '^not ok - .*does not include kernodeck/screen\.h: src/ui\.c:3$'
 check "checker: a stage file's function that is not static found, the static one spared" \
-	has '^not ok - .*exports only its ops.*: src/stage-one\.c:3$'
+	has '^not ok - .*exports only its ops.*: src/stages/stage-one\.c:3$'
 check "checker: a stage calling a command and another stage's gather found" \
-	has '^not ok - .*calls no command and no other stage.*: src/stage-one\.c:10$'
+	has '^not ok - .*calls no command and no other stage.*: src/stages/stage-one\.c:10$'
+check "checker: lib including an engine header found" \
+	has '^not ok - .*no header of a higher floor.*src/lib/fsutil\.c:1'
+check "checker: a header of no floor found, the same floor's header spared" \
+	sh -c "printf '%s\\n' \"\$1\" | grep -q '^#   src/engine/ctx\.c:1: kernodeck/nowhere\.h is of no floor' &&
+		! printf '%s\\n' \"\$1\" | grep -q 'fsutil\.c:2'" sh "$out"
 check "checker: the core library needing tui_main (screens/) found by nm" \
 	has '^not ok - .*only screens/ defines \(nm\): libkdcore\.a:0$'
 
@@ -101,7 +109,9 @@ printf 'static void t(void) { }\n' >"$t/src/tty.c"
 sed -i 's/sprintf(b, "%d", 1)/snprintf(b, 2, "%d", 1)/; s/strcat(b, c)/(void)c/; s/system ("ls")/(void)q/' "$t/src/bad.c"
 printf '#include "config.h"\n' >"$t/src/ui.c"
 printf 'static void d(void) { }\n' >"$t/screens/table.c"
-printf 'static int\none_gather(void)\n{\n\treturn 0;\n}\n' >"$t/src/stage-one.c"
+printf '#include "kernodeck/fsutil.h"\n' >"$t/src/lib/fsutil.c"
+printf '#include "kernodeck/ctx.h"\n#include "kernodeck/fsutil.h"\n' >"$t/src/engine/ctx.c"
+printf 'static int\none_gather(void)\n{\n\treturn 0;\n}\n' >"$t/src/stages/stage-one.c"
 printf 'int demo(void) { return 0; }\n' >"$KD_TMP/demo.c"
 rm -f "$KD_TMP/libkdcore.a"
 cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"
@@ -109,4 +119,4 @@ out=$(sh "$checker" "$t" "$KD_TMP/libkdcore.a"); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   mended: /'
 check "checker: a clean tree passes" [ "$rc" -eq 0 ]
 check "checker: every rule reported ok on the clean tree" \
-	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 13 ]
+	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 14 ]

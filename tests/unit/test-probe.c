@@ -1,4 +1,4 @@
-/* test-probe.c - the probe's output as src/probe.c understands and judges
+/* test-probe.c - the probe's output as src/facts/probe.c understands and judges
  * it, on real CPU runs and on outputs written from documented GPU values
  * (tests/fixtures/probe/README.md says which is which). */
 #include "config.h"

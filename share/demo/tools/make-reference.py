@@ -6,7 +6,7 @@ fills in code.commit.
 
 The sample folder's digest is kernodeck's folder digest: SHA-256 of the
 sorted manifest of lines "SHA256  SIZE  RELPATH\\n" (hash_folder in
-src/hash.c).
+src/lib/hash.c).
 """
 
 import hashlib

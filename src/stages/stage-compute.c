@@ -6,7 +6,7 @@
  * (PROJECT/.venv-rebuild/bin/python, never an activated shell) and
  * --expect set to the reference's system.backend, streams and logs its
  * output and keeps the steps it reported (compute.yaml).  check judges
- * them (src/probe.c): the stage passes when every step passed, the
+ * them (src/facts/probe.c): the stage passes when every step passed, the
  * expected backend was seen and the product agreed with float64 on the
  * CPU.  An unreachable GPU fails the stage: the probe never computes on
  * the CPU in its place.

@@ -5,7 +5,7 @@
  * (doc/reference-format.md).  What "filled" and "not applicable" mean is
  * decided here once, for the checks of stage 1 and for any later stage that
  * reads the reference.  The capture of this machine into the reference is
- * src/capture.c.
+ * src/features/capture.c.
  */
 #include "config.h"
 

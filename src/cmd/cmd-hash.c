@@ -1,6 +1,6 @@
 /*
  * cmd-hash.c - `kernodeck hash [--cache DIR] [--threads N] [--progress]
- * PATH...`: the arguments, then the hashing engine (src/hash.c).
+ * PATH...`: the arguments, then the hashing engine (src/lib/hash.c).
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /*
  * reference-check.c - the checks of stage 1, judged from the reference
- * tree and the observations gathered by src/stage-reference.c.
+ * tree and the observations gathered by src/stages/stage-reference.c.
  *
  * Nothing here reads a file, the repository or the network: gather did,
  * and left in the observation tree what it saw (obs.code, obs.files,

@@ -1,6 +1,6 @@
 /*
  * replay.c - the replay engine: rebuild and re-check a project from a
- * dossier in a clean folder (`kernodeck replay`, src/cmd-replay.c, and the
+ * dossier in a clean folder (`kernodeck replay`, src/cmd/cmd-replay.c, and the
  * dossier stage's replay action call replay_run).
  *
  * A dossier from someone else is untrusted.  Before anything runs:
@@ -846,7 +846,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	}
 	/* from here on, every write is made below the work folder without
-	 * following a link (src/beneath.c), whatever the project's code does */
+	 * following a link (src/lib/beneath.c), whatever the project's code does */
 	if ((rc = beneath_set_root(o->workdir, err)) != 0)
 		goto out;
 	contained = 1;

@@ -187,7 +187,7 @@ ref_check_schema(const char *path, const struct yamlio_doc *doc, struct kd_err *
  * reference.yaml is unchanged reads it from
  * cache/reference-identity instead: one line keyed by the kernodeck version
  * and the file's (device, inode, size, mtime, ctime), like the digest cache
- * (src/hash.c).  Any change to the file changes its ctime, so the identity
+ * (src/lib/hash.c).  Any change to the file changes its ctime, so the identity
  * is computed again; an entry is only written for a file whose ctime is
  * REFID_RACY_NS older than now ("racily clean": a second write within the
  * same timestamp tick could go unnoticed), and a file that changed while it

@@ -11,7 +11,7 @@
  * reference.yaml, strips credentials from URLs, and says so in the
  * observations (reference-obs.yaml).  When a file's digest, the commit at
  * HEAD or the list of modified files changed since the previous check, the
- * later stages are marked stale.  check (src/reference-check.c) judges the
+ * later stages are marked stale.  check (src/stages/reference-check.c) judges the
  * reference and those observations.
  *
  * The screen's actions: capture this machine (`kernodeck capture`), record

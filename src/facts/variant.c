@@ -9,7 +9,7 @@
  * last the wheels PyPI serves for that release.  A file without a torch
  * line, in a project whose reference installs with system site packages,
  * takes torch from the system.  -r includes are followed one level.  (The
- * rebuild stage's full parser is src/parse-requirements.c; this reader only
+ * rebuild stage's full parser is src/formats/parse-requirements.c; this reader only
  * needs the torch line and the package sources.)
  */
 #include "config.h"

@@ -616,7 +616,7 @@ str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-/* The row from a parsed collect_env report (src/collect-env.c). */
+/* The row from a parsed collect_env report (src/formats/collect-env.c). */
 static json_t *
 row_from_collect_env(const json_t *ce)
 {

@@ -4,7 +4,7 @@
  * fsutil_write_atomic is the only way kernodeck writes a file: a
  * temporary file beside the target (same folder, so rename is atomic),
  * write, fsync, rename, fsync of the folder.  Text is redacted first.
- * Where a containment root is set (a replay: src/beneath.c), every folder
+ * Where a containment root is set (a replay: src/lib/beneath.c), every folder
  * written, made, renamed or removed in is reached below it without
  * following a link, and the temporary file and the rename are made from
  * the folder's descriptor.

@@ -1,7 +1,7 @@
 /*
  * resume.c - the resume exercise of stage 6: its declaration, its three
  * runs, the checkpoint inventory and the comparisons (see
- * include/kernodeck/resume.h; the rows are in src/resume-check.c).
+ * include/kernodeck/resume.h; the rows are in src/features/resume-check.c).
  */
 #include "config.h"
 
