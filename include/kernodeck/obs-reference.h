@@ -8,6 +8,8 @@
  *
  *   checked_at          when (UTC)
  *   exclude_added       lines added to .git/info/exclude by this check
+ *   outputs_excluded    result.outputs, kept out of git status like kernodeck/
+ *                       (reference_outputs_excluded)
  *   code                the repository (repo.h, repo_info_to_json): .workdir,
  *                       .commit (HEAD), .branch (null when detached), .tags,
  *                       .remote (credentials stripped), .remote_had_credentials,
@@ -35,6 +37,7 @@
 
 #define KD_OBS_REFERENCE(X) \
 	X(int, exclude_added, "exclude_added", KD_OBS_OPT) \
+	X(str, outputs_excluded, "outputs_excluded", KD_OBS_OPT) \
 	X(obj, code, "code", 0) \
 	X(str, code_workdir, "code.workdir", KD_OBS_OPT) \
 	X(str, code_commit, "code.commit", KD_OBS_OPT) \

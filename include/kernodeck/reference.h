@@ -40,6 +40,10 @@ int reference_filled(const json_t *v);
  * vendor (no GPU: no driver, CUDA, ROCm).  NULL when it applies.  The
  * string is borrowed from ref or static. */
 const char *reference_na(const json_t *ref, const char *path);
+/* code.remote, unless the reference marks it not applicable (then NULL,
+ * whatever value it still holds): the one place the dossier, procedure.sh's
+ * REPO= and the replay's plan and clone learn where the code comes from. */
+const char *reference_remote(const json_t *ref);
 
 /* 1 when s, as a whole (case-insensitive, surrounding blanks ignored), is
  * a floating name: latest, main, master, current, stable, nightly, dernier,
@@ -79,9 +83,15 @@ int reference_check_rows(const struct kd_ctx *ctx, const json_t *ref, const json
 			 struct kd_rows *rows);
 
 /* Make sure kernodeck's own folders (the state folder and .venv-rebuild)
- * are listed in the private .git/info/exclude of the project's repository.
- * Returns 0 (also when there is no repository); *added counts lines. */
+ * and the outputs folder the sample moves aside and writes again
+ * (reference_outputs_excluded) are listed in the private .git/info/exclude
+ * of the project's repository, so that a sample run never makes the next
+ * code.clean fail.  Returns 0 (also when there is no repository); *added
+ * counts lines. */
 int reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err);
+/* result.outputs when it is a folder of its own inside the project (the
+ * one reference_exclude_own keeps out of git status), else NULL. */
+const char *reference_outputs_excluded(const json_t *ref);
 /* Make the opened folder a project, as check --init does before its stages
  * (kernodeck init): kernodeck's folders in .git/info/exclude when in a git
  * repository, a reference.yaml to fill ("schema: 1") when there is none, and

@@ -70,6 +70,17 @@ implied_na(const json_t *ref, const char *path)
 	return NULL;
 }
 
+/* See reference.h. */
+const char *
+reference_remote(const json_t *ref)
+{
+	const char *r = yamlio_get_str(ref, "code.remote");
+
+	if (r == NULL || *r == '\0' || reference_na(ref, "code.remote") != NULL)
+		return NULL;
+	return r;
+}
+
 const char *
 reference_na(const json_t *ref, const char *path)
 {
@@ -281,25 +292,44 @@ reference_argv_line(const json_t *argv)
 	return o;
 }
 
+const char *
+reference_outputs_excluded(const json_t *ref)
+{
+	const char *outs = yamlio_get_str(ref, "result.outputs");
+
+	/* a folder of its own, relative, inside the project: what the sample
+	 * moves aside (never the project, kernodeck's folder, the venv or .git) */
+	if (outs == NULL || *outs == '\0' || outs[0] == '/' || strstr(outs, "..") != NULL ||
+	    strcmp(outs, ".") == 0 || strcmp(outs, "./") == 0 ||
+	    strncmp(outs, ".git", 4) == 0 || strncmp(outs, ".venv-rebuild", 13) == 0 ||
+	    strncmp(outs, "kernodeck", 9) == 0)
+		return NULL;
+	return outs;
+}
+
 int
 reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *err)
 {
 	const char *rel = yamlio_get_str(ctx->ref, "code.repository");
+	const char *outs = reference_outputs_excluded(ctx->ref);
 	char *repo = reference_abspath(ctx, rel != NULL && *rel != '\0' ? rel : ".");
 	char *venv = fsutil_join(ctx->project_dir, ".venv-rebuild");
-	const char *folders[2] = { ctx->state_dir, venv };
+	char *out = outs != NULL ? fsutil_join(ctx->project_dir, outs) : NULL;
+	const char *folders[3] = { ctx->state_dir, venv, out };
 	int rc;
 
 	*added = 0;
-	if (repo == NULL || venv == NULL) {
+	if (repo == NULL || venv == NULL || (outs != NULL && out == NULL)) {
 		free(repo);
 		free(venv);
+		free(out);
 		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "exclude");
 	}
 	rc = repo_ensure_excludes(fsutil_exists(repo) ? repo : ctx->project_dir,
-				  folders, 2, added, err);
+				  folders, out != NULL ? 3 : 2, added, err);
 	free(repo);
 	free(venv);
+	free(out);
 	return rc;
 }
 

@@ -100,6 +100,13 @@ static const char query_py[] =
 	"    import torch\n"
 	"    d['torch'] = {'version': torch.__version__, 'cuda': torch.version.cuda,\n"
 	"                  'hip': getattr(torch.version, 'hip', None)}\n"
+	/* a system interpreter's PyTorch from its site packages: the rebuilt
+	 * venv sees it only when made with --system-site-packages */
+	"    if not d['venv']:\n"
+	"        import site\n"
+	"        top = os.path.dirname(os.path.dirname(os.path.realpath(torch.__file__)))\n"
+	"        if top in [os.path.realpath(p) for p in site.getsitepackages()]:\n"
+	"            d['system_site_packages'] = True\n"
 	"except Exception as e:\n"
 	"    d['torch'] = None\n"
 	"    d['torch_error'] = (type(e).__name__ + ': ' + str(e))[:200]\n"

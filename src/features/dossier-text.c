@@ -30,6 +30,7 @@
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/reference.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/yamlio.h"
 
@@ -289,8 +290,8 @@ layers_table(const struct kd_ctx *ctx, struct sb *b)
 	sb_cell(b, str_or(ref, "code.commit", "?"));
 	sb_puts(b, "` (branch ");
 	sb_cell(b, str_or(ref, "code.branch", "-"));
-	sb_puts(b, str_or(ref, "code.remote", NULL) ? ") of " : ") of the local repository ");
-	sb_cell(b, str_or(ref, "code.remote", ctx->project_dir));
+	sb_puts(b, reference_remote(ref) ? ") of " : ") of the local repository ");
+	sb_cell(b, reference_remote(ref) ? reference_remote(ref) : ctx->project_dir);
 	sb_printf(b, "; entry point and %zu parameter file(s) with SHA-256 | ",
 		  json_array_size(params));
 	sb_puts(b, "the work tree is at the commit and clean; each parameter file hashes to "
@@ -369,6 +370,26 @@ stage_section(const struct kd_ctx *ctx, int i, struct sb *b)
 	}
 }
 
+/* At the top of the README: a commit that a clone of the remote will not
+ * have (stage 1's code.pushed or code.remote warning), with what to do. */
+static void
+unfetchable(const struct kd_ctx *ctx, const json_t *tree, struct sb *b)
+{
+	const char *why = yamlio_get_str(tree, "code.unfetchable");
+
+	if (why == NULL)
+		return;
+	sb_puts(b, "**The recorded commit `");
+	sb_cell(b, str_or(ctx->ref, "code.commit", "?"));
+	sb_puts(b, "` cannot be fetched from ");
+	sb_cell(b, reference_remote(ctx->ref) ? reference_remote(ctx->ref) : "any remote");
+	sb_puts(b, "** (stage 1: ");
+	sb_cell(b, why);
+	sb_puts(b, ").  Push it (`git push`) before handing this dossier on, or replay with "
+		"a copy of the repository that has it: `kernodeck replay DOSSIER --repo PATH` "
+		"or `REPO=PATH bash procedure.sh`.\n\n");
+}
+
 char *
 dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -382,6 +403,7 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	sb_printf(&b, "Written by kernodeck %s on %s from the project folder `%s`.\n\n",
 		  PACKAGE_VERSION, json_string_value(json_object_get(tree, "created")),
 		  ctx->project_dir);
+	unfetchable(ctx, tree, &b);
 	sb_puts(&b, "## What was reproduced\n\n");
 	sb_puts(&b, "Goal: ");
 	sb_cell(&b, str_or(ctx->ref, "goal", "not stated"));
@@ -939,7 +961,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	struct sb b = {0};
 	const json_t *ref = ctx->ref, *v, *ep = yamlio_get(ref, "code.entry_point");
 	const char *py = str_or(ref, "python.interpreter", ctx->python ? ctx->python : "/usr/bin/python3");
-	const char *remote = str_or(ref, "code.remote", NULL);
+	const char *remote = reference_remote(ref);
 	int ssp = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
 	const char *base = str_or(ref, "python.install.base", NULL);
 	char *q;
@@ -982,7 +1004,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	free(q);
 	env_block(tree, &b);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
-		"DATA=\"${DATA:-$WORK}\"\n"
+		"DATA=\"${DATA:-}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");
 
 	sb_puts(&b, "step \"1. the code at commit $COMMIT\"\n"
@@ -992,18 +1014,35 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"cd \"$WORK\"\n"
 		"test \"$(git rev-parse HEAD)\" = \"$COMMIT\"\n\n");
 
-	sb_puts(&b, "step \"2. data and weights: SHA-256\"\n"
+	sb_puts(&b, "step \"2. data and weights: SHA-256, then put where the project reads them\"\n"
 		"folder_digest() {   # kernodeck's digest of a folder: its sorted manifest\n"
 		"\t(cd \"$1\" && find . -type f -printf '%P\\n' | LC_ALL=C sort | while IFS= read -r f; do\n"
 		"\t\tprintf '%s  %s  %s\\n' \"$(sha256sum < \"$f\" | cut -d' ' -f1)\" \"$(stat -c %s \"$f\")\" \"$f\"\n"
 		"\tdone) | sha256sum | cut -d' ' -f1\n"
 		"}\n"
-		"check_digest() {   # PATH SHA256\n"
-		"\tlocal p=\"$1\" want=\"$2\" got\n"
-		"\tcase \"$p\" in /*) ;; *) p=\"$DATA/$p\" ;; esac\n"
-		"\tif [ -d \"$p\" ]; then got=$(folder_digest \"$p\"); else got=$(sha256sum < \"$p\" | cut -d' ' -f1); fi\n"
-		"\tif [ \"$got\" != \"$want\" ]; then echo \"$p: SHA-256 $got, expected $want\" >&2; exit 1; fi\n"
-		"\techo \"$p: OK\"\n"
+		"# PATH SHA256: the clone's own PATH, else $DATA/PATH, else $DATA/NAME (the last\n"
+		"# part of PATH); verified, then put at PATH in the clone: a hard link, else a\n"
+		"# reflink, else a copy.  A tracked file is never replaced.\n"
+		"place_item() {\n"
+		"\tlocal p=\"$1\" want=\"$2\" src=\"\" got how\n"
+		"\tcase \"$p\" in\n"
+		"\t/*) set -- ${DATA:+\"$DATA/${p##*/}\"} \"$p\" ;;\n"
+		"\t*) set -- \"$p\" ${DATA:+\"$DATA/$p\" \"$DATA/${p##*/}\"} ;;\n"
+		"\tesac\n"
+		"\tfor c in \"$@\"; do if [ -e \"$c\" ]; then src=$c; break; fi; done\n"
+		"\tif [ -z \"$src\" ]; then echo \"$p: not found (looked for $*): set DATA= to the folder that holds it\" >&2; exit 1; fi\n"
+		"\tif [ -d \"$src\" ]; then got=$(folder_digest \"$src\"); else got=$(sha256sum < \"$src\" | cut -d' ' -f1); fi\n"
+		"\tif [ \"$got\" != \"$want\" ]; then echo \"$src: SHA-256 $got, expected $want\" >&2; exit 1; fi\n"
+		"\tif [ \"$src\" = \"$p\" ] || [ \"${p#/}\" != \"$p\" ]; then echo \"$p: OK ($src)\"; return; fi\n"
+		"\tmkdir -p \"$(dirname \"$p\")\"\n"
+		"\tif [ -d \"$src\" ]; then\n"
+		"\t\tif cp -al \"$src\" \"$p\" 2>/dev/null; then how=hard-linked\n"
+		"\t\telif rm -rf \"$p\" && cp -a --reflink=always \"$src\" \"$p\" 2>/dev/null; then how=reflinked\n"
+		"\t\telse rm -rf \"$p\"; cp -a \"$src\" \"$p\"; how=copied; fi\n"
+		"\telif ln \"$src\" \"$p\" 2>/dev/null; then how=hard-linked\n"
+		"\telif cp --reflink=always \"$src\" \"$p\" 2>/dev/null; then how=reflinked\n"
+		"\telse cp \"$src\" \"$p\"; how=copied; fi\n"
+		"\techo \"$p: OK ($src, $how)\"\n"
 		"}\n");
 	{
 		int any = 0;
@@ -1015,7 +1054,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 				continue;
 			qp = dossier_shell_quote(p);
 			qh = dossier_shell_quote(h);
-			sb_printf(&b, "check_digest %s %s%s\n", qp, qh,
+			sb_printf(&b, "place_item %s %s%s\n", qp, qh,
 				  is_folder(ctx, p) ? "   # a folder" : "");
 			free(qp);
 			free(qh);

@@ -39,6 +39,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/logkeep.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/reference.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
@@ -540,7 +541,17 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "goal", json_deep_copy(yamlio_get(ctx->ref, "goal")));
 	json_object_set_new(code, "commit", json_deep_copy(yamlio_get(ctx->ref, "code.commit")));
 	json_object_set_new(code, "branch", json_deep_copy(yamlio_get(ctx->ref, "code.branch")));
-	json_object_set_new(code, "remote", json_deep_copy(yamlio_get(ctx->ref, "code.remote")));
+	json_object_set_new(code, "remote", reference_remote(ctx->ref) != NULL ?
+			    json_string(reference_remote(ctx->ref)) : json_null());
+	{
+		/* stage 1 said a clone of the remote will not have the commit */
+		const struct kd_stage_state *rs = &ctx->state.st[stage_pos(&kd_stage_reference)];
+		const struct kd_row *r = kd_rows_find(&rs->rows, "code.pushed");
+		if (r == NULL || r->status != KD_R_WARN)
+			r = kd_rows_find(&rs->rows, "code.remote");
+		if (r != NULL && r->status == KD_R_WARN && r->observed != NULL)
+			json_object_set_new(code, "unfetchable", json_string(r->observed));
+	}
 	json_object_set_new(code, "local_path", json_string(ctx->project_dir));
 	json_object_set_new(code, "entry_point",
 			    json_deep_copy(yamlio_get(ctx->ref, "code.entry_point")));

@@ -44,9 +44,12 @@
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/lock.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/place.h"
 #include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
+#include "kernodeck/reference.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/sha256sums.h"
@@ -288,10 +291,9 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 /* Every command the replay runs, each as the argument vector the stage
  * then executes (plan.h builds both). */
 static void
-show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
+show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const json_t *ref,
+	  const char *py)
 {
-	const char *remote = str_of(dy, "code.remote");
-	const char *local = str_of(dy, "code.local_path");
 	char *work = kd_abspath(o->workdir), *vpy = plan_venv_python(work ? work : o->workdir);
 	char *probe = kd_share_path("probe.py");
 	const char *why = NULL;
@@ -301,18 +303,20 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	size_t i;
 
 	say(o, "The replay will run, in %s (and write nothing outside it):", work);
-	say(o, "  git clone %s %s   (libgit2, no program), then check out %s",
-	    remote ? remote : local, work, str_of(dy, "code.commit") ? str_of(dy, "code.commit")
-	    : "?");
+	say(o, "  git clone %s %s   (libgit2, no program), then check out %s%s",
+	    url, work, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?",
+	    o->repo != NULL ? "   (--repo: this copy, not the recorded remote)" : "");
 	json_array_foreach(yamlio_get(ref, "data"), i, v)
 		if (json_string_value(json_object_get(v, "path"))) {
 			const char *dp = json_string_value(json_object_get(v, "path"));
-			say(o, "  sha256 of %s%s%s (expect %.12s)%s", o->data ? o->data : "",
-			    o->data ? "/" : "", dp,
-			    json_string_value(json_object_get(v, "sha256")) ?
-			    json_string_value(json_object_get(v, "sha256")) : "?",
-			    o->data || dp[0] == '/' ? "   (read outside the work folder, where "
-			    "--data or the reference says)" : "");
+			const char *h = json_string_value(json_object_get(v, "sha256"));
+			say(o, "  sha256 of data %s (expect %.12s): %s%s%s%s", dp, h ? h : "?",
+			    dp[0] == '/' ? "" : "the clone's own if it holds it, else ",
+			    o->data ? o->data : dp[0] == '/' ? dp : "the recorded project folder's",
+			    o->data ? "/PATH or NAME" : "",
+			    dp[0] == '/' ? "   (read outside the work folder, where --data or the "
+			    "reference says)" : ", read outside the work folder and put at that "
+			    "path in the clone (a hard link, else a reflink, else a copy)");
 		}
 	say(o, "  stage 2, system: this machine's tools asked for their versions (nvidia-smi, "
 	    "rocminfo, compilers, %s) with kernodeck's own arguments", py);
@@ -401,92 +405,124 @@ out:
 
 /* ---- data and weights ---------------------------------------------------------- */
 
-/* Where a data path is: --data, the clone, the recorded project. */
+/* Where a data item is looked for, in this order: the clone (what the
+ * project reads, tracked or not), then --data (DIR/PATH as the reference
+ * writes it, then DIR/NAME, its last part), else the recorded project
+ * folder; an absolute path under --data by its name, else where it is.
+ * Each place tried is appended to tried ("; "-separated).  The first that
+ * exists (malloc'd), or NULL; *in_clone: it is the clone's own. */
 static char *
-locate(const struct replay_opts *o, const char *local, const char *path)
+locate(const struct replay_opts *o, const char *local, const char *path, char *tried,
+       size_t tlen, int *in_clone)
 {
-	const char *base = strrchr(path, '/');
-	char *p;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *dirs[4] = { NULL }, *rels[4] = { NULL };
+	size_t n = 0;
 
-	if (o->data != NULL) {
-		p = fsutil_join(o->data, path[0] == '/' ? (base ? base + 1 : path) : path);
-		if (p && fsutil_exists(p))
-			return p;
-		free(p);
-		return NULL;
+	*in_clone = 0;
+	if (path[0] != '/') {
+		dirs[n] = o->workdir, rels[n++] = path;
+		if (o->data != NULL)
+			dirs[n] = o->data, rels[n++] = path;
 	}
+	if (o->data != NULL && (path[0] == '/' || strcmp(name, path) != 0))
+		dirs[n] = o->data, rels[n++] = name;
 	if (path[0] == '/')
-		return fsutil_exists(path) ? strdup(path) : NULL;
-	p = fsutil_join(o->workdir, path);
-	if (p && fsutil_exists(p))
-		return p;
-	free(p);
-	if (local != NULL) {
-		p = fsutil_join(local, path);
-		if (p && fsutil_exists(p))
+		dirs[n] = "", rels[n++] = path;
+	else if (o->data == NULL && local != NULL)
+		dirs[n] = local, rels[n++] = path;
+	for (size_t i = 0; i < n; i++) {
+		char *p = *dirs[i] ? fsutil_join(dirs[i], rels[i]) : strdup(rels[i]);
+		size_t tl = strlen(tried);
+
+		if (p == NULL)
+			return NULL;
+		snprintf(tried + tl, tlen - tl, "%s%s", tl ? "; " : "", p);
+		if (fsutil_exists(p)) {
+			*in_clone = i == 0 && path[0] != '/';
 			return p;
+		}
 		free(p);
 	}
 	return NULL;
 }
 
-/* Check every item's digest; the items found outside the clone are linked
- * into it so that the stages see them.  Problems go into bad. */
-static void
-check_data(const struct replay_opts *o, const json_t *ref, const char *local, json_t *bad)
+/* One item: found, its SHA-256 the recorded one, and (when found outside
+ * the clone, for a path the project reads inside it) placed there by
+ * place_tree.  A problem is appended to bad: 2 not found, 1 another, 0
+ * none. */
+static int
+place_item(const struct replay_opts *o, const char *local, const char *path, const char *want,
+	   json_t *bad)
 {
+	char hex[65], tried[4 * PATH_MAX + 16] = "", *at;
+	struct stat st;
+	struct kd_err e;
+	enum place_how how;
+	size_t before = json_array_size(bad);
+	int in_clone, rc;
+
+	if ((at = locate(o, local, path, tried, sizeof tried, &in_clone)) == NULL) {
+		json_array_append_new(bad, json_sprintf("data %s: not found (looked for %s)%s", path,
+			tried, o->data ? "" : "; give --data DIR, the folder that holds it"));
+		return 2;
+	}
+	if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
+		rc = hash_folder(at, NULL, NULL, hex, NULL, NULL, &e);
+	else
+		rc = hash_file(at, NULL, NULL, hex, NULL, &e);
+	if (rc != 0) {
+		json_array_append_new(bad, json_sprintf("data %s: %s", path, e.msg));
+	} else if (strcmp(hex, want) != 0) {
+		json_array_append_new(bad, json_sprintf("data %s: %s has SHA-256 %.12s, the "
+			"reference records %.12s", path, at, hex, want));
+	} else if (in_clone || path[0] == '/') {
+		say(o, "data %s: SHA-256 matches (%s)", path, at);
+	} else if (!sha256sums_path_safe(path)) {
+		json_array_append_new(bad, json_sprintf("data %s: not a path inside the work "
+			"folder: cannot be put where the project reads it", path));
+	} else {
+		char *in = fsutil_join(o->workdir, path);
+		if (in == NULL || place_tree(at, in, &how, &e) != 0)
+			json_array_append_new(bad, json_sprintf("data %s: verified in %s, but cannot "
+				"be put in the work folder: %s", path, at, in ? e.msg : "no memory"));
+		else
+			say(o, "data %s: SHA-256 matches (%s), %s into %s", path, at,
+			    place_how_name(how), in);
+		free(in);
+	}
+	free(at);
+	return json_array_size(bad) > before;
+}
+
+/* Every data and weights item with a recorded SHA-256, before any stage
+ * runs: 0, or the problems said and an error (KD_EINPUT: an item not
+ * found; KD_EFAIL: one that does not verify or cannot be placed). */
+static int
+place_data(const struct replay_opts *o, const json_t *ref, const char *local, struct kd_err *err)
+{
+	json_t *bad = json_array(), *b;
 	const json_t *it;
+	int missing = 0, rc = 0;
 	size_t i;
 
 	json_array_foreach(yamlio_get(ref, "data"), i, it) {
 		const char *path = json_string_value(json_object_get(it, "path"));
 		const char *want = json_string_value(json_object_get(it, "sha256"));
-		char hex[65], *at;
-		struct stat st;
-		struct kd_err e;
-		int rc;
 
-		if (path == NULL || want == NULL)
-			continue;
-		at = locate(o, local, path);
-		if (at == NULL) {
-			json_array_append_new(bad, json_sprintf("data %s: not found%s%s", path,
-				o->data ? " under " : "", o->data ? o->data : ""));
-			continue;
-		}
-		if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = hash_folder(at, NULL, NULL, hex, NULL, NULL, &e);
-		else
-			rc = hash_file(at, NULL, NULL, hex, NULL, &e);
-		if (rc != 0)
-			json_array_append_new(bad, json_sprintf("data %s: %s", path, e.msg));
-		else if (strcmp(hex, want) != 0)
-			json_array_append_new(bad, json_sprintf("data %s: SHA-256 %.12s, recorded %.12s",
-								path, hex, want));
-		else
-			say(o, "data %s: SHA-256 matches (%s)", path, at);
-		if (path[0] != '/') {
-			char *in = fsutil_join(o->workdir, path);
-			if (in != NULL && !fsutil_exists(in) && strcmp(in, at) != 0 &&
-			    sha256sums_path_safe(path)) {
-				char *slash = strrchr(in, '/');
-				const char *base;
-				int dfd;
-				*slash = '\0';
-				fsutil_mkdirs(in, NULL);
-				*slash = '/';
-				/* the link is made from its folder, reached without a link */
-				dfd = beneath_open_parent(in, &base, NULL);
-				if (dfd < 0 || symlinkat(at, dfd, base) < 0)
-					json_array_append_new(bad, json_sprintf("data %s: cannot link it "
-						"into the work folder", path));
-				if (dfd >= 0)
-					close(dfd);
-			}
-			free(in);
-		}
-		free(at);
+		if (path != NULL && want != NULL && place_item(o, local, path, want, bad) == 2)
+			missing = 1;
 	}
+	json_array_foreach(bad, i, b)
+		say(o, "  %s", json_string_value(b));
+	if (json_array_size(bad) > 0)
+		rc = kd_err_set(err, missing ? KD_EINPUT : KD_EFAIL, NULL, 0,
+				"%zu data or weights item%s not found or not verified (first: %s): "
+				"no stage was run", json_array_size(bad),
+				json_array_size(bad) == 1 ? "" : "s",
+				json_string_value(json_array_get(bad, 0)));
+	json_decref(bad);
+	return rc;
 }
 
 /* ---- the stages ------------------------------------------------------------------- */
@@ -771,6 +807,67 @@ empty_or_missing(const char *dir)
 	return S_ISDIR(st.st_mode) && rmdir(dir) == 0;
 }
 
+/* The mark a replay leaves in its clone's .git (no file of the project's
+ * tree): the folder is one a replay made, which a later replay may remove
+ * and make again. */
+#define REPLAY_MARK ".git/kernodeck-replay"
+
+static int
+mark_replay(const char *dir, const char *dossier, const char *url, const char *commit,
+	    struct kd_err *err)
+{
+	char *p = fsutil_join(dir, REPLAY_MARK);
+	char *text = sysinfo_fmt("# this folder is a kernodeck replay: kernodeck replay may "
+				 "remove it and start again\ndossier: %s\nsource: %s\ncommit: %s\n",
+				 dossier, url, commit);
+	int rc = p == NULL || text == NULL ? kd_err_sys(err, KD_EENV, dir, ENOMEM, "replay")
+		 : fsutil_write_atomic(p, text, strlen(text), 0, err);
+
+	free(p);
+	free(text);
+	return rc;
+}
+
+/* A work folder an earlier replay left (its mark is a regular file in a
+ * real .git folder): said, then removed, so that this replay starts again
+ * in a clean folder.  0: removed (or none); KD_EFAIL: another kernodeck
+ * is replaying in it now; -1: not an earlier replay. */
+static int
+start_again(const struct replay_opts *o, struct kd_err *err)
+{
+	char *mark = fsutil_join(o->workdir, REPLAY_MARK), *kd = fsutil_join(o->workdir, "kernodeck");
+	char *rp = fsutil_join(kd ? kd : "", "replay.yaml");
+	struct kd_lock_holder h;
+	struct yamlio_doc doc = { 0 };
+	struct stat st, gst;
+	char git[PATH_MAX];
+	const char *how = "it stopped before its verdict: a failure, or an interruption";
+	int rc = -1;
+
+	snprintf(git, sizeof git, "%s/.git", o->workdir);
+	if (mark == NULL || kd == NULL || rp == NULL || lstat(git, &gst) != 0 ||
+	    !S_ISDIR(gst.st_mode) || lstat(mark, &st) != 0 || !S_ISREG(st.st_mode))
+		goto out;
+	if (lock_holder(kd, &h) == 0) {
+		rc = kd_err_set(err, KD_EFAIL, o->workdir, 0, "%s: another kernodeck (%s on %s, pid "
+				"%ld) is replaying in it now: wait for it, or give another --workdir",
+				o->workdir, h.user, h.host, h.pid);
+		goto out;
+	}
+	if (fsutil_exists(rp) && yamlio_load_file(rp, &doc, NULL) == 0)
+		how = json_is_true(json_object_get(doc.root, "passed")) ? "it passed"
+		      : "it showed new differences";
+	say(o, "%s holds an earlier replay (%s): starting again in a clean folder (the "
+	    "earlier one is removed)", o->workdir, how);
+	rc = fsutil_rmtree(o->workdir, err);
+out:
+	yamlio_doc_free(&doc);
+	free(mark);
+	free(kd);
+	free(rp);
+	return rc;
+}
+
 /* See replay.h. */
 int
 replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
@@ -779,9 +876,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	struct kd_ctx ctx;
 	const char *url, *commit, *local;
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
-	json_t *bad = json_array();
 	char *env[REPLAY_NENV + 1] = { NULL };
-	int rc, newdiff = 0, opened = 0, contained = 0;
+	int rc, newdiff = 0, opened = 0, contained = 0, remove = 0;
 
 	*verdict = NULL;
 	if ((rc = verify_dossier(o, err)) != 0)
@@ -791,8 +887,9 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	commit = str_of(dy.root, "code.commit");
 	local = str_of(dy.root, "code.local_path");
-	url = o->repo ? o->repo : str_of(dy.root, "code.remote") ? str_of(dy.root, "code.remote")
-	      : local;
+	/* the recorded remote, unless the reference marks it not applicable */
+	url = reference_na(rdoc.root, "code.remote") != NULL ? NULL : str_of(dy.root, "code.remote");
+	url = o->repo ? o->repo : url ? url : local;
 	if (commit == NULL || url == NULL || !repo_is_full_id(commit)) {
 		rc = kd_err_set(err, KD_EINPUT, "dossier.yaml", 0,
 				"the dossier records no commit and repository to clone");
@@ -806,6 +903,9 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 				yamlio_get_str(rdoc.root, "code.commit"));
 		goto out;
 	}
+	if ((rc = start_again(o, err)) > 0)
+		goto out;
+	rc = 0;
 	if (!empty_or_missing(o->workdir)) {
 		char mark[PATH_MAX];
 		snprintf(mark, sizeof mark, "%s/kernodeck", o->workdir);
@@ -828,13 +928,18 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
-	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
+	show_plan(o, url, dy.root, rdoc.root, py ? py : "python3");
 	if (!confirm(o)) {
 		rc = kd_err_set(err, KD_EFAIL, NULL, 0, "replay declined: nothing was run");
 		goto out;
 	}
-	if ((rc = clone_at(url, commit, o->workdir, err)) != 0)
+	if ((rc = clone_at(url, commit, o->workdir, err)) != 0 ||
+	    (rc = mark_replay(o->workdir, o->dossier, url, commit, err)) != 0) {
+		struct kd_err e2;
+		fsutil_rmtree(o->workdir, &e2);   /* it was empty: nothing of it is lost */
+		say(o, "%s was removed: correct what is said below and replay again", o->workdir);
 		goto out;
+	}
 	say(o, "code: %s at %s", url, commit);
 	/* what the clone holds is proven before anything runs: no link where
 	 * kernodeck writes, the files the plan showed the same bytes */
@@ -851,7 +956,12 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	contained = 1;
 	contain_env(o->workdir, env);
-	check_data(o, rdoc.root, local, bad);
+	/* data and weights, verified and put where the project reads them,
+	 * before any stage runs */
+	if ((rc = place_data(o, rdoc.root, local, err)) != 0) {
+		remove = 1;
+		goto out;
+	}
 	/* the kernodeck folder of the replay, with the dossier's reference */
 	kdir = fsutil_join(o->workdir, "kernodeck");
 	refp = fsutil_join(kdir, "reference.yaml");
@@ -883,19 +993,6 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);
 	*verdict = json_array();
-	if (json_array_size(bad) > 0) {
-		json_t *v = json_object();
-		json_object_set_new(v, "stage", json_string("data"));
-		json_object_set_new(v, "verdict", json_string("new differences"));
-		json_t *nd = json_array();
-		size_t i;
-		json_t *b;
-		json_array_foreach(bad, i, b)
-			json_array_append_new(nd, json_pack("{s:s, s:O}", "check", "data", "observed", b));
-		json_object_set_new(v, "new_differences", nd);
-		json_array_append_new(*verdict, v);
-		newdiff = 1;
-	}
 	rc = run_stages(o, &ctx, *verdict, &newdiff, err);
 	kd_ctx_save_state(&ctx, NULL);
 	if (rc == 0) {
@@ -924,8 +1021,14 @@ out:
 		kd_ctx_close(&ctx);
 	if (contained)
 		beneath_set_root(NULL, NULL);
+	if (remove) {
+		/* nothing ran in it: the next replay starts in a clean folder */
+		struct kd_err e2;
+		if (fsutil_rmtree(o->workdir, &e2) == 0)
+			say(o, "%s was removed (no stage ran): correct what is said above and "
+			    "replay again", o->workdir);
+	}
 	env_free(env);
-	json_decref(bad);
 	yamlio_doc_free(&dy);
 	yamlio_doc_free(&rdoc);
 	free(kdir);

@@ -248,14 +248,19 @@ static void
 check_clean(const json_t *ref, const json_t *robs, struct kd_rows *rows)
 {
 	const json_t *dirty = obs_reference_code_dirty(robs), *f;
+	const char *outs = obs_reference_outputs_excluded(robs);
 	size_t n = json_array_size(dirty), i, o = 0;
-	char obs[256], list[4096];
+	char obs[256], list[4096], hint[512];
 
 	if (na_row(rows, ref, "code.commit", "code.clean", "the work tree is clean"))
 		return;
+	/* the outputs folder the sample moves aside and writes again is kept
+	 * out of git status as kernodeck/ is (reference_exclude_own): said */
+	snprintf(hint, sizeof hint, "%s%s%s", outs ? "; the outputs folder " : "",
+		 outs ? outs : "", outs ? "/ is excluded, as kernodeck/ is" : "");
 	if (n == 0) {
-		kd_rows_add(rows, "code.clean", KD_R_PASS, "the work tree is clean",
-			    "no modified or untracked file", "clean", NULL);
+		kd_rows_addf(rows, "code.clean", KD_R_PASS, "the work tree is clean", "clean",
+			     "no modified or untracked file%s", hint);
 		return;
 	}
 	list[0] = '\0';
@@ -271,9 +276,10 @@ check_clean(const json_t *ref, const json_t *robs, struct kd_rows *rows)
 	}
 	snprintf(obs, sizeof obs, "%zu%s changed: %.200s", n,
 		 obs_reference_code_dirty_truncated(robs) ? "+" : "", list);
-	fail(rows, "code.clean", "the work tree is clean", obs, "clean", list,
-	     "commit or remove these files (git status); kernodeck's own folders are "
-	     "already excluded through .git/info/exclude");
+	snprintf(hint, sizeof hint, "commit or remove these files (git status); kernodeck's own "
+		 "folders%s%s%s are already excluded through .git/info/exclude",
+		 outs ? " and the outputs folder " : "", outs ? outs : "", outs ? "/" : "");
+	fail(rows, "code.clean", "the work tree is clean", obs, "clean", list, hint);
 }
 
 static void
@@ -747,6 +753,30 @@ check_base(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 	baseenv_free(&be);
 }
 
+/* A procedure that made its venv with --system-site-packages while the
+ * flag the rebuild reads says otherwise: the rebuilt venv would not see the
+ * packages the reference ran with (a system PyTorch among them). */
+static void
+check_site_flag(const json_t *ref, struct kd_rows *rows)
+{
+	const char *proc = yamlio_get_str(ref, "python.install.procedure");
+	struct kd_row *r;
+
+	if (proc == NULL || strstr(proc, "--system-site-packages") == NULL ||
+	    json_is_true(yamlio_get(ref, "python.install.system_site_packages")))
+		return;
+	r = kd_rows_add(rows, "python.install.system_site_packages", KD_R_WARN,
+			"the procedure and the system site packages flag agree",
+			"the procedure says --system-site-packages, the flag says false",
+			"system_site_packages: true", NULL);
+	kd_row_set_error(r, "python.install.procedure makes its venv with "
+			 "--system-site-packages, but python.install.system_site_packages is "
+			 "not true: the rebuild would make a venv without them, and the packages "
+			 "the reference saw from the system (a system PyTorch) would be missing",
+			 "set python.install.system_site_packages: true (kernodeck capture does "
+			 "it for a system interpreter), or correct the procedure");
+}
+
 static void
 check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 {
@@ -808,6 +838,7 @@ check_python(const struct kd_ctx *ctx, const json_t *ref, struct kd_rows *rows)
 			    yamlio_get_str(ref, "python.install.procedure") : "not applicable",
 			    NULL, NULL);
 	}
+	check_site_flag(ref, rows);
 	check_base(ctx, ref, rows);
 }
 

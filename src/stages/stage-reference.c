@@ -242,9 +242,12 @@ gather_code(struct gather *g)
 
 	kd_sink_step(g->sink, "reading the git repository", -1);
 	if (g->can_write) {
-		if (reference_exclude_own(ctx, &added, &e) == 0)
+		if (reference_exclude_own(ctx, &added, &e) == 0) {
+			const char *outs = reference_outputs_excluded(ctx->ref);
 			json_object_set_new(g->obs, "exclude_added", json_integer(added));
-		else
+			if (outs != NULL)
+				json_object_set_new(g->obs, "outputs_excluded", json_string(outs));
+		} else
 			json_object_set_new(g->obs, "exclude_error", json_string(e.msg));
 	}
 	if (repo_inspect(dir, &ri, &e) != 0) {
@@ -255,7 +258,8 @@ gather_code(struct gather *g)
 		if (!reference_filled(yamlio_get(g->ref, "code.commit")) &&
 		    reference_na(g->ref, "code.commit") == NULL && g->can_write) {
 			set_code_from(g->ref, &ri,
-				      !reference_filled(yamlio_get(g->ref, "code.remote")));
+				      !reference_filled(yamlio_get(g->ref, "code.remote")) &&
+				      reference_na(g->ref, "code.remote") == NULL);
 			note_filled(g, "code.commit");
 		} else if (ri.remote_url != NULL && g->can_write &&
 			   !reference_filled(yamlio_get(g->ref, "code.remote")) &&
