@@ -2,6 +2,7 @@
 # quickstart.sh - set up, build and either start the demo or run the tests.
 #
 #   ./quickstart.sh demo    install what is missing, build, run `kernodeck demo`
+#                           (run again: reopen the walkthrough on that demo)
 #   ./quickstart.sh test    install what is missing, build, run `make check`
 #
 # On Debian 12.  As root, missing packages are installed with apt-get; as
@@ -61,7 +62,13 @@ make -j"$jobs"
 
 case "$what" in
 demo)
-	exec ./kernodeck demo "${2:-../kernodeck-demo}"
+	dir=${2:-../kernodeck-demo}
+	if [ -f "$dir/kernodeck/reference.yaml" ]; then
+		# run again: the demo made the first time, where it stopped
+		echo "quickstart: $dir holds the demo made earlier: reopening it (kernodeck $dir)"
+		exec ./kernodeck "$dir"
+	fi
+	exec ./kernodeck demo "$dir"
 	;;
 test)
 	exec make check

@@ -39,6 +39,25 @@ ref_python_cpu() {
 	printf '%s\n' 'python:' '  interpreter: /usr/bin/python3' '  install:' \
 		'    system_site_packages: true' '    without_pip: true' 'system:' '  backend: cpu'
 }
+# offline_pip: the shell's PIP_* settings kept from the tests' rebuilds,
+# pip offline and silent about its own version.
+offline_pip() {
+	for _v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$_v"; done
+	export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+}
+# result_loss_csv ROWS SAMPLE: the result section of a reference whose
+# trainer writes out/loss.csv (columns step, loss; ROWS steps, the steps in
+# reference/steps.txt, the reference curve in reference/loss.csv), run on
+# SAMPLE.
+result_loss_csv() {
+	printf '%s\n' 'result:' '  format: csv' '  outputs: out' '  files: [loss.csv]' '  count: 1' \
+		"  shape: [$1, 1]" '  dtype: number' '  finite: true' '  ids:' '    column: step' \
+		'    reference: reference/steps.txt' '    order: same' \
+		'  criterion: the same loss at every step' '  rule:' '    kind: tolerance' \
+		'    atol: 1.0e-5' '    rtol: 1.0e-4' '    nan_equal: false' \
+		'    justification: deterministic CPU training in float32, printed with six decimals' \
+		'  sample:' "    path: $2" '  example:' '    path: reference/loss.csv'
+}
 # need_driver NAME: the stage driver (tests/helpers/stage-driver) is built,
 # or the test NAME fails and ends.
 DRV="${KD_BUILDDIR:-.}/tests/helpers/stage-driver"

@@ -149,7 +149,17 @@ demo_create(const char *dir, int training, char commit[41], struct kd_err *err)
 	int rc, added;
 
 	if (!empty_or_missing(dir)) {
+		char *ref = fsutil_join(dir, "kernodeck/reference.yaml");
+		int project = ref != NULL && fsutil_exists(ref);
+
+		free(ref);
 		free(src);
+		/* a demo made earlier (./quickstart.sh demo run again): how to reopen it */
+		if (project)
+			return kd_err_set(err, KD_EINPUT, dir, 0, "%s holds a kernodeck project "
+					  "already (a demo made earlier?): reopen it with `kernodeck "
+					  "%s` (the walkthrough, where it stopped) or `kernodeck check "
+					  "%s`; give a new folder for a new demo", dir, dir, dir);
 		return kd_err_set(err, KD_EINPUT, dir, 0,
 				  "%s exists and is not empty: give a new folder", dir);
 	}

@@ -9,9 +9,7 @@
 . "$KD_SRCDIR/tests/lib.sh"
 need_python "capture -> check -> replay" "python3-torch is needed" torch
 PY=/usr/bin/python3
-# the shell's pip settings must not reach the rebuilds
-for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+offline_pip
 
 P=$KD_TMP/charlm
 mkdir -p "$P/data" "$P/reference"
@@ -50,7 +48,7 @@ seq 0 19 >"$P/reference/steps.txt"
 git -C "$P" init -q -b main
 git -C "$P" add . && git -C "$P" commit -q -m "charlm"
 mkdir -p "$P/kernodeck"
-cat >"$P/kernodeck/reference.yaml" <<YEOF
+{ cat <<YEOF
 # charlm: the loss curve of 20 training steps must come back
 schema: 1
 goal: close-values
@@ -74,33 +72,14 @@ python:
     procedure: $PY -m venv --system-site-packages .venv-rebuild && .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt
     system_site_packages: true
     sources: ["Debian 12 python3-torch, through system site packages"]
-result:
-  format: csv
-  outputs: out
-  files: [loss.csv]
-  count: 1
-  shape: [20, 1]
-  dtype: number
-  finite: true
-  ids:
-    column: step
-    reference: reference/steps.txt
-    order: same
-  criterion: the same loss at every step
-  rule:
-    kind: tolerance
-    atol: 1.0e-5
-    rtol: 1.0e-4
-    nan_equal: false
-    justification: deterministic CPU training in float32, printed with six decimals
-  sample:
-    path: data/tiny.txt
-  example:
-    path: reference/loss.csv
+YEOF
+result_loss_csv 20 data/tiny.txt
+cat <<YEOF
 not_applicable:
   code.remote: a local repository; the replay clones it from its folder
   code.params: train.py has no parameter file
 YEOF
+} >"$P/kernodeck/reference.yaml"
 
 "$KD_BIN" capture "$P" >"$KD_TMP/capture.out" 2>&1
 r=$?

@@ -8,8 +8,7 @@
 . "$KD_SRCDIR/tests/lib.sh"
 need_python "a real project replays" "python3-torch and python3-numpy are needed" torch numpy
 PY=/usr/bin/python3
-for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+offline_pip
 export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
 
@@ -81,7 +80,7 @@ git -C "$P" add README && git -C "$P" commit -q -m "a local change, not pushed"
 check "the data is ignored by git, the outputs folder is not" \
 	sh -c "git -C '$P' check-ignore -q data/train.bin && ! git -C '$P' check-ignore -q out/loss.csv"
 mkdir -p "$P/kernodeck"
-cat >"$P/kernodeck/reference.yaml" <<YEOF
+{ cat <<YEOF
 schema: 1
 goal: close-values
 code:
@@ -108,32 +107,13 @@ python:
   install:
     procedure: $PY -m venv --system-site-packages .venv-rebuild && .venv-rebuild/bin/python -m pip install -r requirements-rebuild.txt
     sources: ["Debian 12 python3-torch, through system site packages"]
-result:
-  format: csv
-  outputs: out
-  files: [loss.csv]
-  count: 1
-  shape: [12, 1]
-  dtype: number
-  finite: true
-  ids:
-    column: step
-    reference: reference/steps.txt
-    order: same
-  criterion: the same loss at every step
-  rule:
-    kind: tolerance
-    atol: 1.0e-5
-    rtol: 1.0e-4
-    nan_equal: false
-    justification: deterministic CPU training in float32, printed with six decimals
-  sample:
-    path: data/train.bin
-  example:
-    path: reference/loss.csv
+YEOF
+result_loss_csv 12 data/train.bin
+cat <<YEOF
 not_applicable:
   code.params: train.py has no parameter file
 YEOF
+} >"$P/kernodeck/reference.yaml"
 
 "$KD_BIN" capture "$P" >"$KD_TMP/capture.out" 2>&1
 r=$?

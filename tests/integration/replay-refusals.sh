@@ -100,9 +100,29 @@ mkdir -p "$KD_TMP/moved/data" && cp "$P/data/input.txt" "$KD_TMP/moved/data/"
 "$KD_BIN" replay "$D" --workdir "$KD_TMP/w8" --data "$KD_TMP/moved" --yes >"$KD_TMP/o8" 2>&1
 check "--data: the item is read there and its digest checked" \
 	grep -q "data data/input.txt: SHA-256 matches ($KD_TMP/moved/data/input.txt)" "$KD_TMP/o8"
+# --data on another file system: no hard link can be made, the file is copied
+# (or reflinked), and the replay says which
+if [ -d /dev/shm ] && [ "$(stat -f -c %i /dev/shm)" != "$(stat -f -c %i "$KD_TMP")" ]; then
+	S=$(mktemp -d /dev/shm/kdtest.XXXXXX)
+	mkdir -p "$S/data" && cp "$P/data/input.txt" "$S/data/"
+	"$KD_BIN" replay "$D" --workdir "$KD_TMP/w8b" --data "$S" --yes >"$KD_TMP/o8b" 2>&1
+	check "--data on another file system: copied (or reflinked) into the clone, saying which" \
+		sh -c "grep -q 'data data/input.txt: SHA-256 matches ($S/data/input.txt), \(copied\|reflinked\) into' '$KD_TMP/o8b' && cmp -s '$S/data/input.txt' '$KD_TMP/w8b/data/input.txt'"
+	rm -rf "$S"
+else
+	skip "--data on another file system" "no /dev/shm on another file system"
+fi
 echo "another input" >"$KD_TMP/moved/data/input.txt"
 "$KD_BIN" replay "$D" --workdir "$KD_TMP/w9" --data "$KD_TMP/moved" --yes >"$KD_TMP/o9" 2>&1
 r=$?
 check "--data with a changed file: exit 1" test "$r" -eq 1
-check "--data with a changed file: the digest difference is listed" \
-	grep -q "data data/input.txt: SHA-256 [0-9a-f]*, recorded" "$KD_TMP/o9"
+check "--data with a changed file: the digest difference is listed, naming the file" \
+	grep -q "data data/input.txt: $KD_TMP/moved/data/input.txt has SHA-256 [0-9a-f]*, the reference records" "$KD_TMP/o9"
+check "--data with a changed file: no stage ran, the half-made work folder is removed" \
+	sh -c "grep -q 'no stage was run' '$KD_TMP/o9' && ! grep -q 'stage 2, system' '$KD_TMP/o9' && ! [ -e '$KD_TMP/w9' ]"
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/w9" --data "$KD_TMP/nowhere" --yes >"$KD_TMP/o9b" 2>&1
+r=$?
+check "--data without the item: exit 2, naming the item and every place looked for" \
+	sh -c "[ $r -eq 2 ] && grep -q 'data data/input.txt: not found (looked for $KD_TMP/w9/data/input.txt; $KD_TMP/nowhere/data/input.txt; $KD_TMP/nowhere/input.txt)' '$KD_TMP/o9b'"
+check "--data: the item is put where the project reads it, saying how" \
+	grep -q "data data/input.txt: SHA-256 matches ($KD_TMP/moved/data/input.txt), hard-linked into $KD_TMP/w8/data/input.txt" "$KD_TMP/o8"
