@@ -81,9 +81,12 @@ const struct kd_cmd_entry kd_cmd_replay = {
 	.args = "DOSSIER",
 	.opts = replay_opts,
 	.help = "Verify the dossier's SHA256SUMS, show every command and ask once (--yes: do not ask),\n"
-		"clone the code at the recorded commit into DIR (default ./kernodeck-replay), check\n"
-		"the data digests (where the reference says, or under --data), rebuild and run\n"
-		"stages 2 to 6.  Exit 0 when every stage passed or shows exactly the recorded\n"
-		"deviations, 1 on new differences or a declined confirmation.",
+		"clone the code at the recorded commit into DIR (default ./kernodeck-replay; --repo:\n"
+		"from that copy), check every data item's digest (the clone's own, else under --data\n"
+		"as DIR/PATH or DIR/NAME) and put it where the project reads it inside the clone (a\n"
+		"hard link, else a reflink, else a copy), rebuild and run stages 2 to 6.  A folder an\n"
+		"earlier replay made is made again.  Exit 0 when every stage passed or shows exactly\n"
+		"the recorded deviations, 1 on new differences, a data item that does not verify or\n"
+		"a declined confirmation, 2 a data item not found.",
 	.exec = cmd_replay,
 };

@@ -119,7 +119,7 @@ check "--data with a changed file: exit 1" test "$r" -eq 1
 check "--data with a changed file: the digest difference is listed, naming the file" \
 	grep -q "data data/input.txt: $KD_TMP/moved/data/input.txt has SHA-256 [0-9a-f]*, the reference records" "$KD_TMP/o9"
 check "--data with a changed file: no stage ran, the half-made work folder is removed" \
-	sh -c "grep -q 'no stage was run' '$KD_TMP/o9' && ! grep -q 'stage 2, system' '$KD_TMP/o9' && ! [ -e '$KD_TMP/w9' ]"
+	sh -c "grep -q 'no stage was run' '$KD_TMP/o9' && ! grep -q 'kernodeck replay: stage 2, system' '$KD_TMP/o9' && ! [ -e '$KD_TMP/w9' ]"
 "$KD_BIN" replay "$D" --workdir "$KD_TMP/w9" --data "$KD_TMP/nowhere" --yes >"$KD_TMP/o9b" 2>&1
 r=$?
 check "--data without the item: exit 2, naming the item and every place looked for" \
