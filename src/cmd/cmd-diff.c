@@ -41,10 +41,8 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-reference.h"
-#include "kernodeck/parse-freeze.h"
 #include "kernodeck/paste.h"
 #include "kernodeck/report.h"
-#include "kernodeck/sysinfo.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
@@ -508,28 +506,6 @@ diff_layers(const json_t *a, const json_t *b)
 }
 
 static void
-print_value(FILE *fp, const json_t *v)
-{
-	char *s;
-
-	if (v == NULL || json_is_null(v)) {
-		fputs("(none)", fp);
-		return;
-	}
-	if (json_is_string(v)) {
-		fputs(json_string_value(v), fp);
-		return;
-	}
-	if (json_is_real(v)) {
-		fprintf(fp, "%.6g", json_real_value(v));
-		return;
-	}
-	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	fputs(s ? s : "?", fp);
-	free(s);
-}
-
-static void
 print_text(FILE *fp, const json_t *r)
 {
 	const json_t *layers = json_object_get(r, "layers"), *e;
@@ -548,9 +524,9 @@ print_text(FILE *fp, const json_t *r)
 		json_array_foreach(d, i, e) {
 			fprintf(fp, "  %-9s %s: ", json_string_value(json_object_get(e, "change")),
 				json_string_value(json_object_get(e, "key")));
-			print_value(fp, json_object_get(e, "a"));
+			paste_print_value(fp, json_object_get(e, "a"));
 			fputs(" -> ", fp);
-			print_value(fp, json_object_get(e, "b"));
+			paste_print_value(fp, json_object_get(e, "b"));
 			if (json_is_real(json_object_get(e, "relative")))
 				fprintf(fp, " (relative difference %.3g)",
 					json_real_value(json_object_get(e, "relative")));
@@ -609,86 +585,6 @@ load_side(const char *path, json_t **layers, json_t **facts, struct kd_err *err)
 	return KD_EINPUT;
 }
 
-/* This machine as the project in the current folder last saw it (stage 2's
- * system.yaml, the probe's compute.yaml, the rebuilt venv's pip freeze),
- * else stage 2's observation made now. */
-static int
-machine_facts(json_t **facts, struct kd_err *err)
-{
-	struct yamlio_doc sys = { 0 }, comp = { 0 };
-	json_t *now = NULL, *fr = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	int rc, have_sys, have_comp;
-
-	have_sys = fsutil_exists("kernodeck/system.yaml") &&
-		   yamlio_load_file("kernodeck/system.yaml", &sys, err) == 0;
-	have_comp = fsutil_exists("kernodeck/compute.yaml") &&
-		    yamlio_load_file("kernodeck/compute.yaml", &comp, err) == 0;
-	if (fsutil_exists("kernodeck/installed-after.txt") &&
-	    fsutil_read_file("kernodeck/installed-after.txt", KD_CAP_TEXT_FILE, &buf, &len,
-			     err) == 0) {
-		if (freeze_parse(buf, len, "kernodeck/installed-after.txt", &fr, err) != 0)
-			fr = NULL;
-		free(buf);
-	}
-	if (!have_sys && (rc = sysinfo_observe(&now, NULL, err)) != 0) {
-		if (have_comp)
-			yamlio_doc_free(&comp);
-		json_decref(fr);
-		return rc;
-	}
-	*facts = paste_facts_of_obs("machine", have_sys ? "this machine (kernodeck/system.yaml)" :
-				    "this machine (observed now)", have_sys ? sys.root : now,
-				    have_comp ? comp.root : NULL,
-				    fr ? json_object_get(fr, "packages") : NULL);
-	if (have_sys)
-		yamlio_doc_free(&sys);
-	if (have_comp)
-		yamlio_doc_free(&comp);
-	json_decref(now);
-	json_decref(fr);
-	return 0;
-}
-
-static void
-print_facts_text(FILE *fp, const json_t *r)
-{
-	static const char *const names[] = { "system", "backend", "python" };
-	const json_t *layers = json_object_get(r, "layers"), *e;
-	size_t i;
-
-	fprintf(fp, "a: %s (%s)\nb: %s (%s)\n", json_string_value(json_object_get(r, "a")),
-		json_string_value(json_object_get(r, "a_kind")),
-		json_string_value(json_object_get(r, "b")),
-		json_string_value(json_object_get(r, "b_kind")));
-	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-		const json_t *d = json_object_get(layers, names[k]);
-		if (d == NULL)
-			continue;
-		if (json_array_size(d) == 0) {
-			fprintf(fp, "\n%s: no difference\n", names[k]);
-			continue;
-		}
-		fprintf(fp, "\n%s: %zu difference%s\n", names[k], json_array_size(d),
-			json_array_size(d) == 1 ? "" : "s");
-		json_array_foreach(d, i, e) {
-			fprintf(fp, "  %s: ", json_string_value(json_object_get(e, "key")));
-			print_value(fp, json_object_get(e, "a"));
-			fputs(" -> ", fp);
-			print_value(fp, json_object_get(e, "b"));
-			fputc('\n', fp);
-		}
-	}
-	if (json_array_size(json_object_get(r, "not_compared")) > 0) {
-		fputs("\nnot compared:\n", fp);
-		json_array_foreach(json_object_get(r, "not_compared"), i, e)
-			fprintf(fp, "  %s\n", json_string_value(e));
-	}
-	fprintf(fp, "\n%lld difference(s)\n", (long long)json_integer_value(json_object_get(r,
-		"differences")));
-}
-
 /* Compare facts and print them: exit 0 when nothing differs, else 1. */
 static int
 diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
@@ -697,7 +593,7 @@ diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
 	int rc;
 
 	if (fmt == KD_FMT_TEXT)
-		print_facts_text(stdout, r);
+		paste_print_text(stdout, r);
 	else
 		report_print_tree(stdout, r, fmt);
 	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
@@ -705,46 +601,30 @@ diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
 	return rc;
 }
 
-/* diff A B where one side (at least) is a paste. */
+/* diff A B where one side (at least) is a paste (paths[1] NULL: diff
+ * PASTE, the paste against this machine).  Takes the four trees. */
 static int
 diff_with_paste(const char *paths[2], json_t *la, json_t *lb, json_t *fa, json_t *fb,
 		enum kd_format fmt)
 {
 	struct kd_err err;
 	char buf[2048];
-	int rc;
+	int rc = 0;
 
 	kd_err_clear(&err);
-	if ((fa == NULL && (rc = dossier_facts(paths[0], &fa, &err)) != 0) ||
-	    (fb == NULL && (rc = dossier_facts(paths[1], &fb, &err)) != 0)) {
-		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&err, buf, sizeof buf));
-		json_decref(fa);
-		return rc;
-	}
-	rc = diff_facts(fa, fb, fmt);
-	json_decref(fa);
-	json_decref(fb);
 	json_decref(la);
 	json_decref(lb);
-	return rc;
-}
-
-/* diff PASTE: the paste against this machine. */
-static int
-diff_paste_machine(const char *path, enum kd_format fmt)
-{
-	json_t *fa = NULL, *fb = NULL;
-	struct kd_err err;
-	char buf[2048];
-	int rc;
-
-	kd_err_clear(&err);
-	if ((rc = paste_load(path, &fa, &err)) != 0 || (rc = machine_facts(&fb, &err)) != 0) {
+	if (paths[1] == NULL)
+		rc = paste_load(paths[0], &fa, &err);
+	if (rc == 0 && fa == NULL)
+		rc = dossier_facts(paths[0], &fa, &err);
+	if (rc == 0 && fb == NULL)
+		rc = paths[1] == NULL ? paste_facts_of_project("kernodeck", &fb, &err) :
+		     dossier_facts(paths[1], &fb, &err);
+	if (rc != 0)
 		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&err, buf, sizeof buf));
-		json_decref(fa);
-		return rc;
-	}
-	rc = diff_facts(fa, fb, fmt);
+	else
+		rc = diff_facts(fa, fb, fmt);
 	json_decref(fa);
 	json_decref(fb);
 	return rc;
@@ -780,7 +660,8 @@ cmd_diff(int argc, char **argv)
 		/* a fleet folder: the matrix of its nodes; a paste: this machine */
 		if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
 			return fleet_diff(argv[optind], fmt);
-		return diff_paste_machine(argv[optind], fmt);
+		paths[0] = argv[optind];
+		return diff_with_paste(paths, NULL, NULL, NULL, NULL, fmt);
 	}
 	if (argc - optind != 2)
 		return cmd_usage_error(e, NULL);

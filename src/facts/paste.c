@@ -21,6 +21,8 @@
 #include "kernodeck/parse-freeze.h"
 #include "kernodeck/paste.h"
 #include "kernodeck/pep440.h"
+#include "kernodeck/sysinfo.h"
+#include "kernodeck/yamlio.h"
 
 static const char *const layer_names[] = { "system", "backend", "python" };
 
@@ -354,4 +356,114 @@ paste_compare(const json_t *a, const json_t *b)
 	json_object_set_new(r, "not_compared", not);
 	json_object_set_new(r, "differences", json_integer((json_int_t)total));
 	return r;
+}
+
+int
+paste_facts_of_project(const char *state_dir, json_t **facts, struct kd_err *err)
+{
+	struct yamlio_doc sys = { 0 }, comp = { 0 };
+	json_t *now = NULL, *fr = NULL;
+	char *f_sys = fsutil_join(state_dir, "system.yaml");
+	char *f_comp = fsutil_join(state_dir, "compute.yaml");
+	char *f_inv = fsutil_join(state_dir, "installed-after.txt");
+	char *buf = NULL, name[512];
+	size_t len = 0;
+	int rc = 0, have_sys, have_comp;
+
+	*facts = NULL;
+	if (f_sys == NULL || f_comp == NULL || f_inv == NULL) {
+		rc = kd_err_set(err, KD_EENV, state_dir, 0, "out of memory");
+		goto out;
+	}
+	have_sys = fsutil_exists(f_sys) && yamlio_load_file(f_sys, &sys, err) == 0;
+	have_comp = fsutil_exists(f_comp) && yamlio_load_file(f_comp, &comp, err) == 0;
+	if (fsutil_exists(f_inv) &&
+	    fsutil_read_file(f_inv, KD_CAP_TEXT_FILE, &buf, &len, err) == 0) {
+		if (freeze_parse(buf, len, f_inv, &fr, err) != 0)
+			fr = NULL;
+		free(buf);
+	}
+	if (!have_sys && (rc = sysinfo_observe(&now, NULL, err)) != 0)
+		goto out_docs;
+	snprintf(name, sizeof name, have_sys ? "this machine (%s)" : "this machine (observed now)",
+		 f_sys);
+	*facts = paste_facts_of_obs("machine", name, have_sys ? sys.root : now,
+				    have_comp ? comp.root : NULL,
+				    fr ? json_object_get(fr, "packages") : NULL);
+out_docs:
+	if (have_sys)
+		yamlio_doc_free(&sys);
+	if (have_comp)
+		yamlio_doc_free(&comp);
+	json_decref(now);
+	json_decref(fr);
+out:
+	free(f_sys);
+	free(f_comp);
+	free(f_inv);
+	return rc;
+}
+
+void
+paste_print_value(FILE *fp, const json_t *v)
+{
+	char *s;
+
+	if (v == NULL || json_is_null(v)) {
+		fputs("(none)", fp);
+		return;
+	}
+	if (json_is_string(v)) {
+		fputs(json_string_value(v), fp);
+		return;
+	}
+	if (json_is_real(v)) {
+		fprintf(fp, "%.6g", json_real_value(v));
+		return;
+	}
+	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	fputs(s ? s : "?", fp);
+	free(s);
+}
+
+void
+paste_print_text(FILE *fp, const json_t *r)
+{
+	const json_t *layers = json_object_get(r, "layers"), *e;
+	size_t i;
+
+	for (int s = 0; s < 2; s++) {
+		const char *f = json_string_value(json_object_get(r, s ? "b" : "a"));
+		const char *k = json_string_value(json_object_get(r, s ? "b_kind" : "a_kind"));
+		/* "this machine (...)" says what it is already */
+		if (k != NULL && strcmp(k, "machine") == 0)
+			fprintf(fp, "%s: %s\n", s ? "b" : "a", f);
+		else
+			fprintf(fp, "%s: %s (%s)\n", s ? "b" : "a", f, k);
+	}
+	for (size_t k = 0; k < sizeof layer_names / sizeof layer_names[0]; k++) {
+		const json_t *d = json_object_get(layers, layer_names[k]);
+		if (d == NULL)
+			continue;
+		if (json_array_size(d) == 0) {
+			fprintf(fp, "\n%s: no difference\n", layer_names[k]);
+			continue;
+		}
+		fprintf(fp, "\n%s: %zu difference%s\n", layer_names[k], json_array_size(d),
+			json_array_size(d) == 1 ? "" : "s");
+		json_array_foreach(d, i, e) {
+			fprintf(fp, "  %s: ", json_string_value(json_object_get(e, "key")));
+			paste_print_value(fp, json_object_get(e, "a"));
+			fputs(" -> ", fp);
+			paste_print_value(fp, json_object_get(e, "b"));
+			fputc('\n', fp);
+		}
+	}
+	if (json_array_size(json_object_get(r, "not_compared")) > 0) {
+		fputs("\nnot compared:\n", fp);
+		json_array_foreach(json_object_get(r, "not_compared"), i, e)
+			fprintf(fp, "  %s\n", json_string_value(e));
+	}
+	fprintf(fp, "\n%lld difference(s)\n", (long long)json_integer_value(json_object_get(r,
+		"differences")));
 }
