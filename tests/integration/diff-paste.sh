@@ -62,6 +62,22 @@ check "freeze vs dossier: an extra package on the paste's side named" json "$KD_
 check "freeze vs dossier: equal versions are no difference, the system not compared" json "$KD_TMP/fz.json" \
 	'not any(e["key"] in ("packages.numpy","packages.torch") for e in d["layers"]["python"]) and "system: only b holds it" in d["not_compared"]'
 
+# a capture (`kernodeck check --format yaml`): no kind, the packages in the
+# contract stage's observations, as diff-layers builds one
+"$PY" - "$DOS/reference-machine/dossier.yaml" "$KD_TMP/capture.yaml" <<'PYEOF'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+pk = d.pop("inventory", {}).get("packages", [])
+d.pop("kind", None)
+for st in d["stages"]:
+    if st["id"] == "contract":
+        st.setdefault("observations", {})["inventory"] = {"packages": pk}
+yaml.safe_dump(d, open(sys.argv[2], "w"))
+PYEOF
+"$KD_BIN" diff "$KD_TMP/freeze.txt" "$KD_TMP/capture.yaml" --format json >"$KD_TMP/cap.json"
+check "freeze vs a capture: read as a capture, its contract's packages compared" json "$KD_TMP/cap.json" \
+	'd["b_kind"]=="capture" and any(e["key"]=="packages.kd-only-here" for e in d["layers"]["python"]) and not any(e["key"]=="packages.numpy" for e in d["layers"]["python"])'
+
 # 5. one argument: the paste against this machine
 mkdir -p "$KD_TMP/empty" "$KD_TMP/proj/kernodeck"
 (cd "$KD_TMP/empty" && "$KD_BIN" diff "$SMI/rtx4070-550.txt" --format json) >"$KD_TMP/now.json"
