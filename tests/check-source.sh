@@ -130,7 +130,7 @@ report "a stage file calls no command and no other stage" "$hits"
 
 # The floors, bottom to top; the headers that have no .c of their own.
 floors="lib formats engine facts features stages cmd"
-header_floor="caps:lib err:lib inspect:formats stage:engine obs:engine
+header_floor="caps:lib err:lib format:lib inspect:formats stage:engine obs:engine
 obs-reference:engine obs-system:engine obs-rebuild:engine obs-contract:engine
 obs-compute:engine obs-sample:engine obs-dossier:engine rebuild:facts
 screen:top keys:top frame:top plot:top shellwords:top termcheck:top textw:top"
