@@ -42,6 +42,11 @@ char **plan_entry(const char *project_dir, const json_t *ep, int *uses_venv, con
 /* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
 char *plan_venv_python(const char *project_dir);
 size_t plan_count(char *const *argv);
+/* The script a Python entry point runs: its first path-like argument (a
+ * name ending in .py or holding a '/') after the interpreter and its
+ * options, when ep[0] is an interpreter (python, python3, python3.11, a
+ * path ending so); NULL otherwise, and for -m and -c.  Borrowed from ep. */
+const char *plan_entry_script(const json_t *ep);
 void plan_free(char **argv);
 
 #endif
