@@ -575,6 +575,10 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		kd_frame_draw(&scr);
 		refresh();
 		key = kd_tui_getkey(1000);
+		/* reference.yaml changed by another editor: read before any key
+		 * acts on it (r runs against the new one, as after E) */
+		if (kd_ctx_ref_moved(&ctx))
+			frame_apply(&scr, kd_reference_reread(&scr, " outside the walkthrough"));
 		if (key >= 0)
 			frame_dispatch(&scr, key);
 	}
