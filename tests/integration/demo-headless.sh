@@ -143,8 +143,9 @@ r=$?
 check "check --quiet on the demo: exit 0 (warnings do not fail without --strict)" test "$r" -eq 0
 check "check --quiet: nothing on stderr (no hashing, no progress)" test ! -s "$KD_TMP/q.err"
 check "the shell's PIP_DEFAULT_TIMEOUT warns (rebuild.env)" grep -Eq "^  warn rebuild.env .*PIP_DEFAULT_TIMEOUT=180" "$KD_TMP/q.out"
-check "a PATH entry under HOME is not a path a replay needs (dossier.home-paths passes)" \
-	grep -Eq "^  pass dossier.home-paths" "$KD_TMP/q.out"
+check "the dossier records PATH with its entry under HOME" grep -q "PATH: $HOME/bin:" "$DEMO/kernodeck/dossier/dossier.yaml"
+check "a PATH entry under HOME is not a path a replay needs (no dossier.home-paths warning)" \
+	sh -c "grep -q '^7 dossier' '$KD_TMP/q.out' && ! grep -q 'dossier.home-paths' '$KD_TMP/q.out'"
 PATH="$HOME/bin:$PATH" PIP_DEFAULT_TIMEOUT=180 "$KD_BIN" check "$DEMO" --quiet --strict \
 	--format json --junit "$KD_TMP/strict.xml" >"$KD_TMP/s1.json" 2>"$KD_TMP/s1.err"
 r=$?
