@@ -18,7 +18,7 @@
  *                       (branch, remote-branch, tag, commit), resolves_to}: what
  *                       the reference's code.commit names; .entry_script
  *                       {path, commit, at_commit}: the entry point's script
- *                       (plan_entry_script) in the tree of that commit; or,
+ *                       (reference_entry_script) in the tree of that commit; or,
  *                       when the
  *                       repository cannot be read, .error and .problem
  *   files               {REFPATH: file} one hashed item per reference path

@@ -89,4 +89,16 @@ int reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *e
  * written; *excluded: the exclude lines added. */
 int reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_err *err);
 
+#define REFERENCE_MAX_ARGS 256    /* the entry point's argument vector */
+/* code.entry_point as an argv.h vector, "python"/"python3" first standing
+ * for the project's interpreter (*uses_venv set).  NULL with *why set when
+ * the entry point is not an argument vector of strings. */
+char **reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv,
+			    const char **why);
+/* The script a Python entry point runs: its first path-like argument (a
+ * name ending in .py or holding a '/') after the interpreter and its
+ * options, when ep[0] is an interpreter (python, python3, python3.11, a
+ * path ending so); NULL otherwise, and for -m and -c.  Borrowed from ep. */
+const char *reference_entry_script(const json_t *ep);
+
 #endif

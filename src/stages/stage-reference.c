@@ -31,7 +31,6 @@
 #include "kernodeck/capture.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/obs-reference.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/net.h"
@@ -236,7 +235,7 @@ set_code_from(json_t *ref, const struct repo_info *ri, int remote_too)
 static void
 gather_entry_script(struct gather *g, const char *dir, const char *commit, json_t *code)
 {
-	const char *script = plan_entry_script(yamlio_get(g->ref, "code.entry_point"));
+	const char *script = reference_entry_script(yamlio_get(g->ref, "code.entry_point"));
 	int has;
 
 	if (script == NULL || (has = repo_has_path(dir, commit, g->ctx->project_dir, script)) < 0)
@@ -955,7 +954,6 @@ const struct kd_stage_ops kd_stage_reference = {
 	.id = "reference",
 	.title = "Reference",
 	.summary = "what is reproduced: goal, code, data, packages, system, result contract",
-	.obs_file = "reference-obs.yaml",
 	.fields = reference_fields,
 	.nfields = sizeof reference_fields / sizeof reference_fields[0],
 	.gather = reference_gather,
