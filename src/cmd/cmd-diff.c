@@ -596,7 +596,7 @@ diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
 	if (fmt == KD_FMT_TEXT)
 		paste_print_text(stdout, r);
 	else
-		report_print_tree(stdout, r, fmt);
+		treeout_print_tree(stdout, r, fmt);
 	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
 	json_decref(r);
 	return rc;
