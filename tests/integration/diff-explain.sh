@@ -38,9 +38,9 @@ expect_exit 1 "same project, two folders: --all shows what only reflects the run
 # two run-changing variables set, a counter and the worst element changed
 cp -a "$B" "$KD_TMP/mb"
 "$PY" - "$KD_TMP/mb" "$A" <<'PYEOF'
-import json, os, sys, yaml, numpy as np
+import glob, json, os, sys, yaml, numpy as np
 mb, a = sys.argv[1], sys.argv[2]
-p = os.path.join(mb, "outputs/predictions.npy")
+p = sorted(glob.glob(os.path.join(mb, "outputs/*.npy")))[0]
 t = np.load(p); t.flat[3] += 2e-7; t.flat[7] += 5e-7; np.save(p, t)
 steps = [{"step": s, "loss": 1.0 / s, "lr": 0.1} for s in range(1, 31)]
 with open(os.path.join(a, "outputs/metrics.jsonl"), "w") as f:
@@ -58,8 +58,9 @@ for s in d["stages"]:
         o["env"]["MKL_NUM_THREADS"] = "3"
     if s["id"] == "sample":
         o["comparison"]["compared"] += 1
-        o["comparison"]["worst"]["element"] = "h02[1]"
-        o["comparison"]["worst"]["out"] = 0.25
+        w = o["comparison"].setdefault("worst", {"element": "h01[0]", "out": 0.5})
+        w["element"] = "h02[1]"
+        w["out"] = 0.25
 yaml.safe_dump(d, open(os.path.join(mb, "dossier.yaml"), "w"))
 PYEOF
 "$KD_BIN" diff "$A" "$KD_TMP/mb" --format json >"$KD_TMP/mb.json"
