@@ -30,8 +30,10 @@
  *                         or declaration_error, or steps, interrupt_at,
  *                         interrupt, compare[], rule, runs (uninterrupted,
  *                         interrupted, resumed: KD_OBS_SAMPLE_RUN),
- *                         checkpoint, inventory (kinds[]: KD_OBS_SAMPLE_KIND),
- *                         metrics (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
+ *                         checkpoint, not_run (why the exercise stopped
+ *                         before the resumed run: what needs it is absent),
+ *                         inventory (kinds[]: KD_OBS_SAMPLE_KIND), metrics
+ *                         (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
  *                         trajectory (KD_OBS_SAMPLE_TRAJ), plot, final
  *                         (differing[]: KD_OBS_SAMPLE_TENSOR),
  *                         reference (KD_OBS_SAMPLE_TRAJ), reference_rule
@@ -111,6 +113,7 @@
 	X(bool, resume_checkpoint_missing, "resume.checkpoint_missing", KD_OBS_OPT) \
 	X(bool, resume_finished_before_kill, "resume.finished_before_kill", KD_OBS_OPT) \
 	X(bool, resume_cancelled, "resume.cancelled", KD_OBS_OPT) \
+	X(str, resume_not_run, "resume.not_run", KD_OBS_OPT) \
 	X(obj, resume_inventory, "resume.inventory", KD_OBS_OPT) \
 	X(str, resume_inventory_checkpoint, "resume.inventory.checkpoint", 0) \
 	X(arr, resume_inventory_kinds, "resume.inventory.kinds", 0) \
@@ -120,7 +123,7 @@
 	X(str, resume_inventory_log, "resume.inventory.log", KD_OBS_OPT) \
 	X(obj, resume_metrics, "resume.metrics", KD_OBS_OPT) \
 	X(obj, resume_metrics_uninterrupted, "resume.metrics.uninterrupted", 0) \
-	X(obj, resume_metrics_resumed, "resume.metrics.resumed", 0) \
+	X(obj, resume_metrics_resumed, "resume.metrics.resumed", KD_OBS_OPT) \
 	X(obj, resume_trajectory, "resume.trajectory", KD_OBS_OPT) \
 	X(obj, resume_trajectory_first, "resume.trajectory.first", KD_OBS_OPT) \
 	X(int, resume_trajectory_first_step, "resume.trajectory.first.step", 0) \

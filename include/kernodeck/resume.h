@@ -62,6 +62,20 @@ int resume_rule_accepts(const struct resume_rule *r, double a, double b);
 char *resume_expand(const char *tpl, const char *steps, const char *out,
 		    const char *checkpoint, const char *step);
 
+/* The three runs of the exercise, in order. */
+enum resume_which {
+	RESUME_UNINTERRUPTED,   /* resume.run, {steps} = steps, {out} = out_a */
+	RESUME_INTERRUPTED,     /* resume.run, {steps} = interrupt_at (stop) or steps (kill), {out} = out_b */
+	RESUME_RESUMED,         /* resume.resume, {steps} = steps, {out} = out_b */
+};
+/* The argument vector of one run, exactly as the exercise runs it (the
+ * conventions of plan.h: NULL-terminated, malloc'd, plan_free; "python" or
+ * "python3" first is the project's interpreter); {checkpoint} is the
+ * checkpoint of step interrupt_at in out_b, {step} interrupt_at.  NULL when
+ * out of memory. */
+char **resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+		   const char *out_a, const char *out_b);
+
 /* Stage 1's row "resume": the section is well formed, and declared when
  * the goal is training-trajectory. */
 void resume_reference_rows(const json_t *ref, struct kd_rows *rows);

@@ -128,9 +128,11 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
 	const json_t *r = obs_sample_resume(obs);
 	static const char *const ids[] = {
+		"sample.resume.interrupted", "sample.resume.checkpoint", "sample.resume.resumed",
 		"sample.resume.trajectory", "sample.resume.final", "sample.resume.reference",
 		"sample.resume.inventory",
 	};
+	const char *not_run = obs_sample_resume_not_run(obs);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -138,14 +140,23 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	if (r == NULL || (f = open_memstream(&text, &len)) == NULL)
 		return NULL;
 	fputs("## The resume check\n\n", f);
-	if (obs_sample_resume_plot(obs) == NULL) {
+	if (obs_sample_resume_runs(obs) == NULL) {
 		fputs("Not run: see stage 6's rows (`sample.resume`).\n\n", f);
 		fclose(f);
 		return text;
 	}
-	fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
-		(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
-		or_str(obs_sample_resume_interrupt(obs), "stop"));
+	/* only what happened: an interruption and a resumed run, or why not */
+	if (not_run == NULL && !obs_sample_resume_cancelled(obs))
+		fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
+			(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
+			or_str(obs_sample_resume_interrupt(obs), "stop"));
+	else {
+		fprintf(f, "%lld steps uninterrupted; the interruption at step %lld (%s) and the resume were not checked: ",
+			(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
+			or_str(obs_sample_resume_interrupt(obs), "stop"));
+		cell(f, or_str(not_run, "the resume check was cancelled"));
+		fputs(". The resumed trajectory and the final checkpoints were not compared.\n\n", f);
+	}
 	fputs("| check | status | observed |\n|---|---|---|\n", f);
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		const struct kd_row *row = row_of(ctx, ids[i]);
@@ -160,7 +171,8 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 		fputs(" |\n", f);
 	}
 	fputs("\n", f);
-	trajectory_table(f, obs);
+	if (obs_sample_resume_plot(obs) != NULL && not_run == NULL)
+		trajectory_table(f, obs);
 	inventory_table(f, obs);
 	fputs("\n", f);
 	fclose(f);

@@ -172,6 +172,39 @@ row_run(const json_t *runs, const char *name, const char *label, struct kd_rows 
 			 : "the log holds the whole output; fix the first error and check again");
 }
 
+/* A verdict whose precondition is missing: failed, "not run", never a
+ * pass; a deviation recorded on the precondition's row leaves it failing. */
+static void
+row_not_run(struct kd_rows *rows, const char *id, const char *label, const char *expected,
+	    const char *why)
+{
+	struct kd_row *r = kd_rows_addf(rows, id, KD_R_FAIL, label, expected, "not run: %s", why);
+
+	kd_row_set_error(r, why, "this check needs the interruption and the resumed run: mend the row that failed first and check again");
+}
+
+/* The interrupted run: in kill mode, a run that was not killed fails (it
+ * interrupted nothing), whatever its exit. */
+static void
+row_interrupted(const json_t *obs, const json_t *runs, struct kd_rows *rows)
+{
+	const json_t *run = json_object_get(runs, "interrupted");
+	struct kd_row *r;
+	char seen[300], exp[160];
+
+	if (!obs_sample_resume_finished_before_kill(obs)) {
+		row_run(runs, "interrupted", "interrupted run", rows);
+		return;
+	}
+	snprintf(seen, sizeof seen, "not killed: %s", or_str(obs_sample_resume_run_ended(run), "it ended"));
+	snprintf(exp, sizeof exp, "killed (SIGKILL) once the checkpoint of step %lld was complete",
+		 (long long)obs_sample_resume_interrupt_at(obs));
+	r = kd_rows_add(rows, "sample.resume.interrupted", KD_R_FAIL, "interrupted run (killed by kernodeck)",
+			seen, exp, obs_sample_resume_run_log(run));
+	kd_row_set_error(r, or_str(obs_sample_resume_not_run(obs), "the interrupted run was not killed"),
+			 "the run must save resume.checkpoint at step interrupt_at and go on training past it, so that kernodeck can kill it there");
+}
+
 static void
 row_metrics(const json_t *obs, struct kd_rows *rows)
 {
@@ -183,6 +216,11 @@ row_metrics(const json_t *obs, struct kd_rows *rows)
 
 	if (obs_sample_resume_metrics(obs) == NULL)
 		return;
+	if (ea == NULL && b == NULL) {
+		row_not_run(rows, "sample.resume.metrics", label, "one JSON object per step",
+			    or_str(obs_sample_resume_not_run(obs), "the resumed run did not run"));
+		return;
+	}
 	if (ea != NULL || eb != NULL) {
 		row = kd_rows_add(rows, "sample.resume.metrics", KD_R_FAIL, label, "cannot be read",
 				  "one JSON object per step", NULL);
@@ -433,6 +471,8 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	const json_t *obs = res->obs, *runs;
 	const char *error = obs_sample_resume_error(obs);
+	const char *not_run = or_str(obs_sample_resume_not_run(obs), obs_sample_resume_cancelled(obs)
+				     ? "the resume check was cancelled" : "the resumed run did not run");
 	struct kd_rows *rows = &res->rows;
 	struct kd_row *row;
 	size_t start = rows->n;
@@ -461,8 +501,7 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	}
 	runs = obs_sample_resume_runs(obs);
 	row_run(runs, "uninterrupted", "uninterrupted run", rows);
-	row_run(runs, "interrupted", obs_sample_resume_finished_before_kill(obs)
-		? "interrupted run (finished before the kill)" : "interrupted run", rows);
+	row_interrupted(obs, runs, rows);
 	if (obs_sample_resume_checkpoint_missing(obs)) {
 		row = kd_rows_addf(rows, "sample.resume.checkpoint", KD_R_FAIL, "checkpoint of the interrupted step written",
 				   "resume.checkpoint", "%s does not exist",
@@ -471,13 +510,25 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 				 "make the run save resume.checkpoint at that step (or change interrupt_at)");
 	}
 	row_inventory(obs, rows);
-	row_run(runs, "resumed", "resumed run", rows);
+	if (json_object_get(runs, "resumed") != NULL)
+		row_run(runs, "resumed", "resumed run", rows);
+	else
+		row_not_run(rows, "sample.resume.resumed", "resumed run", "exit 0", not_run);
 	if (obs_sample_resume_cancelled(obs))
 		kd_rows_fail(rows, "sample.resume.cancelled", "resume check finished", "cancelled", "three runs",
 			     "the resume check was cancelled", "check again");
 	row_metrics(obs, rows);
-	row_trajectory(obs, rows);
-	row_final(obs, rows);
+	if (obs_sample_resume_trajectory(obs) != NULL)
+		row_trajectory(obs, rows);
+	else
+		row_not_run(rows, "sample.resume.trajectory", "resumed trajectory follows the uninterrupted one",
+			    "the resumed run follows the uninterrupted one",
+			    obs_sample_resume_not_run(obs) ? not_run : "a metrics file could not be read (sample.resume.metrics)");
+	if (obs_sample_resume_final(obs) != NULL)
+		row_final(obs, rows);
+	else
+		row_not_run(rows, "sample.resume.final", "final checkpoints agree tensor by tensor",
+			    "the same tensors", not_run);
 	row_reference(obs, rows);
 	resume_describe_rows(obs, rows);
 	for (size_t i = start; i < rows->n; i++)

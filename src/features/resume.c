@@ -18,6 +18,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
@@ -348,10 +349,16 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	f.sink = sink;
 	f.kill_when = kill_when;
 	f.last_size = -1;
+	json_object_set_new(runs, name, rec);
+	if (argv == NULL) {
+		json_object_set_new(rec, "started", json_false());
+		json_object_set_new(rec, "error", json_string("out of memory"));
+		json_decref(av);
+		goto out;
+	}
 	for (size_t i = 0; argv[i] != NULL; i++)
 		json_array_append_new(av, json_string(argv[i]));
 	json_object_set_new(rec, "argv", av);
-	json_object_set_new(runs, name, rec);
 	st.what = logname;
 	st.argv = (const char *const *)argv;
 	st.env_set = env;
@@ -391,37 +398,38 @@ out:
 static char *
 project_python(const struct kd_ctx *ctx)
 {
-	return fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
+	return plan_venv_python(ctx->project_dir);
 }
 
-/* Expand a template; "python"/"python3" first stands for the project
- * interpreter.  argv is NULL-terminated; free with free_argv. */
-static char **
-make_argv(const struct kd_ctx *ctx, const json_t *tpl, const char *steps, const char *out,
-	  const char *ckpt, const char *step)
+char **
+resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+	    const char *out_a, const char *out_b)
 {
+	const json_t *tpl = which == RESUME_RESUMED ? s->resume : s->run, *a;
+	char steps[32], inter[32], *ckpt;
 	char **argv = calloc(json_array_size(tpl) + 1, sizeof *argv);
 	size_t i;
-	json_t *a;
 
-	if (argv == NULL)
+	snprintf(steps, sizeof steps, "%lld", which == RESUME_INTERRUPTED && !s->kill ? s->interrupt_at : s->steps);
+	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
+	if (argv == NULL || (ckpt = resume_expand(s->checkpoint, NULL, out_b, NULL, inter)) == NULL) {
+		free(argv);
 		return NULL;
-	json_array_foreach(tpl, i, a) {
-		const char *s = json_string_value(a);
-		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
-			argv[i] = project_python(ctx);
-		else
-			argv[i] = resume_expand(s, steps, out, ckpt, step);
 	}
+	json_array_foreach(tpl, i, a) {
+		const char *t = json_string_value(a);
+		if (i == 0 && (strcmp(t, "python") == 0 || strcmp(t, "python3") == 0))
+			argv[i] = plan_venv_python(project_dir);
+		else
+			argv[i] = resume_expand(t, steps, which == RESUME_UNINTERRUPTED ? out_a : out_b, ckpt, inter);
+		if (argv[i] == NULL) {
+			plan_free(argv);
+			argv = NULL;
+			break;
+		}
+	}
+	free(ckpt);
 	return argv;
-}
-
-static void
-free_argv(char **argv)
-{
-	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
-		free(argv[i]);
-	free(argv);
 }
 
 /* --- the checkpoint script --- */
@@ -707,56 +715,86 @@ fresh_folder(const struct kd_ctx *ctx, const char *name, json_t *o)
 	return d;
 }
 
-/* The three runs; 1 when all three succeeded. */
-static int
+/* Why the resumed run cannot start after the interrupted one, or NULL:
+ * it did not start or failed (stop), it was not killed (kill), or it left
+ * no checkpoint. */
+static const char *
+interruption_missing(const struct resume_spec *s, const json_t *rec, int ckpt_exists)
+{
+	if (!json_is_true(json_object_get(rec, "started")))
+		return "the interrupted run did not start";
+	if (json_is_true(json_object_get(rec, "cancelled")))
+		return "the resume check was cancelled";
+	if (s->kill && !json_is_true(json_object_get(rec, "killed_on_purpose")))
+		return ckpt_exists ? "the interrupted run was not killed: it ended before kernodeck saw a complete checkpoint of step interrupt_at"
+		       : "the interrupted run was not killed: it never wrote the checkpoint of step interrupt_at";
+	if (!s->kill && !json_is_true(json_object_get(rec, "ok")))
+		return "the interrupted run failed";
+	if (!ckpt_exists)
+		return "the interrupted run wrote no checkpoint of step interrupt_at";
+	return NULL;
+}
+
+/* The three runs.  Each needs the one before: the resumed run starts only
+ * after an interruption that happened (stopped at interrupt_at, or killed
+ * by kernodeck) and left its checkpoint; otherwise o.not_run says why and
+ * nothing that depends on it is run. */
+static void
 run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, const char *db,
 	     const struct kd_sink *sink, json_t *o)
 {
-	char steps[32], inter[32], *ckpt, **argv;
-	json_t *runs = json_object(), *scripts = json_object();
-	int ok;
+	char inter[32], *ckpt, **argv;
+	const char *missing;
+	json_t *runs = json_object(), *scripts = json_object(), *rec;
 
 	json_object_set_new(o, "runs", runs);
-	snprintf(steps, sizeof steps, "%lld", s->steps);
 	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
 	ckpt = resume_expand(s->checkpoint, NULL, db, NULL, inter);
 	json_object_set_new(o, "checkpoint", json_string(kd_ctx_relpath(ctx, ckpt)));
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
-	argv = make_argv(ctx, s->run, steps, da, ckpt, inter);
-	ok = run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
-	free_argv(argv);
-	if (!ok && json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled")))
+	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
+	run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
+	plan_free(argv);
+	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
+		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
 		goto out;
+	}
 
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
-	argv = make_argv(ctx, s->run, s->kill ? steps : inter, db, ckpt, inter);
-	ok = run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs) && ok;
-	free_argv(argv);
-	if (!fsutil_exists(ckpt)) {
+	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
+	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs);
+	plan_free(argv);
+	rec = json_object_get(runs, "interrupted");
+	if (!fsutil_exists(ckpt))
 		json_object_set_new(o, "checkpoint_missing", json_true());
-		ok = 0;
+	if (s->kill && json_is_true(json_object_get(rec, "started")) &&
+	    !json_is_true(json_object_get(rec, "killed_on_purpose")))
+		json_object_set_new(o, "finished_before_kill", json_true());
+	if ((missing = interruption_missing(s, rec, fsutil_exists(ckpt))) != NULL) {
+		json_object_set_new(o, "not_run", json_string(missing));
 		goto out;
 	}
-	if (s->kill && !json_is_true(json_object_get(json_object_get(runs, "interrupted"), "killed_on_purpose")))
-		json_object_set_new(o, "finished_before_kill", json_true());
 	{
 		const char *args[] = { "inventory", ckpt, NULL };
 		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
 		run_script(ctx, "inventory", args, sink, scripts);
 		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
 	}
-	if (kd_sink_cancelled(sink))
+	if (kd_sink_cancelled(sink)) {
+		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
 		goto out;
+	}
 	kd_sink_step(sink, "resume check: the resumed run", -1);
-	argv = make_argv(ctx, s->resume, steps, db, ckpt, inter);
-	ok = run_one(ctx, "resumed", argv, NULL, sink, runs) && ok;
-	free_argv(argv);
+	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
+	run_one(ctx, "resumed", argv, NULL, sink, runs);
+	plan_free(argv);
+	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
+		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
 out:
 	json_decref(scripts);
 	free(ckpt);
-	return ok;
 }
 
 void
@@ -765,8 +803,8 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	struct resume_spec s;
 	struct kd_metrics ma, mb;
 	char why[512], *da = NULL, *db = NULL, *pa = NULL, *pb = NULL;
-	json_t *o;
-	int rc = resume_spec_parse(ctx->ref, &s, why, sizeof why), have_a = 0, have_b = 0;
+	json_t *o, *mo;
+	int rc = resume_spec_parse(ctx->ref, &s, why, sizeof why), have_a = 0, have_b = 0, resumed;
 	const char *goal = yamlio_get_str(ctx->ref, "goal");
 
 	if (rc == 1) {
@@ -805,20 +843,26 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 		json_object_set_new(o, "cancelled", json_true());
 		goto out;
 	}
+	/* what follows the resumed run is judged only when it ran */
+	resumed = json_object_get(o, "not_run") == NULL;
 	kd_sink_step(sink, "resume check: rereading the metrics", -1);
 	pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
 	pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
-	json_object_set_new(o, "metrics", json_pack("{s:{}, s:{}}", "uninterrupted", "resumed"));
-	have_a = read_metrics(ctx, pa, &s, 0, &ma,
-			      json_object_get(json_object_get(o, "metrics"), "uninterrupted")) == 0;
-	have_b = read_metrics(ctx, pb, &s, s.interrupt_at, &mb,
-			      json_object_get(json_object_get(o, "metrics"), "resumed")) == 0;
+	mo = json_object();
+	json_object_set_new(o, "metrics", mo);
+	json_object_set_new(mo, "uninterrupted", json_object());
+	have_a = read_metrics(ctx, pa, &s, 0, &ma, json_object_get(mo, "uninterrupted")) == 0;
+	if (resumed) {
+		json_object_set_new(mo, "resumed", json_object());
+		have_b = read_metrics(ctx, pb, &s, s.interrupt_at, &mb, json_object_get(mo, "resumed")) == 0;
+	}
 	if (have_a && have_b)
 		json_object_set_new(o, "trajectory", compare_trajectories(&ma, &mb, s.interrupt_at + 1, s.steps,
 									   &s.rule, "uninterrupted", "resumed"));
 	if (have_a)
 		json_object_set_new(o, "plot", plot_obs(&ma, have_b ? &mb : NULL, s.steps));
-	compare_final(ctx, &s, da, db, sink, o);
+	if (resumed)
+		compare_final(ctx, &s, da, db, sink, o);
 	if (have_a && s.reference_metrics != NULL)
 		compare_reference(ctx, &s, &ma, o);
 	if (s.reference_rule_tree != NULL)
