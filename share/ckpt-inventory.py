@@ -4,11 +4,15 @@ training checkpoint hold, and do two checkpoints agree tensor by tensor?
 Run it with the project interpreter:
 
     .venv-rebuild/bin/python ckpt-inventory.py inventory CKPT
+    .venv-rebuild/bin/python ckpt-inventory.py step CKPT
     .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule exact
     .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule tolerance --atol X --rtol Y
 
 It prints one JSON object per line.  inventory: one {"kind": ...} line per
-kind of state, present or not, then {"end": true, "ok": ..., "loader": ...}.
+kind of state, present or not, then {"end": true, "ok": ..., "loader": ...,
+"step": N, "step_key": PATH}, step being the step counter the checkpoint
+records (iter_num, global_step, step, ...; absent when it holds none).
+step: only that end line.
 The kinds: model (weights), optimizer ("buffers": per-parameter state such
 as momentum), scheduler, rng_torch (the torch CPU generator), rng_cuda
 (one state per device), rng_numpy, rng_python, counter (step or epoch),
@@ -312,7 +316,37 @@ def is_generator_state(v):
 
 
 DATA_WORDS = re.compile(r"sampler|loader|data|shuffl|batch_idx|position|cursor|offset|samples_seen", re.I)
-COUNTER_KEYS = re.compile(r"^(global_)?(step|steps|epoch|epochs|iteration|iter|iterations|update|updates)$", re.I)
+# counters under the names trainers give them: step, global_step, iter_num,
+# step_num, n_iter, num_updates, epoch, epoch_num, current_epoch, ...
+_COUNTER_PREFIX = r"^(global_|n_|num_|cur_|current_|total_|train_|training_)?"
+_COUNTER_SUFFIX = r"(_num|_count|_idx|_id)?$"
+STEP_KEYS = re.compile(_COUNTER_PREFIX + r"(step|steps|it|iter|iters|iteration|iterations|update|updates)"
+                       + _COUNTER_SUFFIX, re.I)
+EPOCH_KEYS = re.compile(_COUNTER_PREFIX + r"(epoch|epochs)" + _COUNTER_SUFFIX, re.I)
+
+
+def is_counter_key(k):
+    return bool(STEP_KEYS.match(k) or EPOCH_KEYS.match(k))
+
+
+def recorded_step(obj, depth=0):
+    """The step counter a checkpoint records, as (key path, value), found
+    level by level from the top (so that a model's own counters below do
+    not win); None when it holds none."""
+    level = [("", obj)]
+    for _ in range(4):
+        below = []
+        for path, o in level:
+            if not isinstance(o, dict):
+                continue
+            for k, v in o.items():
+                sub = "%s.%s" % (path, k) if path else str(k)
+                if isinstance(k, str) and STEP_KEYS.match(k) and isinstance(v, int) and not isinstance(v, bool):
+                    return sub, v
+                if isinstance(v, dict):
+                    below.append((sub, v))
+        level = below
+    return None
 
 
 class Inventory:
@@ -367,7 +401,7 @@ class Inventory:
                     sub = "%s.%s" % (path, k) if path else k
                     if DATA_WORDS.search(sub):
                         self.add("data_position", sub)
-                    elif COUNTER_KEYS.match(k):
+                    elif is_counter_key(k):
                         self.add("counter", sub, values={sub: v})
             return
         if isinstance(obj, (list, tuple)):
@@ -392,6 +426,18 @@ class Inventory:
             self.add("rng_cuda", path, devices=1)
 
 
+def cmd_step(args):
+    """Only the step counter the checkpoint records (the kill mode's wait)."""
+    try:
+        obj, _ = load(args.checkpoint)
+    except Exception as e:   # noqa: BLE001 - reported, not hidden
+        emit({"end": True, "ok": False, "error": ("%s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
+        return 1
+    rec = recorded_step(obj)
+    emit({"end": True, "ok": True, "step": rec[1], "step_key": rec[0]} if rec else {"end": True, "ok": True})
+    return 0
+
+
 def cmd_inventory(args):
     try:
         obj, loader = load(args.checkpoint)
@@ -410,7 +456,11 @@ def cmd_inventory(args):
         inv.walk(obj, "")
     for row in inv.kinds.values():
         emit(row)
-    emit({"end": True, "ok": True, "loader": loader})
+    end = {"end": True, "ok": True, "loader": loader}
+    rec = recorded_step(obj)
+    if rec is not None:
+        end["step_key"], end["step"] = rec
+    emit(end)
     return 0
 
 
@@ -508,6 +558,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     i = sub.add_parser("inventory")
     i.add_argument("checkpoint")
+    st = sub.add_parser("step")
+    st.add_argument("checkpoint")
     c = sub.add_parser("compare")
     c.add_argument("a")
     c.add_argument("b")
@@ -520,7 +572,7 @@ def main():
     except Exception as e:   # noqa: BLE001
         emit({"end": True, "ok": False, "error": ("cannot import numpy: %s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
         return 1
-    return cmd_inventory(args) if args.cmd == "inventory" else cmd_compare(args)
+    return {"inventory": cmd_inventory, "step": cmd_step, "compare": cmd_compare}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@
  *                         interrupted, resumed: KD_OBS_SAMPLE_RUN),
  *                         checkpoint, not_run (why the exercise stopped
  *                         before the resumed run: what needs it is absent),
+ *                         resumed_from (the step the resumed run starts
+ *                         after; step_unknown when a single checkpoint file
+ *                         records no step counter),
  *                         inventory (kinds[]: KD_OBS_SAMPLE_KIND), metrics
  *                         (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
  *                         trajectory (KD_OBS_SAMPLE_TRAJ), plot, final
@@ -114,6 +117,8 @@
 	X(bool, resume_finished_before_kill, "resume.finished_before_kill", KD_OBS_OPT) \
 	X(bool, resume_cancelled, "resume.cancelled", KD_OBS_OPT) \
 	X(str, resume_not_run, "resume.not_run", KD_OBS_OPT) \
+	X(int, resume_resumed_from, "resume.resumed_from", KD_OBS_OPT) \
+	X(bool, resume_step_unknown, "resume.step_unknown", KD_OBS_OPT) \
 	X(obj, resume_inventory, "resume.inventory", KD_OBS_OPT) \
 	X(str, resume_inventory_checkpoint, "resume.inventory.checkpoint", 0) \
 	X(arr, resume_inventory_kinds, "resume.inventory.kinds", 0) \
@@ -121,6 +126,8 @@
 	X(any, resume_inventory_refused, "resume.inventory.refused", KD_OBS_OPT) \
 	X(str, resume_inventory_loader, "resume.inventory.loader", KD_OBS_OPT) \
 	X(str, resume_inventory_log, "resume.inventory.log", KD_OBS_OPT) \
+	X(int, resume_inventory_step, "resume.inventory.step", KD_OBS_OPT) \
+	X(str, resume_inventory_step_key, "resume.inventory.step_key", KD_OBS_OPT) \
 	X(obj, resume_metrics, "resume.metrics", KD_OBS_OPT) \
 	X(obj, resume_metrics_uninterrupted, "resume.metrics.uninterrupted", 0) \
 	X(obj, resume_metrics_resumed, "resume.metrics.resumed", KD_OBS_OPT) \
@@ -181,6 +188,7 @@
 	X(bool, timed_out, "timed_out", KD_OBS_OPT) \
 	X(bool, cancelled, "cancelled", KD_OBS_OPT) \
 	X(bool, ok, "ok", KD_OBS_OPT) \
+	X(int, checkpoint_step, "checkpoint_step", KD_OBS_OPT) \
 	X(obj, failure, "failure", KD_OBS_OPT) \
 	/* end */
 

@@ -305,7 +305,7 @@ row_inventory(const json_t *obs, struct kd_rows *rows)
 {
 	const char *ck = or_str(obs_sample_resume_inventory_checkpoint(obs), "?");
 	const json_t *refused = obs_sample_resume_inventory_refused(obs);
-	char cause[RESUME_LIKELY_CAP];
+	char cause[RESUME_LIKELY_CAP], rec[160] = "";
 	struct kd_row *row;
 	size_t n = 0, present = 0, i;
 	const json_t *k;
@@ -327,11 +327,14 @@ row_inventory(const json_t *obs, struct kd_rows *rows)
 		n++;
 		present += obs_sample_kind_present(k);
 	}
+	if (obs_sample_resume_inventory_step_key(obs) != NULL)
+		snprintf(rec, sizeof rec, "; records step %lld (%s)", (long long)obs_sample_resume_inventory_step(obs),
+			 obs_sample_resume_inventory_step_key(obs));
 	likely_cause(obs, cause, sizeof cause);
 	row = kd_rows_addf(rows, "sample.resume.inventory", cause[0] ? KD_R_WARN : KD_R_PASS,
 			   "checkpoint inventory", "model, optimizer, scheduler, RNG states, counters, data position",
-			   "%s: %zu of %zu kinds of state (loader: %s)", ck, present, n,
-			   or_str(obs_sample_resume_inventory_loader(obs), "?"));
+			   "%s: %zu of %zu kinds of state (loader: %s)%s", ck, present, n,
+			   or_str(obs_sample_resume_inventory_loader(obs), "?"), rec);
 	if (cause[0])
 		kd_row_set_error(row, cause, "a resumed run needs every kind of state its training loop uses");
 }

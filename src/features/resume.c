@@ -178,10 +178,6 @@ resume_spec_parse(const json_t *ref, struct resume_spec *s, char *why, size_t le
 	s->metrics = json_string_value(json_object_get(r, "metrics"));
 	if (path_ok(s->checkpoint, "checkpoint", why, len) != 0 || path_ok(s->metrics, "metrics", why, len) != 0)
 		return -1;
-	if (strstr(s->checkpoint, "{step}") == NULL) {
-		snprintf(why, len, "resume.checkpoint must name the step: {out}/ckpt-{step}.pt");
-		return -1;
-	}
 	keys = json_object_get(r, "compare");
 	if (!json_is_array(keys) || json_array_size(keys) == 0 || json_array_size(keys) > METRICS_MAX_KEYS) {
 		snprintf(why, len, "resume.compare must list the metric keys compared (1 to %d): [loss]", METRICS_MAX_KEYS);
@@ -249,11 +245,19 @@ resume_expand(const char *tpl, const char *steps, const char *out, const char *c
 struct follow {
 	const struct kd_sink *sink;
 	struct pytrace tr;
+	struct kd_ctx *ctx;
 	const char *kill_when;   /* kill mode: the checkpoint that, complete, ends the run */
+	long long at;            /* kill mode: interrupt_at */
+	int named;               /* kill mode: the checkpoint's name says its step ({step}) */
 	long long last_size;
+	struct stat peeked;      /* the checkpoint as last read */
+	long long seen_step;     /* the step it recorded then, or -1 */
 	int kill_seen;
 	json_t *lines;           /* the inventory script's JSON lines, or NULL */
 };
+
+static void run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
+		       const struct kd_sink *sink, int quiet, json_t *out);
 
 /* A checkpoint is complete when it ends with a zip end record (torch.save's
  * format) or, for another format, when its size held still for one poll. */
@@ -277,14 +281,42 @@ ckpt_complete(struct follow *f)
 	return ok;
 }
 
+/* The step counter ckpt records, read by the checkpoint script (the
+ * allow-list reader), or -1 when it holds none or cannot be read. */
+static long long
+peek_step(struct kd_ctx *ctx, const char *ckpt)
+{
+	const char *args[] = { "step", ckpt, NULL };
+	json_t *out = json_object(), *lines, *step;
+	long long v = -1;
+
+	run_script(ctx, "peek", args, NULL, 1, out);
+	lines = json_object_get(json_object_get(out, "peek"), "lines");
+	step = json_object_get(json_array_get(lines, json_array_size(lines) - 1), "step");
+	if (json_is_integer(step))
+		v = (long long)json_integer_value(step);
+	json_decref(out);
+	return v;
+}
+
+/* Kill mode: SIGKILL once a complete checkpoint records a step of at least
+ * interrupt_at (read anew each time the file changes); a checkpoint that
+ * records no step counter will do only when its name says its step. */
 static int
 follow_kill_now(void *u)
 {
 	struct follow *f = u;
+	struct stat st;
 
-	if (f->kill_when == NULL || f->kill_seen)
+	if (f->kill_when == NULL || f->kill_seen || !ckpt_complete(f) || stat(f->kill_when, &st) != 0)
 		return 0;
-	return f->kill_seen = ckpt_complete(f);
+	if (st.st_ino == f->peeked.st_ino && st.st_size == f->peeked.st_size &&
+	    st.st_mtim.tv_sec == f->peeked.st_mtim.tv_sec && st.st_mtim.tv_nsec == f->peeked.st_mtim.tv_nsec)
+		return 0;
+	f->peeked = st;
+	f->seen_step = peek_step(f->ctx, f->kill_when);
+	f->kill_seen = f->seen_step >= 0 ? f->seen_step >= f->at : f->named;
+	return f->kill_seen;
 }
 
 static void
@@ -331,7 +363,7 @@ failure_of(struct follow *f)
  * it succeeded (exit 0, or killed on purpose), 0 otherwise. */
 static int
 run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
-	const struct kd_sink *sink, json_t *runs)
+	const struct resume_spec *s, const struct kd_sink *sink, json_t *runs)
 {
 	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
 	struct follow f;
@@ -347,7 +379,11 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
+	f.ctx = ctx;
 	f.kill_when = kill_when;
+	f.at = s->interrupt_at;
+	f.named = strstr(s->checkpoint, "{step}") != NULL;
+	f.seen_step = -1;
 	f.last_size = -1;
 	json_object_set_new(runs, name, rec);
 	if (argv == NULL) {
@@ -374,8 +410,16 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	if (st.log != NULL)
 		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, st.log)));
 	json_object_set_new(rec, "started", json_true());
-	json_object_set_new(rec, "ended", json_string(r->killed_on_request ? "killed by kernodeck (SIGKILL) once the checkpoint was complete"
-						     : run_describe(r, how, sizeof how)));
+	if (r->killed_on_request && f.seen_step >= 0)
+		snprintf(how, sizeof how, "killed by kernodeck (SIGKILL) once the checkpoint recorded step %lld",
+			 f.seen_step);
+	else if (r->killed_on_request)
+		snprintf(how, sizeof how, "killed by kernodeck (SIGKILL) once the checkpoint was complete");
+	else
+		run_describe(r, how, sizeof how);
+	json_object_set_new(rec, "ended", json_string(how));
+	if (kill_when != NULL && f.seen_step >= 0)
+		json_object_set_new(rec, "checkpoint_step", json_integer(f.seen_step));
 	json_object_set_new(rec, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
 	json_object_set_new(rec, "timed_out", json_boolean(r->timed_out));
 	json_object_set_new(rec, "cancelled", json_boolean(r->cancelled));
@@ -438,7 +482,7 @@ resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_wh
  * step); its JSON lines go into out[what] with the run's record. */
 static void
 run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
-	   const struct kd_sink *sink, json_t *out)
+	   const struct kd_sink *sink, int quiet, json_t *out)
 {
 	char *script = kd_share_path("ckpt-inventory.py"), *argv[12];
 	struct follow f;
@@ -459,7 +503,7 @@ run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	snprintf(logname, sizeof logname, "resume-%s", what);
-	st.what = logname;
+	st.what = quiet ? NULL : logname;
 	st.argv = (const char *const *)argv;
 	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
 	st.on_line = follow_line;
@@ -509,6 +553,10 @@ inventory_obs(json_t *scripts, const char *ckpt_rel, json_t *obs)
 		json_object_set(inv, "log", json_object_get(rec, "log"));
 	if (end != NULL && json_is_true(json_object_get(end, "ok"))) {
 		json_object_set(inv, "loader", json_object_get(end, "loader"));
+		if (json_is_integer(json_object_get(end, "step"))) {
+			json_object_set(inv, "step", json_object_get(end, "step"));
+			json_object_set(inv, "step_key", json_object_get(end, "step_key"));
+		}
 	} else {
 		const json_t *e = end ? json_object_get(end, "error") : json_object_get(rec, "error");
 		json_object_set_new(inv, "error", json_string(json_string_value(e) ? json_string_value(e)
@@ -645,7 +693,7 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 		const char *args[] = { "compare", ca, cb, "--rule", s->rule.tolerance ? "tolerance" : "exact",
 				       "--atol", atol, "--rtol", rtol, NULL };
 		kd_sink_step(sink, "comparing the final checkpoints", -1);
-		run_script(ctx, "final", args, sink, scripts);
+		run_script(ctx, "final", args, sink, 0, scripts);
 	}
 	lines = json_object_get(json_object_get(scripts, "final"), "lines");
 	json_object_set(fin, "log", json_object_get(json_object_get(scripts, "final"), "log"));
@@ -715,24 +763,45 @@ fresh_folder(const struct kd_ctx *ctx, const char *name, json_t *o)
 	return d;
 }
 
-/* Why the resumed run cannot start after the interrupted one, or NULL:
- * it did not start or failed (stop), it was not killed (kill), or it left
- * no checkpoint. */
+/* Why the resumed run cannot start after the interrupted one, into buf,
+ * or NULL: it did not start or failed (stop), it was not killed (kill), or
+ * it left no checkpoint. */
 static const char *
-interruption_missing(const struct resume_spec *s, const json_t *rec, int ckpt_exists)
+interruption_missing(const struct resume_spec *s, const json_t *rec, const char *ckpt_rel,
+		     int ckpt_exists, char *buf, size_t len)
 {
+	const char *what = strstr(s->checkpoint, "{step}") ? "the checkpoint of step" : "a checkpoint recording step";
+
 	if (!json_is_true(json_object_get(rec, "started")))
 		return "the interrupted run did not start";
 	if (json_is_true(json_object_get(rec, "cancelled")))
 		return "the resume check was cancelled";
 	if (s->kill && !json_is_true(json_object_get(rec, "killed_on_purpose")))
-		return ckpt_exists ? "the interrupted run was not killed: it ended before kernodeck saw a complete checkpoint of step interrupt_at"
-		       : "the interrupted run was not killed: it never wrote the checkpoint of step interrupt_at";
-	if (!s->kill && !json_is_true(json_object_get(rec, "ok")))
+		snprintf(buf, len, ckpt_exists ? "the interrupted run was not killed: it ended before %s %lld%s was complete (%s)"
+			 : "the interrupted run was not killed: it never wrote %s %lld%s (%s)", what, s->interrupt_at,
+			 strstr(s->checkpoint, "{step}") ? "" : " or later", ckpt_rel);
+	else if (!s->kill && !json_is_true(json_object_get(rec, "ok")))
 		return "the interrupted run failed";
-	if (!ckpt_exists)
-		return "the interrupted run wrote no checkpoint of step interrupt_at";
-	return NULL;
+	else if (!ckpt_exists)
+		snprintf(buf, len, "the interrupted run wrote no checkpoint (%s)", ckpt_rel);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The step the resumed run starts after: interrupt_at for a checkpoint
+ * named by its step, else the step counter the checkpoint records (the
+ * one file a trainer overwrites), else interrupt_at, said in o. */
+static long long
+resumed_from(const struct resume_spec *s, json_t *o)
+{
+	const json_t *st = json_object_get(json_object_get(o, "inventory"), "step");
+
+	if (strstr(s->checkpoint, "{step}") == NULL && json_is_integer(st))
+		return (long long)json_integer_value(st);
+	if (strstr(s->checkpoint, "{step}") == NULL)
+		json_object_set_new(o, "step_unknown", json_true());
+	return s->interrupt_at;
 }
 
 /* The three runs.  Each needs the one before: the resumed run starts only
@@ -743,7 +812,7 @@ static void
 run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, const char *db,
 	     const struct kd_sink *sink, json_t *o)
 {
-	char inter[32], *ckpt, **argv;
+	char inter[32], *ckpt, **argv, why[512];
 	const char *missing;
 	json_t *runs = json_object(), *scripts = json_object(), *rec;
 
@@ -754,7 +823,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
-	run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
+	run_one(ctx, "uninterrupted", argv, NULL, s, sink, runs);
 	plan_free(argv);
 	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
 		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
@@ -764,7 +833,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
-	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs);
+	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, sink, runs);
 	plan_free(argv);
 	rec = json_object_get(runs, "interrupted");
 	if (!fsutil_exists(ckpt))
@@ -772,15 +841,17 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	if (s->kill && json_is_true(json_object_get(rec, "started")) &&
 	    !json_is_true(json_object_get(rec, "killed_on_purpose")))
 		json_object_set_new(o, "finished_before_kill", json_true());
-	if ((missing = interruption_missing(s, rec, fsutil_exists(ckpt))) != NULL) {
+	if ((missing = interruption_missing(s, rec, kd_ctx_relpath(ctx, ckpt), fsutil_exists(ckpt),
+					    why, sizeof why)) != NULL) {
 		json_object_set_new(o, "not_run", json_string(missing));
 		goto out;
 	}
 	{
 		const char *args[] = { "inventory", ckpt, NULL };
 		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
-		run_script(ctx, "inventory", args, sink, scripts);
+		run_script(ctx, "inventory", args, sink, 0, scripts);
 		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
+		json_object_set_new(o, "resumed_from", json_integer(resumed_from(s, o)));
 	}
 	if (kd_sink_cancelled(sink)) {
 		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
@@ -788,7 +859,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	}
 	kd_sink_step(sink, "resume check: the resumed run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
-	run_one(ctx, "resumed", argv, NULL, sink, runs);
+	run_one(ctx, "resumed", argv, NULL, s, sink, runs);
 	plan_free(argv);
 	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
 		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
@@ -805,6 +876,7 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	char why[512], *da = NULL, *db = NULL, *pa = NULL, *pb = NULL;
 	json_t *o, *mo;
 	int rc = resume_spec_parse(ctx->ref, &s, why, sizeof why), have_a = 0, have_b = 0, resumed;
+	long long from;
 	const char *goal = yamlio_get_str(ctx->ref, "goal");
 
 	if (rc == 1) {
@@ -845,6 +917,8 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	}
 	/* what follows the resumed run is judged only when it ran */
 	resumed = json_object_get(o, "not_run") == NULL;
+	from = json_is_integer(json_object_get(o, "resumed_from"))
+	       ? (long long)json_integer_value(json_object_get(o, "resumed_from")) : s.interrupt_at;
 	kd_sink_step(sink, "resume check: rereading the metrics", -1);
 	pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
 	pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
@@ -854,10 +928,10 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	have_a = read_metrics(ctx, pa, &s, 0, &ma, json_object_get(mo, "uninterrupted")) == 0;
 	if (resumed) {
 		json_object_set_new(mo, "resumed", json_object());
-		have_b = read_metrics(ctx, pb, &s, s.interrupt_at, &mb, json_object_get(mo, "resumed")) == 0;
+		have_b = read_metrics(ctx, pb, &s, from, &mb, json_object_get(mo, "resumed")) == 0;
 	}
 	if (have_a && have_b)
-		json_object_set_new(o, "trajectory", compare_trajectories(&ma, &mb, s.interrupt_at + 1, s.steps,
+		json_object_set_new(o, "trajectory", compare_trajectories(&ma, &mb, from + 1, s.steps,
 									   &s.rule, "uninterrupted", "resumed"));
 	if (have_a)
 		json_object_set_new(o, "plot", plot_obs(&ma, have_b ? &mb : NULL, s.steps));
