@@ -28,6 +28,14 @@ file only, then {"end": true, "compared": N, "differ": M, "worst": ...}.
 Floating-point tensors are compared under the rule (|a - b| <= atol +
 rtol * |b|, b the second file); integer and boolean tensors exactly.
 
+Reading is bounded: a checkpoint never materialises more than READ_FACTOR
+times its bytes plus READ_SLACK.  Each archive member's declared size is
+taken from that budget before it is read (and inflated a chunk at a time,
+so that a compressed bomb stops at its declared size), and a tensor whose
+shape holds more elements than its storage (a stride-0 or overlapping
+view over a larger shape, or a shape its storage cannot hold) is refused
+before any copy: {"end": true, "ok": false, "too_large": true, ...}.
+
 Nothing is unpickled beyond an allow-list.  A checkpoint in torch.save's
 zip format is read without importing torch (a tenth of a second instead of
 torch's import): a restricted unpickler of its own admits only what
@@ -54,6 +62,9 @@ import sys
 
 MESSAGE_CAP = 2000
 MAX_DEPTH = 8
+READ_FACTOR = 3            # a checkpoint never takes more than this many times its bytes ...
+READ_SLACK = 16 << 20      # ... plus this much (a small checkpoint's pickle and views)
+CHUNK = 1 << 20            # an archive member is read (and inflated) this much at a time
 
 ALLOWED = {
     ("collections", "OrderedDict"),
@@ -80,6 +91,31 @@ ALLOWED = {
 
 class Refused(Exception):
     """The checkpoint needs a class that is not on the allow-list."""
+
+
+class TooLarge(Exception):
+    """The checkpoint declares more than its bytes can hold: a view over a
+    larger shape, an archive member larger than the file allows."""
+
+
+class Budget:
+    """What reading one checkpoint may materialise: READ_FACTOR times the
+    file's bytes plus READ_SLACK, taken before each allocation."""
+
+    def __init__(self, path):
+        import os
+        self.size = os.path.getsize(path)
+        self.left = READ_FACTOR * self.size + READ_SLACK
+
+    def take(self, n, what):
+        if n < 0 or n > self.left:
+            raise TooLarge("%s would take %d bytes, more than a checkpoint of %d bytes may hold "
+                           "(%d times its size plus %d MiB): refused, nothing read"
+                           % (what, n, self.size, READ_FACTOR, READ_SLACK >> 20))
+        self.left -= n
+
+
+BUDGET = None   # the Budget of the checkpoint being read
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -188,11 +224,23 @@ def _rebuild_tensor(storage, offset, size, stride, *rest):
     import numpy as np
     a, dtype = storage
     size, stride = tuple(size), tuple(stride)
-    if any(n == 0 for n in size):
+    if (not all(isinstance(n, int) and n >= 0 for n in size + stride) or len(size) != len(stride)
+            or not isinstance(offset, int) or offset < 0):
+        raise TooLarge("a tensor with a negative or malformed size, stride or offset: refused")
+    numel = 1
+    for n in size:
+        numel *= n
+    if numel == 0:
+        BUDGET.take(0, "an empty tensor")
         return Tensor(np.zeros(size, dtype=a.dtype), dtype)
+    if numel > a.size - offset:
+        raise TooLarge("a tensor of shape %s over a storage of %d elements: a stride-0 or overlapping "
+                       "view over a larger shape (or a shape larger than its storage): refused"
+                       % (list(size), a.size))
     last = offset + sum((n - 1) * st for n, st in zip(size, stride))
-    if offset < 0 or any(st < 0 for st in stride) or last >= a.size:
+    if last >= a.size:
         raise ValueError("a tensor reaches outside its storage")
+    BUDGET.take(numel * a.itemsize, "a tensor of shape %s" % list(size))
     view = np.lib.stride_tricks.as_strided(a[offset:], shape=size,
                                            strides=[st * a.itemsize for st in stride])
     return Tensor(np.array(view), dtype)
@@ -248,27 +296,50 @@ class ZipUnpickler(pickle.Unpickler):
         stype, key = pid[1], str(pid[2])
         dtype = stype.dtype if isinstance(stype, StorageType) else "uint8"
         if key not in self.storages:
-            raw = self.zf.read("%s/data/%s" % (self.prefix, key))
+            raw = read_member(self.zf, "%s/data/%s" % (self.prefix, key))
             np_dtype = {"bfloat16": np.uint16, "bool": np.bool_}.get(dtype, dtype)
             self.storages[key] = (np.frombuffer(raw, dtype=np.dtype(np_dtype).newbyteorder("<")), dtype)
         return self.storages[key]
 
 
+def read_member(zf, name):
+    """An archive member, its declared size taken from the budget before a
+    byte is read, inflated a chunk at a time (a compressed bomb stops at
+    its declared size, which zipfile enforces)."""
+    info = zf.getinfo(name)
+    BUDGET.take(info.file_size, "archive member %s (declared %d bytes%s)"
+                % (name, info.file_size, ", compressed" if info.compress_type else ""))
+    out = bytearray()
+    with zf.open(info) as f:
+        while len(out) <= info.file_size:
+            chunk = f.read(CHUNK)
+            if not chunk:
+                break
+            out += chunk
+    if len(out) != info.file_size:
+        raise TooLarge("archive member %s holds %d bytes, not the %d it declares: refused"
+                       % (name, len(out), info.file_size))
+    return bytes(out)
+
+
 def zip_load(path):
     import io
     import zipfile
+    global BUDGET
+    BUDGET = Budget(path)
     with zipfile.ZipFile(path) as zf:
         names = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if not names:
             raise ValueError("a zip file without data.pkl: not a torch.save checkpoint")
         prefix = names[0].split("/")[0]
-        return ZipUnpickler(io.BytesIO(zf.read(names[0])), zf, prefix).load()
+        return ZipUnpickler(io.BytesIO(read_member(zf, names[0])), zf, prefix).load()
 
 
 def as_numpy(obj, depth=0):
     """torch tensors (the torch loaders) as Tensor, through the structure."""
     import torch
     if isinstance(obj, torch.Tensor):
+        BUDGET.take(obj.numel() * obj.element_size(), "a tensor of shape %s" % list(obj.shape))
         t = obj.detach().cpu()
         name = str(t.dtype).replace("torch.", "")
         if name == "bfloat16":
@@ -291,8 +362,10 @@ def load(path):
     checkpoint is read without torch; another format goes through torch:
     weights_only=True, then the restricted unpickler."""
     import zipfile
+    global BUDGET
     if zipfile.is_zipfile(path):
         return zip_load(path), "zip, restricted"
+    BUDGET = Budget(path)
     import torch
     try:
         return as_numpy(torch.load(path, map_location="cpu", weights_only=True)), "torch, weights_only"
@@ -446,6 +519,13 @@ def cmd_inventory(args):
               "error": "the checkpoint needs the class %s, which kernodeck's restricted loader does not "
                        "admit; it is never unpickled without confirmation" % e})
         return 1
+    except TooLarge as e:
+        emit({"end": True, "ok": False, "too_large": True, "error": str(e)[:MESSAGE_CAP]})
+        return 1
+    except MemoryError:
+        emit({"end": True, "ok": False, "too_large": True,
+              "error": "reading the checkpoint reached the reader's memory limit: refused"})
+        return 1
     except Exception as e:   # noqa: BLE001 - reported, not hidden
         emit({"end": True, "ok": False, "error": ("%s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
         return 1
@@ -521,6 +601,9 @@ def cmd_compare(args):
         except Refused as e:
             emit({"end": True, "ok": False, "refused": str(e), "file": p,
                   "error": "%s needs the class %s, which the restricted loader does not admit" % (p, e)})
+            return 1
+        except TooLarge as e:
+            emit({"end": True, "ok": False, "too_large": True, "file": p, "error": ("%s: %s" % (p, e))[:MESSAGE_CAP]})
             return 1
         except Exception as e:   # noqa: BLE001
             emit({"end": True, "ok": False, "file": p,

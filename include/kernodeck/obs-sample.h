@@ -59,6 +59,7 @@
 	X(str, run_ended, "run.ended", KD_OBS_OPT) \
 	X(num, run_seconds, "run.seconds", KD_OBS_OPT) \
 	X(bool, run_timed_out, "run.timed_out", KD_OBS_OPT) \
+	X(bool, run_memory_limit_hit, "run.memory_limit_hit", KD_OBS_OPT) \
 	X(obj, failure, "failure", KD_OBS_OPT) \
 	X(str, step_reached, "step_reached", KD_OBS_OPT) \
 	X(obj, moved_aside, "moved_aside", KD_OBS_OPT) \
@@ -189,6 +190,7 @@
 	X(bool, cancelled, "cancelled", KD_OBS_OPT) \
 	X(bool, ok, "ok", KD_OBS_OPT) \
 	X(int, checkpoint_step, "checkpoint_step", KD_OBS_OPT) \
+	X(bool, memory_limit_hit, "memory_limit_hit", KD_OBS_OPT) \
 	X(obj, failure, "failure", KD_OBS_OPT) \
 	/* end */
 

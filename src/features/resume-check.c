@@ -15,6 +15,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/resume.h"
+#include "kernodeck/run.h"
 #include "kernodeck/state.h"
 #include "kernodeck/yamlio.h"
 
@@ -166,8 +167,11 @@ row_run(const json_t *runs, const char *name, const char *label, struct kd_rows 
 			 code ? ": " : "", or_str(code, ""));
 	else
 		snprintf(fe, sizeof fe, "%s", or_str(ferr, or_str(ended, "failed")));
+	if (obs_sample_resume_run_memory_limit_hit(run))
+		snprintf(fe, sizeof fe, "%s", or_str(ended, "the memory limit was reached"));
 	kd_row_set_error(r, fe, obs_sample_resume_run_timed_out(run)
 			 ? "the run did not finish in time: KD_TIMEOUT_RESUME (else KD_TIMEOUT_SAMPLE) sets the limit in seconds"
+			 : obs_sample_resume_run_memory_limit_hit(run) ? KD_HINT_MEMORY_LIMIT
 			 : obs_sample_resume_run_cancelled(run) ? "cancelled: check again"
 			 : "the log holds the whole output; fix the first error and check again");
 }

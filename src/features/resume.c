@@ -26,6 +26,8 @@
 #include "kernodeck/yamlio.h"
 
 #define RESUME_INV_LINES 256   /* lines of the inventory script kept */
+#define RESUME_READER_BASE (1ULL << 30)   /* the reader's memory limit: Python, NumPy (torch) */
+#define RESUME_READER_FACTOR 4ULL         /* ... and this many times its files' bytes */
 
 static const char *const placeholders[] = { "steps", "out", "checkpoint", "step" };
 
@@ -425,6 +427,8 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	json_object_set_new(rec, "cancelled", json_boolean(r->cancelled));
 	json_object_set_new(rec, "killed_on_purpose", json_boolean(r->killed_on_request));
 	json_object_set_new(rec, "seconds", json_real(r->elapsed_s));
+	if (r->mem_hit)
+		json_object_set_new(rec, "memory_limit_hit", json_true());
 	if (f.tr.step != NULL)
 		json_object_set_new(rec, "step_reached", json_string(f.tr.step));
 	ok = step_ok(&st) || (r->killed_on_request && !r->cancelled && !r->timed_out);
@@ -478,6 +482,22 @@ resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_wh
 
 /* --- the checkpoint script --- */
 
+/* The checkpoint reader's memory limit: RESUME_READER_BASE plus
+ * RESUME_READER_FACTOR times the bytes of the files it reads (the reader
+ * itself refuses to hold more than that factor times a file), at most the
+ * limit of every run (run_memory_limit). */
+static unsigned long long
+reader_limit(const char *const *args)
+{
+	unsigned long long all = run_memory_limit(), v = RESUME_READER_BASE;
+	struct stat st;
+
+	for (; *args != NULL; args++)
+		if (stat(*args, &st) == 0 && S_ISREG(st.st_mode))
+			v += RESUME_READER_FACTOR * (unsigned long long)st.st_size;
+	return all != 0 && all < v ? all : v;
+}
+
 /* Run share/ckpt-inventory.py with args by the project interpreter (a
  * step); its JSON lines go into out[what] with the run's record. */
 static void
@@ -506,6 +526,7 @@ run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
 	st.what = quiet ? NULL : logname;
 	st.argv = (const char *const *)argv;
 	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
+	st.mem_limit = reader_limit(args);
 	st.on_line = follow_line;
 	st.u = &f;
 	json_object_set_new(out, what, rec);
