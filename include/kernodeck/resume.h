@@ -41,7 +41,10 @@ struct resume_spec {
 	const json_t *run, *resume;        /* the argument vector templates */
 	long long steps, interrupt_at;
 	int kill;                          /* interrupt: kill */
-	const char *checkpoint, *metrics;  /* path templates with {out} and {step} */
+	const char *checkpoint, *metrics;  /* path templates with {out} and {step}; metrics
+					    * NULL when metrics_pattern is declared */
+	const char *metrics_pattern;       /* the printed loss lines, or NULL */
+	struct metrics_pattern pattern;
 	const char *keys[METRICS_MAX_KEYS];
 	size_t nkeys;
 	const json_t *rule_tree, *reference_rule_tree;

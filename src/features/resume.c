@@ -178,7 +178,13 @@ resume_spec_parse(const json_t *ref, struct resume_spec *s, char *why, size_t le
 	s->kill = strcmp(intr, "kill") == 0;
 	s->checkpoint = json_string_value(json_object_get(r, "checkpoint"));
 	s->metrics = json_string_value(json_object_get(r, "metrics"));
-	if (path_ok(s->checkpoint, "checkpoint", why, len) != 0 || path_ok(s->metrics, "metrics", why, len) != 0)
+	s->metrics_pattern = json_string_value(json_object_get(r, "metrics_pattern"));
+	if (s->metrics_pattern != NULL && s->metrics != NULL) {
+		snprintf(why, len, "resume: declare metrics (a JSON Lines file) or metrics_pattern (the printed lines), not both");
+		return -1;
+	}
+	if (path_ok(s->checkpoint, "checkpoint", why, len) != 0 ||
+	    (s->metrics_pattern == NULL && path_ok(s->metrics, "metrics", why, len) != 0))
 		return -1;
 	keys = json_object_get(r, "compare");
 	if (!json_is_array(keys) || json_array_size(keys) == 0 || json_array_size(keys) > METRICS_MAX_KEYS) {
@@ -191,6 +197,11 @@ resume_spec_parse(const json_t *ref, struct resume_spec *s, char *why, size_t le
 			return -1;
 		}
 		s->keys[s->nkeys++] = json_string_value(k);
+	}
+	if (s->metrics_pattern != NULL &&
+	    metrics_pattern_parse(s->metrics_pattern, s->keys, s->nkeys, &s->pattern, rwhy, sizeof rwhy) != 0) {
+		snprintf(why, len, "resume.metrics_pattern: %s", rwhy);
+		return -1;
 	}
 	s->rule_tree = json_object_get(r, "rule");
 	if (resume_rule_parse(s->rule_tree, &s->rule, rwhy, sizeof rwhy) != 0) {
@@ -255,6 +266,9 @@ struct follow {
 	struct stat peeked;      /* the checkpoint as last read */
 	long long seen_step;     /* the step it recorded then, or -1 */
 	int kill_seen;
+	const struct resume_spec *spec;
+	FILE *printed;           /* metrics_pattern: the matching lines as JSON Lines */
+	size_t printed_bytes;
 	json_t *lines;           /* the inventory script's JSON lines, or NULL */
 };
 
@@ -321,6 +335,39 @@ follow_kill_now(void *u)
 	return f->kill_seen;
 }
 
+/* metrics_pattern: a printed line that matches, as one JSON Lines record
+ * (NaN and the infinities as Python's json writes them, for the reader to
+ * name), up to KD_CAP_METRICS_FILE bytes. */
+static void
+printed_line(struct follow *f, const char *line, size_t len)
+{
+	const struct resume_spec *s = f->spec;
+	double v[METRICS_MAX_KEYS];
+	long long step;
+	char rec[64 * (METRICS_MAX_KEYS + 1)];
+	size_t o;
+
+	if (!metrics_pattern_match(&s->pattern, line, len, &step, v))
+		return;
+	o = (size_t)snprintf(rec, sizeof rec, "{\"step\": %lld", step);
+	for (size_t k = 0; k < s->nkeys && o < sizeof rec; k++) {
+		json_t *key = json_string(s->keys[k]);
+		char *kq = json_dumps(key, JSON_ENCODE_ANY);
+
+		o += (size_t)snprintf(rec + o, sizeof rec - o, ", %s: ", kq ? kq : "\"?\"");
+		if (o < sizeof rec)
+			o += (size_t)(isnan(v[k]) ? snprintf(rec + o, sizeof rec - o, "NaN")
+				      : isinf(v[k]) ? snprintf(rec + o, sizeof rec - o, v[k] < 0 ? "-Infinity" : "Infinity")
+				      : snprintf(rec + o, sizeof rec - o, "%.17g", v[k]));
+		free(kq);
+		json_decref(key);
+	}
+	if (o + 2 >= sizeof rec || f->printed_bytes + o + 2 > KD_CAP_METRICS_FILE)
+		return;
+	fprintf(f->printed, "%s}\n", rec);
+	f->printed_bytes += o + 2;
+}
+
 static void
 follow_line(void *u, const char *line, size_t len)
 {
@@ -336,6 +383,8 @@ follow_line(void *u, const char *line, size_t len)
 	}
 	if (f->sink != NULL && f->sink->on_line != NULL)
 		f->sink->on_line(f->sink->u, line, len);
+	if (f->printed != NULL)
+		printed_line(f, line, len);
 	if (pytrace_feed(&f->tr, line, len))
 		kd_sink_step(f->sink, f->tr.step, -1);
 }
@@ -365,7 +414,7 @@ failure_of(struct follow *f)
  * it succeeded (exit 0, or killed on purpose), 0 otherwise. */
 static int
 run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
-	const struct resume_spec *s, const struct kd_sink *sink, json_t *runs)
+	const struct resume_spec *s, FILE *printed, const struct kd_sink *sink, json_t *runs)
 {
 	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
 	struct follow f;
@@ -382,6 +431,8 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	pytrace_init(&f.tr);
 	f.sink = sink;
 	f.ctx = ctx;
+	f.spec = s;
+	f.printed = printed;
 	f.kill_when = kill_when;
 	f.at = s->interrupt_at;
 	f.named = strstr(s->checkpoint, "{step}") != NULL;
@@ -825,6 +876,20 @@ resumed_from(const struct resume_spec *s, json_t *o)
 	return s->interrupt_at;
 }
 
+/* metrics_pattern: the records a run printed, saved as rel under the
+ * kernodeck folder for the metrics reader (an error goes into o). */
+static void
+save_printed(const struct kd_ctx *ctx, const char *rel, const char *text, size_t len, json_t *o)
+{
+	char *path = kd_ctx_path(ctx, rel), ebuf[1200];
+	struct kd_err err = { 0 };
+
+	if (path != NULL && fsutil_write_atomic(path, text ? text : "", text ? len : 0, 0, &err) != 0 &&
+	    !json_object_get(o, "error"))
+		json_object_set_new(o, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
+	free(path);
+}
+
 /* The three runs.  Each needs the one before: the resumed run starts only
  * after an interruption that happened (stopped at interrupt_at, or killed
  * by kernodeck) and left its checkpoint; otherwise o.not_run says why and
@@ -833,9 +898,12 @@ static void
 run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, const char *db,
 	     const struct kd_sink *sink, json_t *o)
 {
-	char inter[32], *ckpt, **argv, why[512];
+	char inter[32], *ckpt, **argv, why[512], *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
 	const char *missing;
 	json_t *runs = json_object(), *scripts = json_object(), *rec;
+	FILE *pa = s->metrics_pattern ? open_memstream(&ta, &la) : NULL;
+	FILE *pb = s->metrics_pattern ? open_memstream(&tb, &lb) : NULL;
 
 	json_object_set_new(o, "runs", runs);
 	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
@@ -844,7 +912,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
-	run_one(ctx, "uninterrupted", argv, NULL, s, sink, runs);
+	run_one(ctx, "uninterrupted", argv, NULL, s, pa, sink, runs);
 	plan_free(argv);
 	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
 		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
@@ -854,7 +922,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
-	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, sink, runs);
+	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, pb, sink, runs);
 	plan_free(argv);
 	rec = json_object_get(runs, "interrupted");
 	if (!fsutil_exists(ckpt))
@@ -880,11 +948,21 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	}
 	kd_sink_step(sink, "resume check: the resumed run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
-	run_one(ctx, "resumed", argv, NULL, s, sink, runs);
+	run_one(ctx, "resumed", argv, NULL, s, pb, sink, runs);
 	plan_free(argv);
 	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
 		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
 out:
+	if (pa != NULL)
+		fclose(pa);
+	if (pb != NULL)
+		fclose(pb);
+	if (s->metrics_pattern != NULL) {
+		save_printed(ctx, "resume/printed-uninterrupted.jsonl", ta, la, o);
+		save_printed(ctx, "resume/printed-resumed.jsonl", tb, lb, o);
+	}
+	free(ta);
+	free(tb);
 	json_decref(scripts);
 	free(ckpt);
 }
@@ -941,8 +1019,13 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	from = json_is_integer(json_object_get(o, "resumed_from"))
 	       ? (long long)json_integer_value(json_object_get(o, "resumed_from")) : s.interrupt_at;
 	kd_sink_step(sink, "resume check: rereading the metrics", -1);
-	pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
-	pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
+	if (s.metrics_pattern != NULL) {
+		pa = kd_ctx_path(ctx, "resume/printed-uninterrupted.jsonl");
+		pb = kd_ctx_path(ctx, "resume/printed-resumed.jsonl");
+	} else {
+		pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
+		pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
+	}
 	mo = json_object();
 	json_object_set_new(o, "metrics", mo);
 	json_object_set_new(mo, "uninterrupted", json_object());

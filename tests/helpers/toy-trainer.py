@@ -16,7 +16,8 @@ one file OUT/ckpt.pt, overwritten every K steps (as nanoGPT's ckpt.pt or
 Lightning's last.ckpt); none: never saves.  --log jsonl appends
 {"step", "loss", "lr"} to OUT/metrics.jsonl; print prints
 "iter N: loss X, lr Y, time T ms" instead.  --drop-rng leaves the RNG
-state out of the checkpoint.  --sleep S waits S seconds after each step
+state out of the checkpoint; --eval-only saves at every K steps only (not at
+the end), as a trainer that saves at its evaluations.  --sleep S waits S seconds after each step
 (a kill-mode test needs time to kill).
 """
 
@@ -49,6 +50,7 @@ def main():
     ap.add_argument("--ckpt", choices=("step", "single", "none"), default="step")
     ap.add_argument("--log", choices=("jsonl", "print"), default="jsonl")
     ap.add_argument("--drop-rng", action="store_true")
+    ap.add_argument("--eval-only", action="store_true")
     ap.add_argument("--sleep", type=float, default=0.0)
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -83,7 +85,7 @@ def main():
             metrics.flush()
         else:
             print("iter %d: loss %.6f, lr %.6g, time %.2f ms" % (iter_num, loss.item(), lr, 1.5), flush=True)
-        if a.ckpt != "none" and (iter_num % a.every == 0 or iter_num == a.steps):
+        if a.ckpt != "none" and (iter_num % a.every == 0 or (iter_num == a.steps and not a.eval_only)):
             state = {"model": model.state_dict(), "optimizer": opt.state_dict(), "iter_num": iter_num,
                      "config": {"every": a.every}}
             if not a.drop_rng:
