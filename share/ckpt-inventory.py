@@ -23,8 +23,17 @@ generator state is a uint8 tensor of torch.get_rng_state()'s length, and
 one found under a key naming the sampler, the loader or the data is the
 data order's generator, not the global one.
 
-compare: one {"tensor": PATH, ...} line per tensor that differs or is in one
-file only, then {"end": true, "compared": N, "differ": M, "worst": ...}.
+compare: one {"tensor": PATH, "class": ...} line per tensor that differs or
+is in one file only, model tensors first, then the optimizer's, others,
+and RNG states last, then {"end": true, "compared": N, "differ": M, "worst":
+..., "classes": {model: {compared, differ}, ...}}; "worst" is the largest
+difference among the model's tensors (else the optimizer's, else others').
+An RNG state is compared as a state: same or not ("same": false), never as
+numbers.
+
+inventory --script TRAIN.py adds {"uses": {KIND: "FILE:LINE: code"}}: the
+first line where the script visibly uses each kind of state (draws from a
+generator, builds a scheduler, an optimizer, a data loader).
 Floating-point tensors are compared under the rule (|a - b| <= atol +
 rtol * |b|, b the second file); integer and boolean tensors exactly.
 
@@ -499,6 +508,43 @@ class Inventory:
             self.add("rng_cuda", path, devices=1)
 
 
+# what a training script visibly uses, kind by kind: the first line that
+# draws from a generator, builds a scheduler, an optimizer or a loader
+USES = [
+    ("rng_torch", re.compile(r"torch\.(rand|randn|randint|randperm|bernoulli|multinomial|normal)\(|"
+                             r"\.(normal_|uniform_|bernoulli_|random_)\(|[Dd]ropout\(|shuffle\s*=\s*True|RandomSampler\(")),
+    ("rng_numpy", re.compile(r"(np|numpy)\.random\.(rand|randn|randint|random|normal|uniform|choice|shuffle|"
+                             r"permutation|binomial|poisson|beta|gamma|default_rng)\b")),
+    ("rng_python", re.compile(r"(?<![\w.])random\.(random|uniform|randint|choice|choices|shuffle|sample|gauss|"
+                              r"randrange|betavariate|normalvariate)\(")),
+    ("scheduler", re.compile(r"lr_scheduler\.|[A-Za-z]*Scheduler\(|[A-Z]\w*LR\(")),
+    ("optimizer", re.compile(r"optim\.[A-Z]\w*\(|\b(AdamW|Adam|SGD|RMSprop|Adagrad)\(")),
+    ("data_position", re.compile(r"DataLoader\(|Sampler\(|shuffle\s*=\s*True")),
+]
+SCRIPT_CAP = 2 << 20
+
+
+def script_uses(path):
+    """{kind: "FILE:LINE: text"} for each kind the script visibly uses."""
+    import os
+    uses = {}
+    try:
+        if os.path.getsize(path) > SCRIPT_CAP:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for n, line in enumerate(lines, 1):
+        code = line.split("#", 1)[0]
+        for kind, rx in USES:
+            if kind == "rng_torch" and "generator=" in code:
+                continue    # a generator of its own, not the global one
+            if kind not in uses and rx.search(code):
+                uses[kind] = "%s:%d: %s" % (os.path.basename(path), n, code.strip()[:120])
+    return uses
+
+
 def cmd_step(args):
     """Only the step counter the checkpoint records (the kill mode's wait)."""
     try:
@@ -536,6 +582,10 @@ def cmd_inventory(args):
         inv.walk(obj, "")
     for row in inv.kinds.values():
         emit(row)
+    if args.script:
+        uses = script_uses(args.script)
+        if uses is not None:
+            emit({"uses": uses, "script": args.script})
     end = {"end": True, "ok": True, "loader": loader}
     rec = recorded_step(obj)
     if rec is not None:
@@ -593,6 +643,25 @@ def compare_one(name, a, b, args):
     return row
 
 
+def tensor_class(name, inv):
+    """model, optimizer, rng or other: model tensors are reported first,
+    RNG states compared as states (same or not)."""
+    def under(kind):
+        return any(w == "(top level)" or name == w or name.startswith(w + ".") or name.startswith(w + "[")
+                   for w in inv.kinds[kind]["where"])
+    if under("model"):
+        return "model"
+    if under("optimizer"):
+        return "optimizer"
+    if any(under(k) for k in ("rng_torch", "rng_cuda", "rng_numpy", "rng_python", "data_position")) \
+            or re.search(r"rng|random|generator", name, re.I):
+        return "rng"
+    return "other"
+
+
+CLASS_ORDER = {"model": 0, "optimizer": 1, "other": 2, "rng": 3}
+
+
 def cmd_compare(args):
     loaded = []
     for p in (args.a, args.b):
@@ -609,30 +678,43 @@ def cmd_compare(args):
             emit({"end": True, "ok": False, "file": p,
                   "error": ("%s: %s: %s" % (p, type(e).__name__, e))[:MESSAGE_CAP]})
             return 1
+    inv = Inventory()
+    inv.walk(loaded[0] if isinstance(loaded[0], (dict, list, tuple)) else {"": loaded[0]}, "")
     ta, tb = {}, {}
     tensors(loaded[0], "", ta)
     tensors(loaded[1], "", tb)
-    compared = differ = 0
-    worst = None
-    for name in ta:
-        if name not in tb:
-            emit({"tensor": name, "ok": False, "only_in": "a"})
-            differ += 1
+    names = sorted(set(ta) | set(tb), key=lambda n: CLASS_ORDER[tensor_class(n, inv)])
+    count = {c: [0, 0] for c in CLASS_ORDER}    # compared, differ
+    worst = {}
+    for name in names:
+        cls = tensor_class(name, inv)
+        if name not in tb or name not in ta:
+            emit({"tensor": name, "ok": False, "class": cls, "only_in": "a" if name in ta else "b"})
+            count[cls][1] += 1
+            continue
+        if cls == "rng":
+            a, b = ta[name], tb[name]
+            same = a.shape == b.shape and a.dtype == b.dtype and bool((a.a == b.a).all())
+            count[cls][0] += 1
+            if not same:
+                count[cls][1] += 1
+                emit({"tensor": name, "ok": False, "class": cls, "same": False})
             continue
         row = compare_one(name, ta[name], tb[name], args)
         if row is None:
             continue
-        compared += 1
+        count[cls][0] += 1
+        row["class"] = cls
         if not row["ok"]:
-            differ += 1
+            count[cls][1] += 1
             emit(row)
-        if row.get("max_abs") is not None and (worst is None or row["max_abs"] > worst["max_abs"]):
-            worst = {"tensor": name, "max_abs": row["max_abs"]}
-    for name in tb:
-        if name not in ta:
-            emit({"tensor": name, "ok": False, "only_in": "b"})
-            differ += 1
-    emit({"end": True, "ok": True, "compared": compared, "differ": differ, "worst": worst})
+        w = worst.get(cls)
+        if row.get("max_abs") is not None and (w is None or row["max_abs"] > w["max_abs"]):
+            worst[cls] = {"tensor": name, "max_abs": row["max_abs"]}
+    headline = next((worst[c] for c in ("model", "optimizer", "other") if c in worst), None)
+    emit({"end": True, "ok": True, "compared": sum(c[0] for c in count.values()),
+          "differ": sum(c[1] for c in count.values()), "worst": headline,
+          "classes": {c: {"compared": v[0], "differ": v[1]} for c, v in count.items() if v[0] or v[1]}})
     return 0
 
 
@@ -641,6 +723,7 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     i = sub.add_parser("inventory")
     i.add_argument("checkpoint")
+    i.add_argument("--script", help="the training script, for what it visibly uses")
     st = sub.add_parser("step")
     st.add_argument("checkpoint")
     c = sub.add_parser("compare")

@@ -128,6 +128,8 @@
 	X(str, resume_inventory_loader, "resume.inventory.loader", KD_OBS_OPT) \
 	X(str, resume_inventory_log, "resume.inventory.log", KD_OBS_OPT) \
 	X(int, resume_inventory_step, "resume.inventory.step", KD_OBS_OPT) \
+	X(obj, resume_inventory_uses, "resume.inventory.uses", KD_OBS_OPT) \
+	X(str, resume_inventory_script, "resume.inventory.script", KD_OBS_OPT) \
 	X(str, resume_inventory_step_key, "resume.inventory.step_key", KD_OBS_OPT) \
 	X(obj, resume_metrics, "resume.metrics", KD_OBS_OPT) \
 	X(obj, resume_metrics_uninterrupted, "resume.metrics.uninterrupted", 0) \
@@ -135,6 +137,10 @@
 	X(obj, resume_trajectory, "resume.trajectory", KD_OBS_OPT) \
 	X(obj, resume_trajectory_first, "resume.trajectory.first", KD_OBS_OPT) \
 	X(int, resume_trajectory_first_step, "resume.trajectory.first.step", 0) \
+	X(str, resume_trajectory_first_key, "resume.trajectory.first.key", 0) \
+	X(int, resume_trajectory_from, "resume.trajectory.from", 0) \
+	X(obj, resume_trajectory_at_first, "resume.trajectory.at_first", KD_OBS_OPT) \
+	X(obj, resume_trajectory_missing, "resume.trajectory.missing", KD_OBS_OPT) \
 	X(obj, resume_plot, "resume.plot", KD_OBS_OPT) \
 	X(str, resume_plot_key, "resume.plot.key", 0) \
 	X(arr, resume_plot_uninterrupted, "resume.plot.uninterrupted", 0) \
@@ -150,6 +156,7 @@
 	X(any, resume_final_worst_max_abs, "resume.final.worst.max_abs", KD_OBS_OPT) \
 	X(str, resume_final_worst_tensor, "resume.final.worst.tensor", KD_OBS_OPT) \
 	X(arr, resume_final_differing, "resume.final.differing", KD_OBS_OPT) \
+	X(obj, resume_final_classes, "resume.final.classes", KD_OBS_OPT) \
 	X(obj, resume_reference, "resume.reference", KD_OBS_OPT) \
 	/* end */
 
@@ -247,6 +254,8 @@
 	X(any, first_a, "first.a", KD_OBS_OPT) \
 	X(any, first_b, "first.b", KD_OBS_OPT) \
 	X(str, error, "error", KD_OBS_OPT) \
+	X(str, class, "class", KD_OBS_OPT) \
+	X(bool, same, "same", KD_OBS_OPT) \
 	/* end */
 
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(sample, type, name, path, flags)

@@ -617,7 +617,10 @@ inventory_obs(json_t *scripts, const char *ckpt_rel, json_t *obs)
 	json_array_foreach(lines, i, l) {
 		if (json_object_get(l, "kind"))
 			json_array_append(kinds, l);
-		else if (json_is_true(json_object_get(l, "end")))
+		else if (json_is_object(json_object_get(l, "uses"))) {
+			json_object_set(inv, "uses", json_object_get(l, "uses"));
+			json_object_set(inv, "script", json_object_get(l, "script"));
+		} else if (json_is_true(json_object_get(l, "end")))
 			end = l;
 	}
 	json_object_set_new(inv, "kinds", kinds);
@@ -699,6 +702,14 @@ compare_trajectories(const struct kd_metrics *a, const struct kd_metrics *b, lon
 			double va = a->v[(size_t)ia * a->nkeys + k], vb = b->v[(size_t)ib * b->nkeys + k];
 			double d = fabs(va - vb);
 
+			/* the first step compared, key by key: evidence for the diagnosis
+			 * (a learning rate that agrees there did not restart) */
+			if (st == from) {
+				if (!json_object_get(o, "at_first"))
+					json_object_set_new(o, "at_first", json_object());
+				json_object_set_new(json_object_get(o, "at_first"), a->keys[k],
+						    json_boolean(resume_rule_accepts(rule, vb, va)));
+			}
 			compared++;
 			if (!resume_rule_accepts(rule, vb, va)) {
 				if (diverging++ == 0)
@@ -777,6 +788,8 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 			json_object_set(fin, "compared", json_object_get(l, "compared"));
 			json_object_set(fin, "differ", json_object_get(l, "differ"));
 			json_object_set(fin, "worst", json_object_get(l, "worst"));
+			if (json_object_get(l, "classes"))
+				json_object_set(fin, "classes", json_object_get(l, "classes"));
 		} else if (json_array_size(json_object_get(fin, "differing")) < 20) {
 			json_array_append(json_object_get(fin, "differing"), l);
 		}
@@ -876,6 +889,29 @@ resumed_from(const struct resume_spec *s, json_t *o)
 	return s->interrupt_at;
 }
 
+/* The training script resume.run names (its first argument ending in .py,
+ * from the project folder), for what it visibly uses; NULL when none. */
+static char *
+training_script(const struct kd_ctx *ctx, const struct resume_spec *s)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(s->run, i, a) {
+		const char *t = json_string_value(a);
+		size_t n = t ? strlen(t) : 0;
+		char *p;
+
+		if (i == 0 || n < 4 || strcmp(t + n - 3, ".py") != 0 || strchr(t, '{') != NULL)
+			continue;
+		p = t[0] == '/' ? strdup(t) : fsutil_join(ctx->project_dir, t);
+		if (p != NULL && fsutil_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
 /* metrics_pattern: the records a run printed, saved as rel under the
  * kernodeck folder for the metrics reader (an error goes into o). */
 static void
@@ -936,9 +972,11 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 		goto out;
 	}
 	{
-		const char *args[] = { "inventory", ckpt, NULL };
+		char *script = training_script(ctx, s);
+		const char *args[] = { "inventory", ckpt, script ? "--script" : NULL, script, NULL };
 		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
 		run_script(ctx, "inventory", args, sink, 0, scripts);
+		free(script);
 		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
 		json_object_set_new(o, "resumed_from", json_integer(resumed_from(s, o)));
 	}
