@@ -63,3 +63,19 @@ spec ', --ckpt, single' stop 'metrics: "{out}/m.jsonl"
   metrics_pattern: "iter {step}: loss {loss}, lr {lr}"'
 run_sample both
 check "metrics and metrics_pattern together: refused" has both "^sample.resume fail | malformed | resume: declare metrics (a JSON Lines file) or metrics_pattern"
+
+# the README's example: the training demo's train.py with one overwritten
+# ckpt.pt and its loss printed, declared as it is
+rm -rf "$P"
+cp -r "$KD_SRCDIR/share/demo/training" "$P"
+$PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
+mkdir -p "$P/kernodeck"
+sed -n '/^resume:$/,/^      rule: {kind: exact}$/p' "$KD_SRCDIR/README.md" | sed 's/^    //' >"$KD_TMP/readme-resume.yaml"
+sed -e '/^resume:/,$d' -e '/^  commit:/d' -e 's/^  sha256: .*/  sha256: null/' -e 's/^      sha256: .*/      sha256: null/' \
+	"$KD_SRCDIR/share/demo/training.yaml" >"$P/kernodeck/reference.yaml"
+cat "$KD_TMP/readme-resume.yaml" >>"$P/kernodeck/reference.yaml"
+check "README: the example section is there" grep -q 'metrics_pattern: "step {step}: loss {loss} lr {lr}"' "$P/kernodeck/reference.yaml"
+run_sample readme
+check "README's example on the training demo: no resume row fails" sh -c "grep -q '^sample.resume.resumed pass' '$KD_TMP/readme.rows' && ! grep -q '^sample.resume[^ ]* fail' '$KD_TMP/readme.rows'"
+check "README's example: the printed trajectory, exact from step 21" has readme "^sample.resume.trajectory pass | steps 21-40: 40 values compared, 0 diverging"
+check "README's example: the one ckpt.pt records step 20" has readme "^sample.resume.inventory pass | resume/interrupted/ckpt.pt: 8 of 8 kinds of state (loader: zip, restricted); records step 20 (step)"
