@@ -172,10 +172,23 @@ sweep_stale(const char *root)
 	closedir(d);
 }
 
-/* The cgroup2 mount point (the first in /proc/self/mountinfo) and the
- * root of it that this mount shows, into mnt and root. */
+/* Does the comma-separated list have item? (It is cut in place.) */
 static int
-cgroup2_mount(char *mnt, char *root, size_t len)
+list_has(char *list, const char *item)
+{
+	char *save = NULL;
+
+	for (char *o = strtok_r(list, ",", &save); o != NULL; o = strtok_r(NULL, ",", &save))
+		if (strcmp(o, item) == 0)
+			return 1;
+	return 0;
+}
+
+/* The mount point of a cgroup hierarchy and the root of it that the mount
+ * shows (/proc/self/mountinfo), into mnt and root: the first cgroup2 mount
+ * (controller NULL), or the v1 mount whose super options name controller. */
+static int
+cgroup_mount(const char *controller, char *mnt, char *root, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -184,10 +197,12 @@ cgroup2_mount(char *mnt, char *root, size_t len)
 	if (f == NULL)
 		return -1;
 	while (!found && fgets(line, sizeof line, f) != NULL) {
-		char r[1024], m[1024];
+		char r[1024], m[1024], opts[1024];
 		const char *dash = strstr(line, " - ");
 
-		if (dash == NULL || strncmp(dash + 3, "cgroup2 ", 8) != 0)
+		if (dash == NULL || (controller == NULL ? strncmp(dash + 3, "cgroup2 ", 8) != 0
+				     : strncmp(dash + 3, "cgroup ", 7) != 0 ||
+				       sscanf(dash + 3, "%*s %*s %1023s", opts) != 1 || !list_has(opts, controller)))
 			continue;
 		if (sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) == 2 &&
 		    strlen(m) < len && strlen(r) < len) {
@@ -200,9 +215,10 @@ cgroup2_mount(char *mnt, char *root, size_t len)
 	return found ? 0 : -1;
 }
 
-/* This process's cgroup2 path ("0::PATH" of /proc/self/cgroup). */
+/* This process's path in a hierarchy (/proc/self/cgroup): the cgroup2 one
+ * ("0::PATH", controller NULL), or the v1 one that names controller. */
 static int
-own_path(char *path, size_t len)
+own_path(const char *controller, char *path, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	char line[4096];
@@ -210,40 +226,56 @@ own_path(char *path, size_t len)
 
 	if (f == NULL)
 		return -1;
-	while (!found && fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			found = strlen(line + 3) < len;
-			if (found)
-				memcpy(path, line + 3, strlen(line + 3) + 1);
-		}
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (c2 == NULL)
+			continue;
+		*c2 = '\0';
+		if (controller == NULL ? c1 != line + 1 || line[0] != '0' || c2 != c1 + 1
+				       : !list_has(c1 + 1, controller))
+			continue;
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		found = strlen(c2 + 1) < len;
+		if (found)
+			memcpy(path, c2 + 1, strlen(c2 + 1) + 1);
+	}
 	fclose(f);
 	return found ? 0 : -1;
 }
 
+/* dst = the folder of this process in a hierarchy (as cgroup_mount), when
+ * it and its cgroup.procs are writable (else ""); stale run folders there
+ * are swept. */
 static void
-base_init(void)
+find_base(char *dst, const char *controller)
 {
 	char mnt[CGROUP_PATH_CAP], root[CGROUP_PATH_CAP], own[CGROUP_PATH_CAP], procs[CGROUP_PATH_CAP];
 	const char *rel;
 	size_t rl;
 
-	base[0] = '\0';
-	if (getenv("KD_NO_CGROUP") != NULL || cgroup2_mount(mnt, root, sizeof mnt) != 0 ||
-	    own_path(own, sizeof own) != 0)
+	dst[0] = '\0';
+	if (getenv("KD_NO_CGROUP") != NULL || cgroup_mount(controller, mnt, root, sizeof mnt) != 0 ||
+	    own_path(controller, own, sizeof own) != 0)
 		return;
 	/* the mount shows the hierarchy from root: the own path below it */
 	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	rel = rl > 0 && strncmp(own, root, rl) == 0 ? own + rl : rl > 0 ? "" : own;
 	if (strcmp(rel, "/") == 0)
 		rel = "";
-	cat3(base, mnt, rel, NULL);
-	cat3(procs, base, "/cgroup.procs", NULL);
-	if (access(base, W_OK) != 0 || access(procs, W_OK) != 0) {
-		base[0] = '\0';
+	cat3(dst, mnt, rel, NULL);
+	cat3(procs, dst, "/cgroup.procs", NULL);
+	if (access(dst, W_OK) != 0 || access(procs, W_OK) != 0) {
+		dst[0] = '\0';
 		return;
 	}
-	sweep_stale(base);
+	sweep_stale(dst);
+}
+
+static void
+base_init(void)
+{
+	find_base(base, NULL);
 }
 
 const char *
@@ -253,91 +285,10 @@ cgroup_base(void)
 	return base[0] != '\0' ? base : NULL;
 }
 
-/* The cgroup v1 memory hierarchy's mount point and root (mountinfo:
- * fstype cgroup, the super options naming memory). */
-static int
-memory_v1_mount(char *mnt, char *root, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int found = 0;
-
-	if (f == NULL)
-		return -1;
-	while (!found && fgets(line, sizeof line, f) != NULL) {
-		char r[1024], m[1024], opts[1024];
-		const char *dash = strstr(line, " - ");
-
-		if (dash == NULL || strncmp(dash + 3, "cgroup ", 7) != 0 ||
-		    sscanf(dash + 3, "%*s %*s %1023s", opts) != 1)
-			continue;
-		char *save = NULL;
-
-		for (char *o = strtok_r(opts, ",", &save); o != NULL && !found; o = strtok_r(NULL, ",", &save))
-			found = strcmp(o, "memory") == 0;
-		if (found && (sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 ||
-			      strlen(m) >= len || strlen(r) >= len))
-			found = 0;
-		if (found) {
-			snprintf(mnt, len, "%s", m);
-			snprintf(root, len, "%s", r);
-		}
-	}
-	fclose(f);
-	return found ? 0 : -1;
-}
-
-/* This process's path in the v1 memory hierarchy ("N:...memory...:PATH"). */
-static int
-own_memory_path(char *path, size_t len)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4096];
-	int found = 0;
-
-	if (f == NULL)
-		return -1;
-	while (!found && fgets(line, sizeof line, f) != NULL) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *save = NULL;
-
-		if (c2 == NULL)
-			continue;
-		*c2 = '\0';
-		for (char *o = strtok_r(c1 + 1, ",", &save); o != NULL && !found; o = strtok_r(NULL, ",", &save))
-			found = strcmp(o, "memory") == 0;
-		if (found) {
-			c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-			found = strlen(c2 + 1) < len;
-			if (found)
-				memcpy(path, c2 + 1, strlen(c2 + 1) + 1);
-		}
-	}
-	fclose(f);
-	return found ? 0 : -1;
-}
-
 static void
 mem_base_init(void)
 {
-	char mnt[CGROUP_PATH_CAP], root[CGROUP_PATH_CAP], own[CGROUP_PATH_CAP], procs[CGROUP_PATH_CAP];
-	const char *rel;
-	size_t rl;
-
-	mem_base[0] = '\0';
-	if (getenv("KD_NO_CGROUP") != NULL || memory_v1_mount(mnt, root, sizeof mnt) != 0 ||
-	    own_memory_path(own, sizeof own) != 0)
-		return;
-	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-	rel = rl > 0 && strncmp(own, root, rl) == 0 ? own + rl : rl > 0 ? "" : own;
-	if (strcmp(rel, "/") == 0)
-		rel = "";
-	cat3(mem_base, mnt, rel, NULL);
-	cat3(procs, mem_base, "/cgroup.procs", NULL);
-	if (access(mem_base, W_OK) != 0 || access(procs, W_OK) != 0) {
-		mem_base[0] = '\0';
-		return;
-	}
-	sweep_stale(mem_base);
+	find_base(mem_base, "memory");
 }
 
 const char *
