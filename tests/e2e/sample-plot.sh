@@ -13,15 +13,7 @@ tui_require "sample plot at 120x40"
 . "$KD_SRCDIR/tests/integration/resume-lib.inc"
 
 toy_project
-toy_ref '  run: [python, train.py, --steps, "{steps}", --drop-rng, --out, "{out}"]
-  resume: [python, train.py, --steps, "{steps}", --drop-rng, --out, "{out}", --resume, "{checkpoint}"]
-  steps: 12
-  interrupt_at: 6
-  interrupt: stop
-  checkpoint: "{out}/ckpt-{step}.pt"
-  metrics: "{out}/metrics.jsonl"
-  compare: [loss, lr]
-  rule: {kind: exact}'
+toy_spec ', --drop-rng' 6 stop "{out}/ckpt-{step}.pt" 'metrics: "{out}/metrics.jsonl"'
 run_sample headless
 sed -i 's/^current: .*/current: sample/' "$P/kernodeck/state.yaml"
 grep -q '^current:' "$P/kernodeck/state.yaml" || echo 'current: sample' >>"$P/kernodeck/state.yaml"

@@ -13,16 +13,7 @@
 
 toy_project
 (cd "$P" && git init -q && git add -A . && git -c user.name=t -c user.email=t@t commit -qm toy) >/dev/null 2>&1
-toy_ref '  run: [python, train.py, --steps, "{steps}", --ckpt, none, --sleep, "0.05", --out, "{out}"]
-  resume: [python, train.py, --steps, "{steps}", --out, "{out}", --resume, "{checkpoint}"]
-  steps: 8
-  interrupt_at: 4
-  interrupt: kill
-  checkpoint: "{out}/ckpt-{step}.pt"
-  metrics: "{out}/metrics.jsonl"
-  compare: [loss]
-  rule: {kind: exact}'
-
+toy_spec ', --ckpt, none, --sleep, "0.05"' 4 kill "{out}/ckpt-{step}.pt" 'metrics: "{out}/metrics.jsonl"'
 run_sample nockpt
 check "kill mode, no checkpoint ever written: exit 1" [ $? -eq 1 ]
 check "the interrupted row fails: not killed" has nockpt "^sample.resume.interrupted fail | not killed: exit 0 | the interrupted run was not killed: it never wrote the checkpoint"
@@ -56,15 +47,7 @@ check "the dossier lists the rows not run" grep -q "^| sample.resume.trajectory 
 
 # stop mode: a trainer that fails before its checkpoint
 toy_project
-toy_ref '  run: [python, train.py, --steps, "{steps}", --every, "100", --ckpt, step, --resume, "/nonexistent", --out, "{out}"]
-  resume: [python, train.py, --steps, "{steps}", --out, "{out}", --resume, "{checkpoint}"]
-  steps: 8
-  interrupt_at: 4
-  interrupt: stop
-  checkpoint: "{out}/ckpt-{step}.pt"
-  metrics: "{out}/metrics.jsonl"
-  compare: [loss]
-  rule: {kind: exact}'
+toy_spec ', --every, "100", --ckpt, step, --resume, /nonexistent' 4 stop "{out}/ckpt-{step}.pt" 'metrics: "{out}/metrics.jsonl"'
 run_sample crash
 check "stop mode, the runs crash: exit 1" [ $? -eq 1 ]
 check "stop mode: the interrupted run fails" has crash "^sample.resume.interrupted fail"

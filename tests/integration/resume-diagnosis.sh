@@ -11,17 +11,7 @@
 . "$KD_SRCDIR/tests/lib.sh"
 . "$KD_SRCDIR/tests/integration/resume-lib.inc"
 
-spec() { # RUN_EXTRA
-	toy_ref "  run: [python, train.py, --steps, \"{steps}\", --out, \"{out}\"$1]
-  resume: [python, train.py, --steps, \"{steps}\", --out, \"{out}\", --resume, \"{checkpoint}\"$1]
-  steps: 12
-  interrupt_at: 6
-  interrupt: stop
-  checkpoint: \"{out}/ckpt-{step}.pt\"
-  metrics: \"{out}/metrics.jsonl\"
-  compare: [loss, lr]
-  rule: {kind: exact}"
-}
+spec() { toy_spec "$1" 6 stop "{out}/ckpt-{step}.pt" 'metrics: "{out}/metrics.jsonl"'; }
 toy_project
 spec ', --drop-rng'
 run_sample norng

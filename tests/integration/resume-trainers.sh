@@ -10,17 +10,7 @@
 . "$KD_SRCDIR/tests/lib.sh"
 . "$KD_SRCDIR/tests/integration/resume-lib.inc"
 
-spec() { # RUN_EXTRA INTERRUPT METRICS_LINE
-	toy_ref "  run: [python, train.py, --steps, \"{steps}\", --out, \"{out}\"$1]
-  resume: [python, train.py, --steps, \"{steps}\", --out, \"{out}\", --resume, \"{checkpoint}\"$1]
-  steps: 12
-  interrupt_at: 7
-  interrupt: $2
-  checkpoint: \"{out}/ckpt.pt\"
-  $3
-  compare: [loss, lr]
-  rule: {kind: exact}"
-}
+spec() { toy_spec "$1" 7 "$2" "{out}/ckpt.pt" "$3"; }
 JSONL='metrics: "{out}/metrics.jsonl"'
 
 toy_project
