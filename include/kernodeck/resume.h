@@ -5,15 +5,25 @@
  *
  * gather runs the exercise: the uninterrupted run (resume.run with
  * {steps} = steps) into a fresh folder, the interrupted run into another
- * (stop: {steps} = interrupt_at; kill: {steps} = steps and SIGKILL once the
- * checkpoint of step interrupt_at is complete), the checkpoint inventory of
- * that checkpoint (share/ckpt-inventory.py, by the project interpreter),
- * then resume.resume in the second folder; it rereads both metrics files
- * (metrics.h), compares steps interrupt_at+1 .. steps key by key under
- * resume.rule, compares the final checkpoints tensor by tensor, and the
- * uninterrupted trajectory with resume.reference_metrics under
- * resume.reference_rule.  Everything lands in obs.resume (sample.yaml);
- * the rows only judge it.
+ * (stop: {steps} = interrupt_at; kill: {steps} = steps and SIGKILL once a
+ * complete checkpoint records a step >= interrupt_at, read by the
+ * checkpoint reader each time the file changes), the checkpoint inventory
+ * of that checkpoint (share/ckpt-inventory.py, by the project
+ * interpreter, under a memory limit of its own), then resume.resume in the
+ * second folder.  Each run needs the one before: without an interruption
+ * that happened and left its checkpoint, obs.resume.not_run says why and
+ * nothing after it runs (its rows are "not run", failed, never a pass).  A
+ * checkpoint without {step} is the one file the trainer overwrites: the
+ * resumed run starts after the step it records (resumed_from).  It rereads
+ * both trajectories (metrics.h: a JSON Lines file, or the lines the runs
+ * printed, resume.metrics_pattern), compares the steps after resumed_from
+ * key by key under resume.rule, compares the final checkpoints tensor by
+ * tensor (model first, RNG states as states), and the uninterrupted
+ * trajectory with resume.reference_metrics under resume.reference_rule.
+ * Everything lands in obs.resume (sample.yaml); the rows only judge it,
+ * and a divergence's possible causes are ranked by evidence (what the
+ * checkpoint holds, what the script visibly uses, what the trajectory
+ * rules out).
  */
 #ifndef KD_RESUME_H
 #define KD_RESUME_H

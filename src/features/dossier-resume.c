@@ -58,7 +58,8 @@ trajectory_table(FILE *f, const json_t *obs)
 	const json_t *a = obs_sample_resume_plot_uninterrupted(obs);
 	const json_t *b = obs_sample_resume_plot_resumed(obs);
 	const char *key = obs_sample_resume_plot_key(obs) ? obs_sample_resume_plot_key(obs) : "?";
-	long long n = (long long)json_array_size(a), at = obs_sample_resume_interrupt_at(obs);
+	long long n = (long long)json_array_size(a), at = obs_sample_resume_resumed_from(obs)
+		      ? obs_sample_resume_resumed_from(obs) : obs_sample_resume_interrupt_at(obs);
 	long long div, every;
 
 	div = obs_sample_resume_trajectory_first_step(obs);
