@@ -61,9 +61,10 @@ const char *cgroup_base(void);
  * set, or -1 (cg->on 0: the run goes on without). */
 int cgroup_run_new(struct cgroup_run *cg, const char *id);
 /* Give the run a memory limit of bytes (0: none), by the first means that
- * works here (see above); sets cg->mem_how.  After cgroup_run_new, before
+ * works here (see above; cgroup_only: never RLIMIT_AS); sets cg->mem_how.  After cgroup_run_new, before
  * the fork; id as there. */
-void cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes);
+void cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes,
+		       int cgroup_only);
 /* The means' name, for a log or a row: "cgroup v2 memory.max", ... */
 const char *cgroup_mem_name(enum cgroup_mem how);
 /* The v1 memory folder below which runs get theirs, or NULL. */

@@ -38,6 +38,8 @@ struct run_opts {
 	int (*kill_now)(void *u);    /* polled with cancelled: nonzero sends SIGKILL to the group at once */
 	unsigned long long mem_limit;/* bytes, 0: none; by a cgroup where one is writable, else
 				      * RLIMIT_AS (cgroup.h) */
+	int mem_cgroup_only;         /* 1: by a cgroup only, never RLIMIT_AS (a default limit:
+				      * the address space counts reservations, such as CUDA's) */
 };
 
 struct run_result {
@@ -86,7 +88,9 @@ const char *run_describe(const struct run_result *r, char *buf, size_t len);
 /* The memory limit of the programs kernodeck runs as steps: KD_MEMORY_LIMIT
  * (bytes, or with a K, M, G or T suffix; "none" lifts it), else three
  * quarters of the machine's memory.  A value that does not read gives the
- * default. */
+ * default.  The default is set through a cgroup only (mem_cgroup_only):
+ * RLIMIT_AS counts reserved address space, which CUDA reserves by the
+ * terabyte. */
 unsigned long long run_memory_limit(void);
 /* The hint of a row whose program reached it. */
 #define KD_HINT_MEMORY_LIMIT "the program reached kernodeck's memory limit: KD_MEMORY_LIMIT sets it (bytes, or with K, M, G; none lifts it)"

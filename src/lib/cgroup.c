@@ -324,7 +324,7 @@ put_file(const char *path, const char *text)
 }
 
 void
-cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes)
+cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes, int cgroup_only)
 {
 	char path[CGROUP_PATH_CAP], num[32];
 	const char *b1;
@@ -363,7 +363,7 @@ cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long byte
 		}
 		cg->mem_dir[0] = '\0';
 	}
-	cg->mem_how = CGROUP_MEM_RLIMIT;
+	cg->mem_how = cgroup_only ? CGROUP_MEM_NONE : CGROUP_MEM_RLIMIT;
 }
 
 /* The number after "KEY " at a line's start in dir/file, or -1. */

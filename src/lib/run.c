@@ -754,7 +754,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	/* a cgroup of its own, where one can be made: what leaves the group,
 	 * the session and the mark still cannot leave it */
 	cgroup_run_new(&rn.cg, mark + sizeof PROCS_MARK_NAME);
-	cgroup_run_memory(&rn.cg, mark + sizeof PROCS_MARK_NAME, o->mem_limit);
+	cgroup_run_memory(&rn.cg, mark + sizeof PROCS_MARK_NAME, o->mem_limit, o->mem_cgroup_only);
 	/* orphaned grandchildren come to us, to be ended and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
@@ -843,7 +843,11 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 				 rn.cg_left);
 			log_put(&rn, line, strlen(line));
 		}
-		if (o->mem_limit > 0) {
+		if (o->mem_limit > 0 && rn.cg.mem_how == CGROUP_MEM_NONE) {
+			static const char none[] = "# kernodeck: no memory limit: no cgroup is writable here "
+				"(KD_MEMORY_LIMIT sets one as RLIMIT_AS)\n";
+			log_put(&rn, none, sizeof none - 1);
+		} else if (o->mem_limit > 0) {
 			char sz[32], pk[32];
 			snprintf(line, sizeof line, "# kernodeck: its memory limit: %s (%s)%s%s\n",
 				 run_size_str(o->mem_limit, sz, sizeof sz), r->mem_how,

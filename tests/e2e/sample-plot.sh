@@ -21,7 +21,7 @@ tm_walk 120 40 "$P"
 check "sample plot: the sample screen opens" tm_wait "6/7 Sample" 20
 tm_keys r
 check "sample plot: the stage runs again and ends" tm_wait "done in" 240
-check "sample plot: the plot is shown, its divergence marked" tm_wait "loss by step: \* uninterrupted  o resumed  ! step 7 diverges" 10
+check "sample plot: the plot is shown, its legend whole, its divergence marked" tm_wait "loss: \* uninterrupted  o resumed  ! step 7" 10
 tm_screen >"$KD_TMP/screen.txt"
 sed 's/^/# /' "$KD_TMP/screen.txt"
 check "sample plot: the log and the plot never draw into each other's columns" "$PY" - "$KD_TMP/screen.txt" <<'PYEOF'
@@ -35,8 +35,8 @@ area = [r for r in rows[h + 1:] if r.strip()][:-2]   # above the message line an
 assert len(area) >= 5, area
 for r in area:
     assert len(r) > col and r[col] == "\u2502", "the rule is overwritten: %r" % r
-title = [r for r in area if "loss by step:" in r]
-assert title and title[0].index("loss by step:") > col, title
+title = [r for r in area if "uninterrupted  o resumed" in r]
+assert title and title[0].index("loss:") > col, title
 assert any("toy-trainer: 12 steps" in r[:col] for r in area), "a log line is not whole on the left"
 PYEOF
 tm_keys q

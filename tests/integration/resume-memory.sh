@@ -8,7 +8,9 @@
 # one from the same writer is read.  An entry point that allocates more
 # than KD_MEMORY_LIMIT is ended and its row says the limit was reached and
 # by which means: a cgroup where one is writable here, and RLIMIT_AS under
-# KD_NO_CGROUP=1; the run's log states the limit.
+# KD_NO_CGROUP=1; the run's log states the limit.  The default limit is
+# never set as RLIMIT_AS (CUDA reserves far more address space than it
+# uses): with no cgroup and no KD_MEMORY_LIMIT the entry point runs.
 . "$KD_SRCDIR/tests/lib.sh"
 . "$KD_SRCDIR/tests/integration/resume-lib.inc"
 INV="$KD_SRCDIR/share/ckpt-inventory.py"
@@ -62,3 +64,6 @@ KD_NO_CGROUP=1 KD_MEMORY_LIMIT=300M run_sample memrl
 check "no cgroup (KD_NO_CGROUP=1): RLIMIT_AS, the MemoryError reported as the limit" has memrl "^sample.entry-point fail | exit 1.*the memory limit (300 MiB, RLIMIT_AS) was reached"
 KD_MEMORY_LIMIT=none run_sample memnone
 check "KD_MEMORY_LIMIT=none lifts it: the entry point runs" has memnone "^sample.entry-point pass"
+KD_NO_CGROUP=1 run_sample memdefault
+check "no cgroup and no KD_MEMORY_LIMIT: the default is not set as RLIMIT_AS (the entry point runs)" has memdefault "^sample.entry-point pass"
+check "no cgroup and no KD_MEMORY_LIMIT: the log says there is no limit" sh -c "grep -h '^# kernodeck: no memory limit: no cgroup is writable here' '$P'/kernodeck/logs/*-sample.log"

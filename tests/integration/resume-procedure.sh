@@ -13,7 +13,7 @@ toy_project
 (cd "$P" && $PY train.py --steps 12 --out "$KD_TMP/byhand" >/dev/null && cp "$KD_TMP/byhand/metrics.jsonl" ref-metrics.jsonl)
 (cd "$P" && git init -q && git add -A . && git -c user.name=t -c user.email=t@t commit -qm toy) >/dev/null 2>&1
 spec() { # METRICS_LINE RUN_EXTRA
-	toy_spec "$2" 6 stop "{out}/ckpt-{step}.pt" "$1" "  reference_metrics: ref-metrics.jsonl
+	toy_spec "${2:-}" 6 stop "{out}/ckpt-{step}.pt" "$1" "  reference_metrics: ref-metrics.jsonl
   reference_rule: {kind: tolerance, atol: 1.0e-5, rtol: 0, justification: printed with six decimals}"
 }
 step7() { # NAME: the dossier's step 7, run in the project folder -> $KD_TMP/NAME.out

@@ -60,7 +60,7 @@ rm -rf "$P"
 cp -r "$KD_SRCDIR/share/demo/training" "$P"
 $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
 mkdir -p "$P/kernodeck"
-sed -n '/^resume:$/,/^      rule: {kind: exact}$/p' "$KD_SRCDIR/README.md" | sed 's/^    //' >"$KD_TMP/readme-resume.yaml"
+sed -n '/^    resume:$/,/^      rule: {kind: exact}$/p' "$KD_SRCDIR/README.md" | sed 's/^    //' >"$KD_TMP/readme-resume.yaml"
 sed -e '/^resume:/,$d' -e '/^  commit:/d' -e 's/^  sha256: .*/  sha256: null/' -e 's/^      sha256: .*/      sha256: null/' \
 	"$KD_SRCDIR/share/demo/training.yaml" >"$P/kernodeck/reference.yaml"
 cat "$KD_TMP/readme-resume.yaml" >>"$P/kernodeck/reference.yaml"
