@@ -21,7 +21,7 @@ tm_walk 120 40 "$P"
 check "sample plot: the sample screen opens" tm_wait "6/7 Sample" 20
 tm_keys r
 check "sample plot: the stage runs again and ends" tm_wait "done in" 240
-check "sample plot: the plot is shown, its legend whole, its divergence marked" tm_wait "loss: \* uninterrupted  o resumed  ! step 7" 10
+check "sample plot: the plot is shown, its legend whole, its divergence marked" tm_wait "loss: * uninterrupted  o resumed  ! step 7" 10
 tm_screen >"$KD_TMP/screen.txt"
 sed 's/^/# /' "$KD_TMP/screen.txt"
 check "sample plot: the log and the plot never draw into each other's columns" "$PY" - "$KD_TMP/screen.txt" <<'PYEOF'
