@@ -82,7 +82,7 @@ enum resume_which {
 	RESUME_RESUMED,         /* resume.resume, {steps} = steps, {out} = out_b */
 };
 /* The argument vector of one run, exactly as the exercise runs it (the
- * conventions of plan.h: NULL-terminated, malloc'd, plan_free; "python" or
+ * conventions of argv.h: NULL-terminated, malloc'd, argv_free; "python" or
  * "python3" first is the project's interpreter); {checkpoint} is the
  * checkpoint of step interrupt_at in out_b, {step} interrupt_at.  NULL when
  * out of memory. */

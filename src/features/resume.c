@@ -14,15 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 #define RESUME_INV_LINES 256   /* lines of the inventory script kept */
@@ -497,7 +498,7 @@ out:
 static char *
 project_python(const struct kd_ctx *ctx)
 {
-	return plan_venv_python(ctx->project_dir);
+	return venv_python(ctx->project_dir);
 }
 
 char **
@@ -518,11 +519,11 @@ resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_wh
 	json_array_foreach(tpl, i, a) {
 		const char *t = json_string_value(a);
 		if (i == 0 && (strcmp(t, "python") == 0 || strcmp(t, "python3") == 0))
-			argv[i] = plan_venv_python(project_dir);
+			argv[i] = venv_python(project_dir);
 		else
 			argv[i] = resume_expand(t, steps, which == RESUME_UNINTERRUPTED ? out_a : out_b, ckpt, inter);
 		if (argv[i] == NULL) {
-			plan_free(argv);
+			argv_free(argv);
 			argv = NULL;
 			break;
 		}
@@ -949,7 +950,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
 	run_one(ctx, "uninterrupted", argv, NULL, s, pa, sink, runs);
-	plan_free(argv);
+	argv_free(argv);
 	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
 		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
 		goto out;
@@ -959,7 +960,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 		     : "resume check: the interrupted run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
 	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, pb, sink, runs);
-	plan_free(argv);
+	argv_free(argv);
 	rec = json_object_get(runs, "interrupted");
 	if (!fsutil_exists(ckpt))
 		json_object_set_new(o, "checkpoint_missing", json_true());
@@ -987,7 +988,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, "resume check: the resumed run", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
 	run_one(ctx, "resumed", argv, NULL, s, pb, sink, runs);
-	plan_free(argv);
+	argv_free(argv);
 	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
 		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
 out:
