@@ -74,6 +74,9 @@ kd_plot_draw(int y, int x, int h, int w, const json_t *plot, long long mark_step
 			 key ? key : "?", mark_step);
 	else
 		snprintf(t, sizeof t, "%s by step: * uninterrupted  o resumed  + both", key ? key : "?");
+	if ((int)strlen(t) > w)   /* the short legend, beside the log at 120 columns */
+		snprintf(t, sizeof t, mark_step > 0 ? "%s: * uninterrupted  o resumed  ! step %lld"
+			 : "%s: * uninterrupted  o resumed  + both", key ? key : "?", mark_step);
 	kd_put(y, x, w, t, A_BOLD, 1);
 	if (!plot_range(a, b, &lo, &hi))
 		return;

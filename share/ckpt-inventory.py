@@ -4,11 +4,15 @@ training checkpoint hold, and do two checkpoints agree tensor by tensor?
 Run it with the project interpreter:
 
     .venv-rebuild/bin/python ckpt-inventory.py inventory CKPT
+    .venv-rebuild/bin/python ckpt-inventory.py step CKPT
     .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule exact
     .venv-rebuild/bin/python ckpt-inventory.py compare A B --rule tolerance --atol X --rtol Y
 
 It prints one JSON object per line.  inventory: one {"kind": ...} line per
-kind of state, present or not, then {"end": true, "ok": ..., "loader": ...}.
+kind of state, present or not, then {"end": true, "ok": ..., "loader": ...,
+"step": N, "step_key": PATH}, step being the step counter the checkpoint
+records (iter_num, global_step, step, ...; absent when it holds none).
+step: only that end line.
 The kinds: model (weights), optimizer ("buffers": per-parameter state such
 as momentum), scheduler, rng_torch (the torch CPU generator), rng_cuda
 (one state per device), rng_numpy, rng_python, counter (step or epoch),
@@ -19,10 +23,27 @@ generator state is a uint8 tensor of torch.get_rng_state()'s length, and
 one found under a key naming the sampler, the loader or the data is the
 data order's generator, not the global one.
 
-compare: one {"tensor": PATH, ...} line per tensor that differs or is in one
-file only, then {"end": true, "compared": N, "differ": M, "worst": ...}.
+compare: one {"tensor": PATH, "class": ...} line per tensor that differs or
+is in one file only, model tensors first, then the optimizer's, others,
+and RNG states last, then {"end": true, "compared": N, "differ": M, "worst":
+..., "classes": {model: {compared, differ}, ...}}; "worst" is the largest
+difference among the model's tensors (else the optimizer's, else others').
+An RNG state is compared as a state: same or not ("same": false), never as
+numbers.
+
+inventory --script TRAIN.py adds {"uses": {KIND: "FILE:LINE: code"}}: the
+first line where the script visibly uses each kind of state (draws from a
+generator, builds a scheduler, an optimizer, a data loader).
 Floating-point tensors are compared under the rule (|a - b| <= atol +
 rtol * |b|, b the second file); integer and boolean tensors exactly.
+
+Reading is bounded: a checkpoint never materialises more than READ_FACTOR
+times its bytes plus READ_SLACK.  Each archive member's declared size is
+taken from that budget before it is read (and inflated a chunk at a time,
+so that a compressed bomb stops at its declared size), and a tensor whose
+shape holds more elements than its storage (a stride-0 or overlapping
+view over a larger shape, or a shape its storage cannot hold) is refused
+before any copy: {"end": true, "ok": false, "too_large": true, ...}.
 
 Nothing is unpickled beyond an allow-list.  A checkpoint in torch.save's
 zip format is read without importing torch (a tenth of a second instead of
@@ -50,6 +71,9 @@ import sys
 
 MESSAGE_CAP = 2000
 MAX_DEPTH = 8
+READ_FACTOR = 3            # a checkpoint never takes more than this many times its bytes ...
+READ_SLACK = 16 << 20      # ... plus this much (a small checkpoint's pickle and views)
+CHUNK = 1 << 20            # an archive member is read (and inflated) this much at a time
 
 ALLOWED = {
     ("collections", "OrderedDict"),
@@ -76,6 +100,31 @@ ALLOWED = {
 
 class Refused(Exception):
     """The checkpoint needs a class that is not on the allow-list."""
+
+
+class TooLarge(Exception):
+    """The checkpoint declares more than its bytes can hold: a view over a
+    larger shape, an archive member larger than the file allows."""
+
+
+class Budget:
+    """What reading one checkpoint may materialise: READ_FACTOR times the
+    file's bytes plus READ_SLACK, taken before each allocation."""
+
+    def __init__(self, path):
+        import os
+        self.size = os.path.getsize(path)
+        self.left = READ_FACTOR * self.size + READ_SLACK
+
+    def take(self, n, what):
+        if n < 0 or n > self.left:
+            raise TooLarge("%s would take %d bytes, more than a checkpoint of %d bytes may hold "
+                           "(%d times its size plus %d MiB): refused, nothing read"
+                           % (what, n, self.size, READ_FACTOR, READ_SLACK >> 20))
+        self.left -= n
+
+
+BUDGET = None   # the Budget of the checkpoint being read
 
 
 class RestrictedUnpickler(pickle.Unpickler):
@@ -184,11 +233,23 @@ def _rebuild_tensor(storage, offset, size, stride, *rest):
     import numpy as np
     a, dtype = storage
     size, stride = tuple(size), tuple(stride)
-    if any(n == 0 for n in size):
+    if (not all(isinstance(n, int) and n >= 0 for n in size + stride) or len(size) != len(stride)
+            or not isinstance(offset, int) or offset < 0):
+        raise TooLarge("a tensor with a negative or malformed size, stride or offset: refused")
+    numel = 1
+    for n in size:
+        numel *= n
+    if numel == 0:
+        BUDGET.take(0, "an empty tensor")
         return Tensor(np.zeros(size, dtype=a.dtype), dtype)
+    if numel > a.size - offset:
+        raise TooLarge("a tensor of shape %s over a storage of %d elements: a stride-0 or overlapping "
+                       "view over a larger shape (or a shape larger than its storage): refused"
+                       % (list(size), a.size))
     last = offset + sum((n - 1) * st for n, st in zip(size, stride))
-    if offset < 0 or any(st < 0 for st in stride) or last >= a.size:
+    if last >= a.size:
         raise ValueError("a tensor reaches outside its storage")
+    BUDGET.take(numel * a.itemsize, "a tensor of shape %s" % list(size))
     view = np.lib.stride_tricks.as_strided(a[offset:], shape=size,
                                            strides=[st * a.itemsize for st in stride])
     return Tensor(np.array(view), dtype)
@@ -244,27 +305,50 @@ class ZipUnpickler(pickle.Unpickler):
         stype, key = pid[1], str(pid[2])
         dtype = stype.dtype if isinstance(stype, StorageType) else "uint8"
         if key not in self.storages:
-            raw = self.zf.read("%s/data/%s" % (self.prefix, key))
+            raw = read_member(self.zf, "%s/data/%s" % (self.prefix, key))
             np_dtype = {"bfloat16": np.uint16, "bool": np.bool_}.get(dtype, dtype)
             self.storages[key] = (np.frombuffer(raw, dtype=np.dtype(np_dtype).newbyteorder("<")), dtype)
         return self.storages[key]
 
 
+def read_member(zf, name):
+    """An archive member, its declared size taken from the budget before a
+    byte is read, inflated a chunk at a time (a compressed bomb stops at
+    its declared size, which zipfile enforces)."""
+    info = zf.getinfo(name)
+    BUDGET.take(info.file_size, "archive member %s (declared %d bytes%s)"
+                % (name, info.file_size, ", compressed" if info.compress_type else ""))
+    out = bytearray()
+    with zf.open(info) as f:
+        while len(out) <= info.file_size:
+            chunk = f.read(CHUNK)
+            if not chunk:
+                break
+            out += chunk
+    if len(out) != info.file_size:
+        raise TooLarge("archive member %s holds %d bytes, not the %d it declares: refused"
+                       % (name, len(out), info.file_size))
+    return bytes(out)
+
+
 def zip_load(path):
     import io
     import zipfile
+    global BUDGET
+    BUDGET = Budget(path)
     with zipfile.ZipFile(path) as zf:
         names = [n for n in zf.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if not names:
             raise ValueError("a zip file without data.pkl: not a torch.save checkpoint")
         prefix = names[0].split("/")[0]
-        return ZipUnpickler(io.BytesIO(zf.read(names[0])), zf, prefix).load()
+        return ZipUnpickler(io.BytesIO(read_member(zf, names[0])), zf, prefix).load()
 
 
 def as_numpy(obj, depth=0):
     """torch tensors (the torch loaders) as Tensor, through the structure."""
     import torch
     if isinstance(obj, torch.Tensor):
+        BUDGET.take(obj.numel() * obj.element_size(), "a tensor of shape %s" % list(obj.shape))
         t = obj.detach().cpu()
         name = str(t.dtype).replace("torch.", "")
         if name == "bfloat16":
@@ -287,8 +371,10 @@ def load(path):
     checkpoint is read without torch; another format goes through torch:
     weights_only=True, then the restricted unpickler."""
     import zipfile
+    global BUDGET
     if zipfile.is_zipfile(path):
         return zip_load(path), "zip, restricted"
+    BUDGET = Budget(path)
     import torch
     try:
         return as_numpy(torch.load(path, map_location="cpu", weights_only=True)), "torch, weights_only"
@@ -312,7 +398,37 @@ def is_generator_state(v):
 
 
 DATA_WORDS = re.compile(r"sampler|loader|data|shuffl|batch_idx|position|cursor|offset|samples_seen", re.I)
-COUNTER_KEYS = re.compile(r"^(global_)?(step|steps|epoch|epochs|iteration|iter|iterations|update|updates)$", re.I)
+# counters under the names trainers give them: step, global_step, iter_num,
+# step_num, n_iter, num_updates, epoch, epoch_num, current_epoch, ...
+_COUNTER_PREFIX = r"^(global_|n_|num_|cur_|current_|total_|train_|training_)?"
+_COUNTER_SUFFIX = r"(_num|_count|_idx|_id)?$"
+STEP_KEYS = re.compile(_COUNTER_PREFIX + r"(step|steps|it|iter|iters|iteration|iterations|update|updates)"
+                       + _COUNTER_SUFFIX, re.I)
+EPOCH_KEYS = re.compile(_COUNTER_PREFIX + r"(epoch|epochs)" + _COUNTER_SUFFIX, re.I)
+
+
+def is_counter_key(k):
+    return bool(STEP_KEYS.match(k) or EPOCH_KEYS.match(k))
+
+
+def recorded_step(obj, depth=0):
+    """The step counter a checkpoint records, as (key path, value), found
+    level by level from the top (so that a model's own counters below do
+    not win); None when it holds none."""
+    level = [("", obj)]
+    for _ in range(4):
+        below = []
+        for path, o in level:
+            if not isinstance(o, dict):
+                continue
+            for k, v in o.items():
+                sub = "%s.%s" % (path, k) if path else str(k)
+                if isinstance(k, str) and STEP_KEYS.match(k) and isinstance(v, int) and not isinstance(v, bool):
+                    return sub, v
+                if isinstance(v, dict):
+                    below.append((sub, v))
+        level = below
+    return None
 
 
 class Inventory:
@@ -367,7 +483,7 @@ class Inventory:
                     sub = "%s.%s" % (path, k) if path else k
                     if DATA_WORDS.search(sub):
                         self.add("data_position", sub)
-                    elif COUNTER_KEYS.match(k):
+                    elif is_counter_key(k):
                         self.add("counter", sub, values={sub: v})
             return
         if isinstance(obj, (list, tuple)):
@@ -392,6 +508,55 @@ class Inventory:
             self.add("rng_cuda", path, devices=1)
 
 
+# what a training script visibly uses, kind by kind: the first line that
+# draws from a generator, builds a scheduler, an optimizer or a loader
+USES = [
+    ("rng_torch", re.compile(r"torch\.(rand|randn|randint|randperm|bernoulli|multinomial|normal)\(|"
+                             r"\.(normal_|uniform_|bernoulli_|random_)\(|[Dd]ropout\(|shuffle\s*=\s*True|RandomSampler\(")),
+    ("rng_numpy", re.compile(r"(np|numpy)\.random\.(rand|randn|randint|random|normal|uniform|choice|shuffle|"
+                             r"permutation|binomial|poisson|beta|gamma|default_rng)\b")),
+    ("rng_python", re.compile(r"(?<![\w.])random\.(random|uniform|randint|choice|choices|shuffle|sample|gauss|"
+                              r"randrange|betavariate|normalvariate)\(")),
+    ("scheduler", re.compile(r"lr_scheduler\.|[A-Za-z]*Scheduler\(|[A-Z]\w*LR\(")),
+    ("optimizer", re.compile(r"optim\.[A-Z]\w*\(|\b(AdamW|Adam|SGD|RMSprop|Adagrad)\(")),
+    ("data_position", re.compile(r"DataLoader\(|Sampler\(|shuffle\s*=\s*True")),
+]
+SCRIPT_CAP = 2 << 20
+
+
+def script_uses(path):
+    """{kind: "FILE:LINE: text"} for each kind the script visibly uses."""
+    import os
+    uses = {}
+    try:
+        if os.path.getsize(path) > SCRIPT_CAP:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for n, line in enumerate(lines, 1):
+        code = line.split("#", 1)[0]
+        for kind, rx in USES:
+            if kind == "rng_torch" and "generator=" in code:
+                continue    # a generator of its own, not the global one
+            if kind not in uses and rx.search(code):
+                uses[kind] = "%s:%d: %s" % (os.path.basename(path), n, code.strip()[:120])
+    return uses
+
+
+def cmd_step(args):
+    """Only the step counter the checkpoint records (the kill mode's wait)."""
+    try:
+        obj, _ = load(args.checkpoint)
+    except Exception as e:   # noqa: BLE001 - reported, not hidden
+        emit({"end": True, "ok": False, "error": ("%s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
+        return 1
+    rec = recorded_step(obj)
+    emit({"end": True, "ok": True, "step": rec[1], "step_key": rec[0]} if rec else {"end": True, "ok": True})
+    return 0
+
+
 def cmd_inventory(args):
     try:
         obj, loader = load(args.checkpoint)
@@ -399,6 +564,13 @@ def cmd_inventory(args):
         emit({"end": True, "ok": False, "refused": str(e),
               "error": "the checkpoint needs the class %s, which kernodeck's restricted loader does not "
                        "admit; it is never unpickled without confirmation" % e})
+        return 1
+    except TooLarge as e:
+        emit({"end": True, "ok": False, "too_large": True, "error": str(e)[:MESSAGE_CAP]})
+        return 1
+    except MemoryError:
+        emit({"end": True, "ok": False, "too_large": True,
+              "error": "reading the checkpoint reached the reader's memory limit: refused"})
         return 1
     except Exception as e:   # noqa: BLE001 - reported, not hidden
         emit({"end": True, "ok": False, "error": ("%s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
@@ -410,7 +582,15 @@ def cmd_inventory(args):
         inv.walk(obj, "")
     for row in inv.kinds.values():
         emit(row)
-    emit({"end": True, "ok": True, "loader": loader})
+    if args.script:
+        uses = script_uses(args.script)
+        if uses is not None:
+            emit({"uses": uses, "script": args.script})
+    end = {"end": True, "ok": True, "loader": loader}
+    rec = recorded_step(obj)
+    if rec is not None:
+        end["step_key"], end["step"] = rec
+    emit(end)
     return 0
 
 
@@ -463,6 +643,25 @@ def compare_one(name, a, b, args):
     return row
 
 
+def tensor_class(name, inv):
+    """model, optimizer, rng or other: model tensors are reported first,
+    RNG states compared as states (same or not)."""
+    def under(kind):
+        return any(w == "(top level)" or name == w or name.startswith(w + ".") or name.startswith(w + "[")
+                   for w in inv.kinds[kind]["where"])
+    if under("model"):
+        return "model"
+    if under("optimizer"):
+        return "optimizer"
+    if any(under(k) for k in ("rng_torch", "rng_cuda", "rng_numpy", "rng_python", "data_position")) \
+            or re.search(r"rng|random|generator", name, re.I):
+        return "rng"
+    return "other"
+
+
+CLASS_ORDER = {"model": 0, "optimizer": 1, "other": 2, "rng": 3}
+
+
 def cmd_compare(args):
     loaded = []
     for p in (args.a, args.b):
@@ -472,34 +671,50 @@ def cmd_compare(args):
             emit({"end": True, "ok": False, "refused": str(e), "file": p,
                   "error": "%s needs the class %s, which the restricted loader does not admit" % (p, e)})
             return 1
+        except TooLarge as e:
+            emit({"end": True, "ok": False, "too_large": True, "file": p, "error": ("%s: %s" % (p, e))[:MESSAGE_CAP]})
+            return 1
         except Exception as e:   # noqa: BLE001
             emit({"end": True, "ok": False, "file": p,
                   "error": ("%s: %s: %s" % (p, type(e).__name__, e))[:MESSAGE_CAP]})
             return 1
+    inv = Inventory()
+    inv.walk(loaded[0] if isinstance(loaded[0], (dict, list, tuple)) else {"": loaded[0]}, "")
     ta, tb = {}, {}
     tensors(loaded[0], "", ta)
     tensors(loaded[1], "", tb)
-    compared = differ = 0
-    worst = None
-    for name in ta:
-        if name not in tb:
-            emit({"tensor": name, "ok": False, "only_in": "a"})
-            differ += 1
+    names = sorted(set(ta) | set(tb), key=lambda n: CLASS_ORDER[tensor_class(n, inv)])
+    count = {c: [0, 0] for c in CLASS_ORDER}    # compared, differ
+    worst = {}
+    for name in names:
+        cls = tensor_class(name, inv)
+        if name not in tb or name not in ta:
+            emit({"tensor": name, "ok": False, "class": cls, "only_in": "a" if name in ta else "b"})
+            count[cls][1] += 1
+            continue
+        if cls == "rng":
+            a, b = ta[name], tb[name]
+            same = a.shape == b.shape and a.dtype == b.dtype and bool((a.a == b.a).all())
+            count[cls][0] += 1
+            if not same:
+                count[cls][1] += 1
+                emit({"tensor": name, "ok": False, "class": cls, "same": False})
             continue
         row = compare_one(name, ta[name], tb[name], args)
         if row is None:
             continue
-        compared += 1
+        count[cls][0] += 1
+        row["class"] = cls
         if not row["ok"]:
-            differ += 1
+            count[cls][1] += 1
             emit(row)
-        if row.get("max_abs") is not None and (worst is None or row["max_abs"] > worst["max_abs"]):
-            worst = {"tensor": name, "max_abs": row["max_abs"]}
-    for name in tb:
-        if name not in ta:
-            emit({"tensor": name, "ok": False, "only_in": "b"})
-            differ += 1
-    emit({"end": True, "ok": True, "compared": compared, "differ": differ, "worst": worst})
+        w = worst.get(cls)
+        if row.get("max_abs") is not None and (w is None or row["max_abs"] > w["max_abs"]):
+            worst[cls] = {"tensor": name, "max_abs": row["max_abs"]}
+    headline = next((worst[c] for c in ("model", "optimizer", "other") if c in worst), None)
+    emit({"end": True, "ok": True, "compared": sum(c[0] for c in count.values()),
+          "differ": sum(c[1] for c in count.values()), "worst": headline,
+          "classes": {c: {"compared": v[0], "differ": v[1]} for c, v in count.items() if v[0] or v[1]}})
     return 0
 
 
@@ -508,6 +723,9 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     i = sub.add_parser("inventory")
     i.add_argument("checkpoint")
+    i.add_argument("--script", help="the training script, for what it visibly uses")
+    st = sub.add_parser("step")
+    st.add_argument("checkpoint")
     c = sub.add_parser("compare")
     c.add_argument("a")
     c.add_argument("b")
@@ -520,7 +738,7 @@ def main():
     except Exception as e:   # noqa: BLE001
         emit({"end": True, "ok": False, "error": ("cannot import numpy: %s: %s" % (type(e).__name__, e))[:MESSAGE_CAP]})
         return 1
-    return cmd_inventory(args) if args.cmd == "inventory" else cmd_compare(args)
+    return {"inventory": cmd_inventory, "step": cmd_step, "compare": cmd_compare}[args.cmd](args)
 
 
 if __name__ == "__main__":

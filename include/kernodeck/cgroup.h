@@ -15,6 +15,15 @@
  * kernodeck killed by SIGKILL, and the first run sweeps the folders of
  * kernodeck processes that are gone.  Where no writable cgroup2 is found,
  * or KD_NO_CGROUP is set (a test aid), runs go on with the mark alone.
+ *
+ * A memory limit (cgroup_run_memory): memory.max in the run's cgroup2
+ * folder where the memory controller is enabled there; else, where the
+ * cgroup v1 memory hierarchy of this process is writable (hybrid machines
+ * with only v1 controllers), a folder kernodeck-PID.N of its own there with
+ * memory.limit_in_bytes (and memory.memsw.limit_in_bytes, so that swap
+ * does not lift it); else RLIMIT_AS on the child (its address space, which
+ * counts reservations too).  cgroup_run_end reads the OOM kills and the
+ * peak of the run's memory folder before removing it.
  */
 #ifndef KD_CGROUP_H
 #define KD_CGROUP_H
@@ -25,11 +34,25 @@
 #define CGROUP_PATH_CAP 512   /* a cgroup folder's path */
 #define CGROUP_SEEN_CAP 256   /* pids of one run's cgroup noted for reaping */
 
+enum cgroup_mem {
+	CGROUP_MEM_NONE,             /* no limit asked */
+	CGROUP_MEM_V2,               /* memory.max of the run's cgroup2 folder */
+	CGROUP_MEM_V1,               /* memory.limit_in_bytes of a v1 memory folder */
+	CGROUP_MEM_RLIMIT,           /* RLIMIT_AS on the child */
+};
+
 struct cgroup_run {
 	int on;                      /* the run has a folder, its child joins it */
 	int procs_fd;                /* its cgroup.procs, open for the child's write */
 	char dir[CGROUP_PATH_CAP];
 	int used;                    /* a process was seen in it */
+	/* the memory limit (cgroup_run_memory) */
+	unsigned long long mem_limit;/* bytes; 0: none */
+	enum cgroup_mem mem_how;
+	int mem_procs_fd;            /* v1: the memory folder's cgroup.procs, or -1 */
+	char mem_dir[CGROUP_PATH_CAP];/* v1: the memory folder, or "" */
+	int mem_oom;                 /* after cgroup_run_end: OOM kills in the run's folder */
+	long long mem_peak;          /* after cgroup_run_end: the folder's peak bytes, or -1 */
 };
 
 /* The folder below which runs get theirs, or NULL when there is none. */
@@ -37,7 +60,17 @@ const char *cgroup_base(void);
 /* Make the run's folder (id: the "PID.N" of its mark).  0 with cg->on
  * set, or -1 (cg->on 0: the run goes on without). */
 int cgroup_run_new(struct cgroup_run *cg, const char *id);
-/* In the child, before it executes the program: enter the folder.
+/* Give the run a memory limit of bytes (0: none), by the first means that
+ * works here (see above; cgroup_only: never RLIMIT_AS); sets cg->mem_how.  After cgroup_run_new, before
+ * the fork; id as there. */
+void cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes,
+		       int cgroup_only);
+/* The means' name, for a log or a row: "cgroup v2 memory.max", ... */
+const char *cgroup_mem_name(enum cgroup_mem how);
+/* The v1 memory folder below which runs get theirs, or NULL. */
+const char *cgroup_mem_base(void);
+/* In the child, before it executes the program: enter the folder (and
+ * the memory folder), set RLIMIT_AS when that is the means.
  * Async-signal-safe. */
 void cgroup_run_join(const struct cgroup_run *cg);
 /* How many processes are in the run's folder (0 when it has none). */

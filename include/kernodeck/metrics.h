@@ -41,6 +41,28 @@ struct kd_metrics {
  * the file cannot be read. */
 int metrics_read(const char *path, const char *const *keys, size_t nkeys,
 		 long long restart_after, struct kd_metrics *m, struct kd_err *err);
+/* A printed-metrics line pattern (resume.metrics_pattern): literal text
+ * with {step} (a whole number) and {KEY} (a number: 3.25, -1e-05, nan,
+ * inf) for each compared key; a space in the pattern matches any run of
+ * blanks, and the pattern may start anywhere in a line ("iter {step}: loss
+ * {loss}" matches nanoGPT's "iter 10: loss 3.1234, time 12.34ms").  The
+ * first match of a line counts; a line that does not match is not a
+ * metric. */
+#define METRICS_PATTERN_CAP 256   /* bytes of a pattern */
+struct metrics_pattern {
+	char text[METRICS_PATTERN_CAP];
+	size_t nslots;
+	int slot[METRICS_MAX_KEYS + 1];   /* in pattern order: -1 step, else a key's index */
+	size_t lit_at[METRICS_MAX_KEYS + 2], lit_len[METRICS_MAX_KEYS + 2];  /* the literal before each slot, and the tail */
+};
+/* Parse pat for keys; 0, or -1 with why (an unknown {name}, a key missing
+ * or twice, no {step}, two placeholders with nothing between them). */
+int metrics_pattern_parse(const char *pat, const char *const *keys, size_t nkeys,
+			  struct metrics_pattern *p, char *why, size_t len);
+/* Match one line: 1 with *step and vals[nkeys] set, else 0. */
+int metrics_pattern_match(const struct metrics_pattern *p, const char *line, size_t len,
+			  long long *step, double *vals);
+
 /* Index of step in m, or -1. */
 long metrics_find(const struct kd_metrics *m, long long step);
 void metrics_free(struct kd_metrics *m);

@@ -30,8 +30,13 @@
  *                         or declaration_error, or steps, interrupt_at,
  *                         interrupt, compare[], rule, runs (uninterrupted,
  *                         interrupted, resumed: KD_OBS_SAMPLE_RUN),
- *                         checkpoint, inventory (kinds[]: KD_OBS_SAMPLE_KIND),
- *                         metrics (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
+ *                         checkpoint, not_run (why the exercise stopped
+ *                         before the resumed run: what needs it is absent),
+ *                         resumed_from (the step the resumed run starts
+ *                         after; step_unknown when a single checkpoint file
+ *                         records no step counter),
+ *                         inventory (kinds[]: KD_OBS_SAMPLE_KIND), metrics
+ *                         (uninterrupted, resumed: KD_OBS_SAMPLE_METRICS),
  *                         trajectory (KD_OBS_SAMPLE_TRAJ), plot, final
  *                         (differing[]: KD_OBS_SAMPLE_TENSOR),
  *                         reference (KD_OBS_SAMPLE_TRAJ), reference_rule
@@ -54,6 +59,7 @@
 	X(str, run_ended, "run.ended", KD_OBS_OPT) \
 	X(num, run_seconds, "run.seconds", KD_OBS_OPT) \
 	X(bool, run_timed_out, "run.timed_out", KD_OBS_OPT) \
+	X(bool, run_memory_limit_hit, "run.memory_limit_hit", KD_OBS_OPT) \
 	X(obj, failure, "failure", KD_OBS_OPT) \
 	X(str, step_reached, "step_reached", KD_OBS_OPT) \
 	X(obj, moved_aside, "moved_aside", KD_OBS_OPT) \
@@ -111,6 +117,9 @@
 	X(bool, resume_checkpoint_missing, "resume.checkpoint_missing", KD_OBS_OPT) \
 	X(bool, resume_finished_before_kill, "resume.finished_before_kill", KD_OBS_OPT) \
 	X(bool, resume_cancelled, "resume.cancelled", KD_OBS_OPT) \
+	X(str, resume_not_run, "resume.not_run", KD_OBS_OPT) \
+	X(int, resume_resumed_from, "resume.resumed_from", KD_OBS_OPT) \
+	X(bool, resume_step_unknown, "resume.step_unknown", KD_OBS_OPT) \
 	X(obj, resume_inventory, "resume.inventory", KD_OBS_OPT) \
 	X(str, resume_inventory_checkpoint, "resume.inventory.checkpoint", 0) \
 	X(arr, resume_inventory_kinds, "resume.inventory.kinds", 0) \
@@ -118,12 +127,20 @@
 	X(any, resume_inventory_refused, "resume.inventory.refused", KD_OBS_OPT) \
 	X(str, resume_inventory_loader, "resume.inventory.loader", KD_OBS_OPT) \
 	X(str, resume_inventory_log, "resume.inventory.log", KD_OBS_OPT) \
+	X(int, resume_inventory_step, "resume.inventory.step", KD_OBS_OPT) \
+	X(obj, resume_inventory_uses, "resume.inventory.uses", KD_OBS_OPT) \
+	X(str, resume_inventory_script, "resume.inventory.script", KD_OBS_OPT) \
+	X(str, resume_inventory_step_key, "resume.inventory.step_key", KD_OBS_OPT) \
 	X(obj, resume_metrics, "resume.metrics", KD_OBS_OPT) \
 	X(obj, resume_metrics_uninterrupted, "resume.metrics.uninterrupted", 0) \
-	X(obj, resume_metrics_resumed, "resume.metrics.resumed", 0) \
+	X(obj, resume_metrics_resumed, "resume.metrics.resumed", KD_OBS_OPT) \
 	X(obj, resume_trajectory, "resume.trajectory", KD_OBS_OPT) \
 	X(obj, resume_trajectory_first, "resume.trajectory.first", KD_OBS_OPT) \
 	X(int, resume_trajectory_first_step, "resume.trajectory.first.step", 0) \
+	X(str, resume_trajectory_first_key, "resume.trajectory.first.key", 0) \
+	X(int, resume_trajectory_from, "resume.trajectory.from", 0) \
+	X(obj, resume_trajectory_at_first, "resume.trajectory.at_first", KD_OBS_OPT) \
+	X(obj, resume_trajectory_missing, "resume.trajectory.missing", KD_OBS_OPT) \
 	X(obj, resume_plot, "resume.plot", KD_OBS_OPT) \
 	X(str, resume_plot_key, "resume.plot.key", 0) \
 	X(arr, resume_plot_uninterrupted, "resume.plot.uninterrupted", 0) \
@@ -139,6 +156,7 @@
 	X(any, resume_final_worst_max_abs, "resume.final.worst.max_abs", KD_OBS_OPT) \
 	X(str, resume_final_worst_tensor, "resume.final.worst.tensor", KD_OBS_OPT) \
 	X(arr, resume_final_differing, "resume.final.differing", KD_OBS_OPT) \
+	X(obj, resume_final_classes, "resume.final.classes", KD_OBS_OPT) \
 	X(obj, resume_reference, "resume.reference", KD_OBS_OPT) \
 	/* end */
 
@@ -178,6 +196,8 @@
 	X(bool, timed_out, "timed_out", KD_OBS_OPT) \
 	X(bool, cancelled, "cancelled", KD_OBS_OPT) \
 	X(bool, ok, "ok", KD_OBS_OPT) \
+	X(int, checkpoint_step, "checkpoint_step", KD_OBS_OPT) \
+	X(bool, memory_limit_hit, "memory_limit_hit", KD_OBS_OPT) \
 	X(obj, failure, "failure", KD_OBS_OPT) \
 	/* end */
 
@@ -234,6 +254,8 @@
 	X(any, first_a, "first.a", KD_OBS_OPT) \
 	X(any, first_b, "first.b", KD_OBS_OPT) \
 	X(str, error, "error", KD_OBS_OPT) \
+	X(str, class, "class", KD_OBS_OPT) \
+	X(bool, same, "same", KD_OBS_OPT) \
 	/* end */
 
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(sample, type, name, path, flags)

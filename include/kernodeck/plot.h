@@ -2,7 +2,8 @@
  * plot.h - a small terminal plot of the resume check's two trajectories
  * (screens/plot.c, curses): one metric against the step, the uninterrupted
  * run as '*', the resumed run as 'o' ('+' where they share a cell), the
- * first diverging step marked by a column of '!'.  It draws only inside
+ * first diverging step marked by a column of '!' (a shorter legend where the
+ * full one does not fit).  It draws only inside
  * the h x w box at (y, x).
  */
 #ifndef KD_PLOT_H

@@ -5,15 +5,25 @@
  *
  * gather runs the exercise: the uninterrupted run (resume.run with
  * {steps} = steps) into a fresh folder, the interrupted run into another
- * (stop: {steps} = interrupt_at; kill: {steps} = steps and SIGKILL once the
- * checkpoint of step interrupt_at is complete), the checkpoint inventory of
- * that checkpoint (share/ckpt-inventory.py, by the project interpreter),
- * then resume.resume in the second folder; it rereads both metrics files
- * (metrics.h), compares steps interrupt_at+1 .. steps key by key under
- * resume.rule, compares the final checkpoints tensor by tensor, and the
- * uninterrupted trajectory with resume.reference_metrics under
- * resume.reference_rule.  Everything lands in obs.resume (sample.yaml);
- * the rows only judge it.
+ * (stop: {steps} = interrupt_at; kill: {steps} = steps and SIGKILL once a
+ * complete checkpoint records a step >= interrupt_at, read by the
+ * checkpoint reader each time the file changes), the checkpoint inventory
+ * of that checkpoint (share/ckpt-inventory.py, by the project
+ * interpreter, under a memory limit of its own), then resume.resume in the
+ * second folder.  Each run needs the one before: without an interruption
+ * that happened and left its checkpoint, obs.resume.not_run says why and
+ * nothing after it runs (its rows are "not run", failed, never a pass).  A
+ * checkpoint without {step} is the one file the trainer overwrites: the
+ * resumed run starts after the step it records (resumed_from).  It rereads
+ * both trajectories (metrics.h: a JSON Lines file, or the lines the runs
+ * printed, resume.metrics_pattern), compares the steps after resumed_from
+ * key by key under resume.rule, compares the final checkpoints tensor by
+ * tensor (model first, RNG states as states), and the uninterrupted
+ * trajectory with resume.reference_metrics under resume.reference_rule.
+ * Everything lands in obs.resume (sample.yaml); the rows only judge it,
+ * and a divergence's possible causes are ranked by evidence (what the
+ * checkpoint holds, what the script visibly uses, what the trajectory
+ * rules out).
  */
 #ifndef KD_RESUME_H
 #define KD_RESUME_H
@@ -41,7 +51,10 @@ struct resume_spec {
 	const json_t *run, *resume;        /* the argument vector templates */
 	long long steps, interrupt_at;
 	int kill;                          /* interrupt: kill */
-	const char *checkpoint, *metrics;  /* path templates with {out} and {step} */
+	const char *checkpoint, *metrics;  /* path templates with {out} and {step}; metrics
+					    * NULL when metrics_pattern is declared */
+	const char *metrics_pattern;       /* the printed loss lines, or NULL */
+	struct metrics_pattern pattern;
 	const char *keys[METRICS_MAX_KEYS];
 	size_t nkeys;
 	const json_t *rule_tree, *reference_rule_tree;
@@ -61,6 +74,20 @@ int resume_rule_accepts(const struct resume_rule *r, double a, double b);
  * values leave the placeholder); malloc'd. */
 char *resume_expand(const char *tpl, const char *steps, const char *out,
 		    const char *checkpoint, const char *step);
+
+/* The three runs of the exercise, in order. */
+enum resume_which {
+	RESUME_UNINTERRUPTED,   /* resume.run, {steps} = steps, {out} = out_a */
+	RESUME_INTERRUPTED,     /* resume.run, {steps} = interrupt_at (stop) or steps (kill), {out} = out_b */
+	RESUME_RESUMED,         /* resume.resume, {steps} = steps, {out} = out_b */
+};
+/* The argument vector of one run, exactly as the exercise runs it (the
+ * conventions of argv.h: NULL-terminated, malloc'd, argv_free; "python" or
+ * "python3" first is the project's interpreter); {checkpoint} is the
+ * checkpoint of step interrupt_at in out_b, {step} interrupt_at.  NULL when
+ * out of memory. */
+char **resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+		   const char *out_a, const char *out_b);
 
 /* Stage 1's row "resume": the section is well formed, and declared when
  * the goal is training-trajectory. */

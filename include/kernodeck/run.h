@@ -36,6 +36,10 @@ struct run_opts {
 	void *u;
 	int keep_stderr_apart;       /* 1: stderr is not captured (inherited) */
 	int (*kill_now)(void *u);    /* polled with cancelled: nonzero sends SIGKILL to the group at once */
+	unsigned long long mem_limit;/* bytes, 0: none; by a cgroup where one is writable, else
+				      * RLIMIT_AS (cgroup.h) */
+	int mem_cgroup_only;         /* 1: by a cgroup only, never RLIMIT_AS (a default limit:
+				      * the address space counts reservations, such as CUDA's) */
 };
 
 struct run_result {
@@ -57,6 +61,11 @@ struct run_result {
 	int left_behind;   /* processes still alive when a leader that was not
 			    * stopped ended (daemons, setsid): ended, and said */
 	size_t redacted;   /* credentials redacted from the output (redact.h) */
+	unsigned long long mem_limit;  /* the memory limit it ran under, 0: none */
+	const char *mem_how;           /* its means (cgroup_mem_name), static */
+	int mem_hit;       /* the limit was reached: an OOM kill in its cgroup, or, under
+			    * RLIMIT_AS, a failed run whose output names a failed allocation */
+	long long mem_peak;/* its cgroup's peak bytes, or -1 */
 };
 
 /* Run to completion.  Returns 0 when the program ran (whatever its exit
@@ -73,8 +82,22 @@ int run_program(const struct run_opts *o, struct run_result *r, struct kd_err *e
 void run_result_free(struct run_result *r);
 /* One line describing how it ended: "exit 0", "killed by SIGKILL",
  * "timed out after 30 s", "cancelled", with "; left 2 processes behind,
- * ended" after it when the program left daemons. */
+ * ended" after it when the program left daemons, and "; the memory limit
+ * (2 GiB, cgroup v1 memory.limit_in_bytes) was reached" when it was. */
 const char *run_describe(const struct run_result *r, char *buf, size_t len);
+/* The memory limit of the programs kernodeck runs as steps: KD_MEMORY_LIMIT
+ * (bytes, or with a K, M, G or T suffix; "none" lifts it), else three
+ * quarters of the machine's memory.  A value that does not read gives the
+ * default.  The default is set through a cgroup only (mem_cgroup_only):
+ * RLIMIT_AS counts reserved address space, which CUDA reserves by the
+ * terabyte. */
+unsigned long long run_memory_limit(void);
+/* The hint of a row whose program reached it. */
+#define KD_HINT_MEMORY_LIMIT "the program reached kernodeck's memory limit: KD_MEMORY_LIMIT sets it (bytes, or with K, M, G; none lifts it)"
+/* "512M", "2G", "300000" into bytes; 0, or -1 when it does not read. */
+int run_parse_size(const char *s, unsigned long long *out);
+/* "1.5 GiB", "200 MiB" */
+const char *run_size_str(unsigned long long bytes, char *buf, size_t len);
 /* Find a program on PATH; returns malloc'd path or NULL. */
 char *run_which(const char *name);
 /* Convenience: run argv with a timeout and return its whole output (capped

@@ -43,6 +43,7 @@ struct kd_step {
 	void (*on_line)(void *u, const char *line, size_t len);  /* or NULL */
 	int (*cancelled)(void *u);       /* NULL: the sink's */
 	int (*kill_now)(void *u);        /* or NULL: run_opts.kill_now (SIGKILL at once) */
+	unsigned long long mem_limit;    /* bytes; 0: run_memory_limit() (KD_MEMORY_LIMIT) */
 	void *u;
 	/* out */
 	const struct kd_sink *sink;

@@ -126,6 +126,8 @@ step_run(struct kd_ctx *ctx, const struct kd_sink *sink, struct kd_step *s, stru
 	o.on_line = step_line;
 	o.cancelled = step_cancelled;
 	o.kill_now = s->kill_now != NULL ? step_kill_now : NULL;
+	o.mem_limit = s->mem_limit != 0 ? s->mem_limit : run_memory_limit();
+	o.mem_cgroup_only = s->mem_limit == 0 && getenv("KD_MEMORY_LIMIT") == NULL;
 	o.u = s;
 	if (s->label != NULL)
 		kd_sink_step(sink, s->label, -1);

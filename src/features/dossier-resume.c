@@ -58,7 +58,8 @@ trajectory_table(FILE *f, const json_t *obs)
 	const json_t *a = obs_sample_resume_plot_uninterrupted(obs);
 	const json_t *b = obs_sample_resume_plot_resumed(obs);
 	const char *key = obs_sample_resume_plot_key(obs) ? obs_sample_resume_plot_key(obs) : "?";
-	long long n = (long long)json_array_size(a), at = obs_sample_resume_interrupt_at(obs);
+	long long n = (long long)json_array_size(a), at = obs_sample_resume_resumed_from(obs)
+		      ? obs_sample_resume_resumed_from(obs) : obs_sample_resume_interrupt_at(obs);
 	long long div, every;
 
 	div = obs_sample_resume_trajectory_first_step(obs);
@@ -128,9 +129,11 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_sample));
 	const json_t *r = obs_sample_resume(obs);
 	static const char *const ids[] = {
+		"sample.resume.interrupted", "sample.resume.checkpoint", "sample.resume.resumed",
 		"sample.resume.trajectory", "sample.resume.final", "sample.resume.reference",
 		"sample.resume.inventory",
 	};
+	const char *not_run = obs_sample_resume_not_run(obs);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -138,14 +141,23 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	if (r == NULL || (f = open_memstream(&text, &len)) == NULL)
 		return NULL;
 	fputs("## The resume check\n\n", f);
-	if (obs_sample_resume_plot(obs) == NULL) {
+	if (obs_sample_resume_runs(obs) == NULL) {
 		fputs("Not run: see stage 6's rows (`sample.resume`).\n\n", f);
 		fclose(f);
 		return text;
 	}
-	fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
-		(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
-		or_str(obs_sample_resume_interrupt(obs), "stop"));
+	/* only what happened: an interruption and a resumed run, or why not */
+	if (not_run == NULL && !obs_sample_resume_cancelled(obs))
+		fprintf(f, "%lld steps uninterrupted; interrupted at step %lld (%s), then resumed from its checkpoint.\n\n",
+			(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
+			or_str(obs_sample_resume_interrupt(obs), "stop"));
+	else {
+		fprintf(f, "%lld steps uninterrupted; the interruption at step %lld (%s) and the resume were not checked: ",
+			(long long)obs_sample_resume_steps(obs), (long long)obs_sample_resume_interrupt_at(obs),
+			or_str(obs_sample_resume_interrupt(obs), "stop"));
+		cell(f, or_str(not_run, "the resume check was cancelled"));
+		fputs(". The resumed trajectory and the final checkpoints were not compared.\n\n", f);
+	}
 	fputs("| check | status | observed |\n|---|---|---|\n", f);
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		const struct kd_row *row = row_of(ctx, ids[i]);
@@ -160,7 +172,8 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 		fputs(" |\n", f);
 	}
 	fputs("\n", f);
-	trajectory_table(f, obs);
+	if (obs_sample_resume_plot(obs) != NULL && not_run == NULL)
+		trajectory_table(f, obs);
 	inventory_table(f, obs);
 	fputs("\n", f);
 	fclose(f);
@@ -213,37 +226,66 @@ command(FILE *f, const json_t *argv)
 }
 
 static const char compare_py[] =
-	"import json, os, sys\n"
+	"import json, os, re, sys\n"
 	"c = json.loads(sys.argv[1])\n"
-	"def read(p):\n"
+	"def pattern(p):\n"
+	"    # resume.metrics_pattern: {step} a whole number, {KEY} a number, a blank any blanks\n"
+	"    out, pos = '', 0\n"
+	"    for m in re.finditer(r'\\{([^{}]*)\\}', p):\n"
+	"        out += r'\\s+'.join(re.escape(w) for w in p[pos:m.start()].split(' '))\n"
+	"        out += r'(?P<step>[+-]?\\d+)' if m.group(1) == 'step' else r'(?P<k%d>[-+.0-9eEnaifNAIF]+)' % c['keys'].index(m.group(1))\n"
+	"        pos = m.end()\n"
+	"    return re.compile(out + r'\\s+'.join(re.escape(w) for w in p[pos:].split(' ')))\n"
+	"pat = pattern(c['pattern']) if c.get('pattern') else None\n"
+	"def read(p, printed):\n"
 	"    out = {}\n"
-	"    for line in open(p):\n"
-	"        if line.strip():\n"
+	"    for line in open(p, errors='replace'):\n"
+	"        if printed:\n"
+	"            m = pat.search(line)\n"
+	"            if m:\n"
+	"                o = {k: float(m.group('k%d' % i)) for i, k in enumerate(c['keys'])}\n"
+	"                out[int(m.group('step'))] = o\n"
+	"        elif line.strip():\n"
 	"            try:\n"
 	"                o = json.loads(line)\n"
 	"            except ValueError:\n"
 	"                continue\n"
 	"            out[o['step']] = o\n"
 	"    return out\n"
-	"a, b = read(os.environ['A_METRICS']), read(os.environ['B_METRICS'])\n"
-	"r, bad = c['rule'], None\n"
-	"for st in range(c['from'], c['to'] + 1):\n"
-	"    for k in c['keys']:\n"
-	"        if st not in a or st not in b:\n"
-	"            sys.exit('resume: step %d is missing' % st)\n"
-	"        x, y = a[st][k], b[st][k]\n"
-	"        ok = x == y if r.get('kind') == 'exact' else abs(y - x) <= r['atol'] + r['rtol'] * abs(x)\n"
-	"        if not ok and bad is None:\n"
-	"            bad = (st, k, x, y)\n"
-	"if bad:\n"
-	"    sys.exit('resume: first divergence at step %d, %s: uninterrupted %r, resumed %r' % bad)\n"
-	"print('resume: steps %d-%d agree under the rule %s' % (c['from'], c['to'], json.dumps(r)))\n";
+	"def compare(a, b, r, lo, hi, an, bn, what):\n"
+	"    for st in range(lo, hi + 1):\n"
+	"        for k in c['keys']:\n"
+	"            if st not in a or st not in b:\n"
+	"                sys.exit('%s: step %d is missing' % (what, st))\n"
+	"            x, y = a[st][k], b[st][k]\n"
+	"            ok = x == y if r.get('kind') == 'exact' else abs(y - x) <= r['atol'] + r['rtol'] * abs(x)\n"
+	"            if not ok:\n"
+	"                sys.exit('%s: first divergence at step %d, %s: %s %r, %s %r' % (what, st, k, an, x, bn, y))\n"
+	"    print('%s: steps %d-%d agree under the rule %s' % (what, lo, hi, json.dumps(r)))\n"
+	"a = read(os.environ['A_METRICS'], pat is not None)\n"
+	"b = read(os.environ['B_METRICS'], pat is not None)\n"
+	"compare(a, b, c['rule'], c['from'], c['to'], 'uninterrupted', 'resumed', 'resume')\n"
+	"if c.get('reference'):\n"
+	"    ref = read(os.environ['REF_METRICS'], False)\n"
+	"    compare(ref, a, c['reference_rule'], 1, c['to'], 'reference', 'this machine', 'reference')\n";
+
+/* One run of the exercise in procedure.sh: the vars, the command, its
+ * output kept in printed (metrics_pattern) or not. */
+static void
+run_line(FILE *f, const json_t *argv, const char *printed, int background)
+{
+	command(f, argv);
+	if (printed != NULL)
+		fprintf(f, " >>\"%s\" 2>&1", printed);
+	fputs(background ? " &\n" : "\n", f);
+}
 
 char *
 dossier_resume_procedure(const struct kd_ctx *ctx)
 {
 	struct resume_spec s;
 	char why[512], *text = NULL, *cfg, *q;
+	const char *pa = NULL, *pb = NULL;
 	json_t *c, *keys;
 	size_t len = 0;
 	FILE *f;
@@ -254,36 +296,56 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 	fputs("\nstep \"7. the resume check: uninterrupted, interrupted, resumed, compared\"\n", f);
 	fputs("A=\"$WORK/kernodeck-resume/uninterrupted\" B=\"$WORK/kernodeck-resume/interrupted\"\n"
 	      "rm -rf \"$A\" \"$B\"\nmkdir -p \"$A\" \"$B\"\n", f);
+	if (s.metrics_pattern != NULL) {
+		/* the printed lines are the metrics: each run's output kept */
+		pa = "$A.out";
+		pb = "$B.out";
+		fputs(": >\"$A.out\"; : >\"$B.out\"\n", f);
+	}
 	fprintf(f, "STEP=%lld OUT=\"$B\"\nCKPT=", s.interrupt_at);
 	shell_word(f, s.checkpoint);
 	fputs("\n", f);
 	fprintf(f, "STEPS=%lld OUT=\"$A\"\n", s.steps);
-	command(f, s.run);
-	fputs("\n", f);
+	run_line(f, s.run, pa, 0);
 	if (s.kill) {
 		fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.steps);
-		command(f, s.run);
-		fputs(" &\npid=$!\n"
+		run_line(f, s.run, pb, 1);
+		fputs("pid=$!\n"
 		      "while kill -0 \"$pid\" 2>/dev/null && ! [ -s \"$CKPT\" ]; do sleep 0.1; done\n"
 		      "kill -KILL \"$pid\" 2>/dev/null || true\nwait \"$pid\" || true\n", f);
 	} else {
 		fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.interrupt_at);
-		command(f, s.run);
-		fputs("\n", f);
+		run_line(f, s.run, pb, 0);
 	}
 	fprintf(f, "STEPS=%lld OUT=\"$B\"\n", s.steps);
-	command(f, s.resume);
-	fputs("\n", f);
-	fputs("OUT=\"$A\"\nexport A_METRICS=", f);
-	shell_word(f, s.metrics);
-	fputs("\nOUT=\"$B\"\nexport B_METRICS=", f);
-	shell_word(f, s.metrics);
-	fputs("\n", f);
+	run_line(f, s.resume, pb, 0);
+	if (s.metrics_pattern != NULL) {
+		fputs("export A_METRICS=\"$A.out\" B_METRICS=\"$B.out\"\n", f);
+	} else {
+		fputs("OUT=\"$A\"\nexport A_METRICS=", f);
+		shell_word(f, s.metrics);
+		fputs("\nOUT=\"$B\"\nexport B_METRICS=", f);
+		shell_word(f, s.metrics);
+		fputs("\n", f);
+	}
+	if (s.reference_metrics != NULL) {
+		/* the reference machine's trajectory: in the checkout, else the dossier's copy */
+		q = dossier_shell_quote(s.reference_metrics);
+		fprintf(f, "REF_METRICS=%s\n[ -f \"$REF_METRICS\" ] || REF_METRICS=\"$DOSSIER/project/$REF_METRICS\"\n"
+			"export REF_METRICS\n", q);
+		free(q);
+	}
 	keys = json_array();
 	for (size_t i = 0; i < s.nkeys; i++)
 		json_array_append_new(keys, json_string(s.keys[i]));
 	c = json_pack("{s:o, s:O, s:I, s:I}", "keys", keys, "rule", s.rule_tree,
 		      "from", (json_int_t)(s.interrupt_at + 1), "to", (json_int_t)s.steps);
+	if (s.metrics_pattern != NULL)
+		json_object_set_new(c, "pattern", json_string(s.metrics_pattern));
+	if (s.reference_metrics != NULL) {
+		json_object_set_new(c, "reference", json_true());
+		json_object_set(c, "reference_rule", (json_t *)s.reference_rule_tree);
+	}
 	cfg = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
 	q = dossier_shell_quote(cfg ? cfg : "{}");
 	fprintf(f, ".venv-rebuild/bin/python - %s <<'KD_RESUME'\n%sKD_RESUME\n", q, compare_py);

@@ -15,10 +15,11 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/resume.h"
+#include "kernodeck/run.h"
 #include "kernodeck/state.h"
 #include "kernodeck/yamlio.h"
 
-#define RESUME_LIKELY_CAP 1024
+#define RESUME_LIKELY_CAP 3000
 
 static const char *
 or_str(const char *s, const char *dflt)
@@ -101,35 +102,186 @@ resume_missing_phrase(const char *kind, int buffers_only)
 	return NULL;
 }
 
-/* "ckpt-20.pt holds no RNG state (torch CPU): ...; ..." from the inventory,
- * or "" when it holds every kind (or was not read). */
-static void
-likely_cause(const json_t *obs, char *buf, size_t len)
+/* --- the diagnosis: the kinds of state the checkpoint lacks, ranked by
+ * what the run visibly uses and what the trajectory rules out --- */
+
+#define RESUME_CAUSES 12
+
+struct cause {
+	int score;               /* higher first */
+	const char *kind;
+	const char *phrase;      /* resume_missing_phrase */
+	const char *use;         /* "train.py:57: ...", or NULL */
+};
+
+static const struct { const char *kind, *name; } kind_names[] = {
+	{ "model", "the model" }, { "optimizer", "the optimizer" }, { "scheduler", "a scheduler" },
+	{ "rng_torch", "the torch RNG" }, { "rng_cuda", "the CUDA RNG" }, { "rng_numpy", "NumPy's RNG" },
+	{ "rng_python", "Python's RNG" }, { "counter", "a step counter" },
+	{ "data_position", "the data position" },
+};
+
+static const char *
+kind_name(const char *kind)
+{
+	for (size_t i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
+		if (strcmp(kind_names[i].kind, kind) == 0)
+			return kind_names[i].name;
+	return kind;
+}
+
+/* Did a learning-rate key (lr, learning_rate) agree at the first resumed
+ * step?  Then the rate did not restart. */
+static int
+lr_held(const json_t *obs)
+{
+	const json_t *at = obs_sample_resume_trajectory_at_first(obs), *v;
+	const char *key;
+
+	json_object_foreach((json_t *)at, key, v)
+		if ((strcasestr(key, "lr") != NULL || strcasestr(key, "learning_rate") != NULL) && json_is_true(v))
+			return 1;
+	return 0;
+}
+
+/* Why kind cannot be the cause, into buf, or NULL: the script never uses
+ * it, the rate agreed at the first resumed step, the resumed run counted
+ * on from the right step. */
+static const char *
+ruled_out(const json_t *obs, const char *kind, const json_t *uses, char *buf, size_t len)
+{
+	const char *script = obs_sample_resume_inventory_script(obs), *base;
+	const json_t *t = obs_sample_resume_trajectory(obs);
+
+	base = script && strrchr(script, '/') ? strrchr(script, '/') + 1 : script;
+	if (strcmp(kind, "scheduler") == 0 && lr_held(obs)) {
+		snprintf(buf, len, "the learning rate restarting (it agrees at step %lld)",
+			 (long long)obs_sample_traj_from(t));
+		return buf;
+	}
+	if (strcmp(kind, "counter") == 0 && t != NULL && obs_sample_resume_trajectory_missing(obs) == NULL) {
+		snprintf(buf, len, "the step counter (the resumed run counts on from step %lld)",
+			 (long long)obs_sample_traj_from(t));
+		return buf;
+	}
+	if (uses != NULL && json_object_get(uses, kind) == NULL && strcmp(kind, "model") != 0 &&
+	    strcmp(kind, "counter") != 0) {
+		snprintf(buf, len, "%s (%s never visibly uses it)", kind_name(kind), base ? base : "the script");
+		return buf;
+	}
+	return NULL;
+}
+
+/* The causes, most likely first (*n of them), and what the evidence
+ * rules out, "; "-joined, into ruled. */
+static size_t
+rank_causes(const json_t *obs, struct cause *c, char *ruled, size_t rlen)
 {
 	const json_t *kinds = obs_sample_resume_inventory_kinds(obs), *k;
-	const char *ck = or_str(obs_sample_resume_inventory_checkpoint(obs), "the checkpoint");
-	const char *base = strrchr(ck, '/');
-	size_t i, o = 0;
+	const json_t *uses = obs_sample_resume_inventory_uses(obs), *t = obs_sample_resume_trajectory(obs);
+	long long first = obs_sample_traj_first(t) ? (long long)obs_sample_traj_first_step(t) : 0;
+	size_t i, n = 0, ro = 0;
+	char why[256];
 
-	buf[0] = '\0';
+	ruled[0] = '\0';
 	json_array_foreach(kinds, i, k) {
 		const char *kind = or_str(obs_sample_kind_kind(k), "");
 		int present = obs_sample_kind_present(k);
 		int no_buffers = present && strcmp(kind, "optimizer") == 0 &&
 				 json_is_false(obs_sample_kind_buffers(k));
-		const char *ph;
+		const char *ph = resume_missing_phrase(kind, no_buffers), *why_not;
 
-		if ((present && !no_buffers) || strcmp(kind, "rng_cuda") == 0)
+		if ((present && !no_buffers) || strcmp(kind, "rng_cuda") == 0 || ph == NULL || n == RESUME_CAUSES)
 			continue;
-		if ((ph = resume_missing_phrase(kind, no_buffers)) == NULL || o + 1 >= len)
+		if ((why_not = ruled_out(obs, kind, uses, why, sizeof why)) != NULL) {
+			if (ro + 1 < rlen)
+				ro += (size_t)snprintf(ruled + ro, rlen - ro, "%s%s", ro ? "; " : "", why_not);
+			if (ro >= rlen)
+				ro = rlen - 1;
 			continue;
-		if (o == 0)
-			o = (size_t)snprintf(buf, len, "%s holds %s", base ? base + 1 : ck, ph);
-		else
-			o += (size_t)snprintf(buf + o, len - o, "; %s", ph);
-		if (o >= len)
-			o = len - 1;
+		}
+		c[n].kind = kind;
+		c[n].phrase = ph;
+		c[n].use = uses ? json_string_value(json_object_get(uses, kind)) : NULL;
+		/* used visibly: likelier; the model: the likeliest; momentum shows
+		 * only from the second resumed step (the first loss is computed
+		 * before the first update) */
+		c[n].score = strcmp(kind, "model") == 0 ? 4 : c[n].use ? 3 : 1;
+		if (strcmp(kind, "optimizer") == 0 && t != NULL && first == obs_sample_traj_from(t))
+			c[n].score -= 2;
+		n++;
 	}
+	for (size_t x = 1; x < n; x++)   /* stable: the inventory's order among equals */
+		for (size_t y = x; y > 0 && c[y].score > c[y - 1].score; y--) {
+			struct cause tmp = c[y];
+			c[y] = c[y - 1];
+			c[y - 1] = tmp;
+		}
+	return n;
+}
+
+/* What the checkpoint holds and what the run visibly uses, for a person. */
+static void
+held_and_used(const json_t *obs, char *buf, size_t len)
+{
+	const json_t *kinds = obs_sample_resume_inventory_kinds(obs), *k, *uses = obs_sample_resume_inventory_uses(obs), *v;
+	const char *ck = or_str(obs_sample_resume_inventory_checkpoint(obs), "the checkpoint"), *key;
+	const char *script = obs_sample_resume_inventory_script(obs);
+	size_t i, o = 0, m = 0;
+
+	o = (size_t)snprintf(buf, len, "%s holds", strrchr(ck, '/') ? strrchr(ck, '/') + 1 : ck);
+	json_array_foreach(kinds, i, k)
+		if (obs_sample_kind_present(k) && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s %s", m++ ? "," : "",
+					      kind_name(or_str(obs_sample_kind_kind(k), "?")));
+	if (m == 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o, " nothing kernodeck recognises");
+	if (uses == NULL || o >= len)
+		return;
+	o += (size_t)snprintf(buf + o, len - o, "; %s visibly uses", script && strrchr(script, '/')
+			      ? strrchr(script, '/') + 1 : or_str(script, "the script"));
+	m = 0;
+	json_object_foreach((json_t *)uses, key, v)
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s %s", m++ ? "," : "", kind_name(key));
+	if (m == 0 && o < len)
+		snprintf(buf + o, len - o, " none of them");
+}
+
+/* The diagnosis: what is held and used, the possible causes ranked (each
+ * with the line that uses it), what the evidence rules out; "" when the
+ * checkpoint lacks nothing (or was not read). */
+static void
+likely_cause(const json_t *obs, int full, char *buf, size_t len)
+{
+	struct cause c[RESUME_CAUSES];
+	char ruled[512];
+	size_t n = rank_causes(obs, c, ruled, sizeof ruled), o = 0;
+	const char *ck = or_str(obs_sample_resume_inventory_checkpoint(obs), "the checkpoint");
+
+	ck = strrchr(ck, '/') ? strrchr(ck, '/') + 1 : ck;
+	buf[0] = '\0';
+	if (obs_sample_resume_inventory_kinds(obs) == NULL)
+		return;
+	if (full) {
+		held_and_used(obs, buf, len);
+		o = strlen(buf);
+		if (n > 0 && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "; possible causes, most likely first: ");
+	}
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		if (full)
+			o += (size_t)snprintf(buf + o, len - o, "%s(%zu) %s", i ? "; " : "", i + 1, c[i].phrase);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s%s", i ? "; " : i == 0 ? ck : "",
+					      i ? "" : " holds ", c[i].phrase);
+		if (c[i].use != NULL && o < len)
+			o += (size_t)snprintf(buf + o, len - o, " (used at %s)", c[i].use);
+	}
+	if (full && ruled[0] != '\0' && o < len)
+		snprintf(buf + o, len - o, "; ruled out by the evidence: %s", ruled);
+	if (!full && n == 0)
+		buf[0] = '\0';
 }
 
 /* --- stage 6 --- */
@@ -166,10 +318,46 @@ row_run(const json_t *runs, const char *name, const char *label, struct kd_rows 
 			 code ? ": " : "", or_str(code, ""));
 	else
 		snprintf(fe, sizeof fe, "%s", or_str(ferr, or_str(ended, "failed")));
+	if (obs_sample_resume_run_memory_limit_hit(run))
+		snprintf(fe, sizeof fe, "%s", or_str(ended, "the memory limit was reached"));
 	kd_row_set_error(r, fe, obs_sample_resume_run_timed_out(run)
 			 ? "the run did not finish in time: KD_TIMEOUT_RESUME (else KD_TIMEOUT_SAMPLE) sets the limit in seconds"
+			 : obs_sample_resume_run_memory_limit_hit(run) ? KD_HINT_MEMORY_LIMIT
 			 : obs_sample_resume_run_cancelled(run) ? "cancelled: check again"
 			 : "the log holds the whole output; fix the first error and check again");
+}
+
+/* A verdict whose precondition is missing: failed, "not run", never a
+ * pass; a deviation recorded on the precondition's row leaves it failing. */
+static void
+row_not_run(struct kd_rows *rows, const char *id, const char *label, const char *expected,
+	    const char *why)
+{
+	struct kd_row *r = kd_rows_addf(rows, id, KD_R_FAIL, label, expected, "not run: %s", why);
+
+	kd_row_set_error(r, why, "this check needs the interruption and the resumed run: mend the row that failed first and check again");
+}
+
+/* The interrupted run: in kill mode, a run that was not killed fails (it
+ * interrupted nothing), whatever its exit. */
+static void
+row_interrupted(const json_t *obs, const json_t *runs, struct kd_rows *rows)
+{
+	const json_t *run = json_object_get(runs, "interrupted");
+	struct kd_row *r;
+	char seen[300], exp[160];
+
+	if (!obs_sample_resume_finished_before_kill(obs)) {
+		row_run(runs, "interrupted", "interrupted run", rows);
+		return;
+	}
+	snprintf(seen, sizeof seen, "not killed: %s", or_str(obs_sample_resume_run_ended(run), "it ended"));
+	snprintf(exp, sizeof exp, "killed (SIGKILL) once the checkpoint of step %lld was complete",
+		 (long long)obs_sample_resume_interrupt_at(obs));
+	r = kd_rows_add(rows, "sample.resume.interrupted", KD_R_FAIL, "interrupted run (killed by kernodeck)",
+			seen, exp, obs_sample_resume_run_log(run));
+	kd_row_set_error(r, or_str(obs_sample_resume_not_run(obs), "the interrupted run was not killed"),
+			 "the run must save resume.checkpoint at step interrupt_at and go on training past it, so that kernodeck can kill it there");
 }
 
 static void
@@ -183,6 +371,11 @@ row_metrics(const json_t *obs, struct kd_rows *rows)
 
 	if (obs_sample_resume_metrics(obs) == NULL)
 		return;
+	if (ea == NULL && b == NULL) {
+		row_not_run(rows, "sample.resume.metrics", label, "one JSON object per step",
+			    or_str(obs_sample_resume_not_run(obs), "the resumed run did not run"));
+		return;
+	}
 	if (ea != NULL || eb != NULL) {
 		row = kd_rows_add(rows, "sample.resume.metrics", KD_R_FAIL, label, "cannot be read",
 				  "one JSON object per step", NULL);
@@ -237,7 +430,7 @@ row_trajectory(const json_t *obs, struct kd_rows *rows)
 {
 	const json_t *t = obs_sample_resume_trajectory(obs);
 	struct resume_rule rule;
-	char seen[1024], fe[2048], exp[256], rs[128], why[256], cause[RESUME_LIKELY_CAP];
+	char seen[1024], fe[RESUME_LIKELY_CAP + 512], exp[256], rs[128], why[256], cause[RESUME_LIKELY_CAP];
 	struct kd_row *row;
 
 	if (t == NULL)
@@ -253,12 +446,12 @@ row_trajectory(const json_t *obs, struct kd_rows *rows)
 	if (row->status == KD_R_PASS)
 		return;
 	traj_first(t, "uninterrupted", "resumed", fe, sizeof fe);
-	likely_cause(obs, cause, sizeof cause);
+	likely_cause(obs, 1, cause, sizeof cause);
 	if (cause[0] != '\0') {
 		size_t n = strlen(fe);
-		snprintf(fe + n, sizeof fe - n, "; likely cause: %s", cause);
+		snprintf(fe + n, sizeof fe - n, "; %s", cause);
 	}
-	kd_row_set_error(row, fe, cause[0] ? "save the missing state in the checkpoint and restore it on resume"
+	kd_row_set_error(row, fe, strstr(cause, "possible causes") ? "save the state named first in the checkpoint, restore it on resume, and check again"
 			 : "compare what the checkpoint holds (the inventory rows) with what the training loop uses");
 }
 
@@ -267,7 +460,7 @@ row_inventory(const json_t *obs, struct kd_rows *rows)
 {
 	const char *ck = or_str(obs_sample_resume_inventory_checkpoint(obs), "?");
 	const json_t *refused = obs_sample_resume_inventory_refused(obs);
-	char cause[RESUME_LIKELY_CAP];
+	char cause[RESUME_LIKELY_CAP], rec[160] = "";
 	struct kd_row *row;
 	size_t n = 0, present = 0, i;
 	const json_t *k;
@@ -289,13 +482,44 @@ row_inventory(const json_t *obs, struct kd_rows *rows)
 		n++;
 		present += obs_sample_kind_present(k);
 	}
-	likely_cause(obs, cause, sizeof cause);
+	if (obs_sample_resume_inventory_step_key(obs) != NULL)
+		snprintf(rec, sizeof rec, "; records step %lld (%s)", (long long)obs_sample_resume_inventory_step(obs),
+			 obs_sample_resume_inventory_step_key(obs));
+	likely_cause(obs, 0, cause, sizeof cause);
 	row = kd_rows_addf(rows, "sample.resume.inventory", cause[0] ? KD_R_WARN : KD_R_PASS,
 			   "checkpoint inventory", "model, optimizer, scheduler, RNG states, counters, data position",
-			   "%s: %zu of %zu kinds of state (loader: %s)", ck, present, n,
-			   or_str(obs_sample_resume_inventory_loader(obs), "?"));
+			   "%s: %zu of %zu kinds of state (loader: %s)%s", ck, present, n,
+			   or_str(obs_sample_resume_inventory_loader(obs), "?"), rec);
 	if (cause[0])
 		kd_row_set_error(row, cause, "a resumed run needs every kind of state its training loop uses");
+}
+
+/* " (model: 0 of 6 differ; optimizer: ...; RNG states: the same)", model
+ * tensors first, RNG states as states. */
+static void
+final_classes(const json_t *obs, char *buf, size_t len)
+{
+	static const char *const order[] = { "model", "optimizer", "other", "rng" };
+	const json_t *cl = obs_sample_resume_final_classes(obs);
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; cl != NULL && i < 4 && o + 1 < len; i++) {
+		const json_t *c = json_object_get(cl, order[i]);
+		long long n = json_integer_value(json_object_get(c, "compared"));
+		long long d = json_integer_value(json_object_get(c, "differ"));
+
+		if (c == NULL)
+			continue;
+		if (strcmp(order[i], "rng") == 0)
+			o += (size_t)snprintf(buf + o, len - o, "%sRNG states: %s", o ? "; " : " (",
+					      d == 0 ? "the same" : "not the same");
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s: %lld of %lld differ", o ? "; " : " (",
+					      order[i], d, n);
+	}
+	if (o > 0 && o + 1 < len)
+		snprintf(buf + o, len - o, ")");
 }
 
 static void
@@ -305,7 +529,7 @@ row_final(const json_t *obs, struct kd_rows *rows)
 	const json_t *d;
 	const char *label = "final checkpoints agree tensor by tensor", *tensor;
 	struct kd_row *row;
-	char fe[1024], a[64], b[64];
+	char fe[1024], a[64], b[64], cls[256];
 
 	if (obs_sample_resume_final(obs) == NULL)
 		return;
@@ -323,17 +547,21 @@ row_final(const json_t *obs, struct kd_rows *rows)
 		return;
 	}
 	num_str(obs_sample_resume_final_worst_max_abs(obs), a, sizeof a);
+	final_classes(obs, cls, sizeof cls);
 	row = kd_rows_addf(rows, "sample.resume.final", obs_sample_resume_final_differ(obs) == 0
 			   ? KD_R_PASS : KD_R_FAIL, label, "under the resume rule",
-			   "%lld tensors compared, %lld differ; worst difference %s (%s)",
+			   "%lld tensors compared, %lld differ%s; worst difference %s (%s)",
 			   (long long)obs_sample_resume_final_compared(obs),
-			   (long long)obs_sample_resume_final_differ(obs), a,
+			   (long long)obs_sample_resume_final_differ(obs), cls, a,
 			   or_str(obs_sample_resume_final_worst_tensor(obs), "-"));
 	if (row->status == KD_R_PASS)
 		return;
 	d = json_array_get(obs_sample_resume_final_differing(obs), 0);
 	tensor = or_str(obs_sample_tensor_tensor(d), "?");
-	if (obs_sample_tensor_only_in(d) != NULL)
+	if (strcmp(or_str(obs_sample_tensor_class(d), ""), "rng") == 0 && obs_sample_tensor_only_in(d) == NULL &&
+	    !obs_sample_tensor_same(d))
+		snprintf(fe, sizeof fe, "RNG state %s is not the same (compared as a state, not as numbers)", tensor);
+	else if (obs_sample_tensor_only_in(d) != NULL)
 		snprintf(fe, sizeof fe, "tensor %s is only in the %s run's checkpoint", tensor,
 			 strcmp(obs_sample_tensor_only_in(d), "a") == 0 ? "uninterrupted" : "resumed");
 	else if (obs_sample_tensor_first(d) != NULL) {
@@ -433,6 +661,8 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 {
 	const json_t *obs = res->obs, *runs;
 	const char *error = obs_sample_resume_error(obs);
+	const char *not_run = or_str(obs_sample_resume_not_run(obs), obs_sample_resume_cancelled(obs)
+				     ? "the resume check was cancelled" : "the resumed run did not run");
 	struct kd_rows *rows = &res->rows;
 	struct kd_row *row;
 	size_t start = rows->n;
@@ -461,8 +691,7 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	}
 	runs = obs_sample_resume_runs(obs);
 	row_run(runs, "uninterrupted", "uninterrupted run", rows);
-	row_run(runs, "interrupted", obs_sample_resume_finished_before_kill(obs)
-		? "interrupted run (finished before the kill)" : "interrupted run", rows);
+	row_interrupted(obs, runs, rows);
 	if (obs_sample_resume_checkpoint_missing(obs)) {
 		row = kd_rows_addf(rows, "sample.resume.checkpoint", KD_R_FAIL, "checkpoint of the interrupted step written",
 				   "resume.checkpoint", "%s does not exist",
@@ -471,13 +700,25 @@ resume_check_rows(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 				 "make the run save resume.checkpoint at that step (or change interrupt_at)");
 	}
 	row_inventory(obs, rows);
-	row_run(runs, "resumed", "resumed run", rows);
+	if (json_object_get(runs, "resumed") != NULL)
+		row_run(runs, "resumed", "resumed run", rows);
+	else
+		row_not_run(rows, "sample.resume.resumed", "resumed run", "exit 0", not_run);
 	if (obs_sample_resume_cancelled(obs))
 		kd_rows_fail(rows, "sample.resume.cancelled", "resume check finished", "cancelled", "three runs",
 			     "the resume check was cancelled", "check again");
 	row_metrics(obs, rows);
-	row_trajectory(obs, rows);
-	row_final(obs, rows);
+	if (obs_sample_resume_trajectory(obs) != NULL)
+		row_trajectory(obs, rows);
+	else
+		row_not_run(rows, "sample.resume.trajectory", "resumed trajectory follows the uninterrupted one",
+			    "the resumed run follows the uninterrupted one",
+			    obs_sample_resume_not_run(obs) ? not_run : "a metrics file could not be read (sample.resume.metrics)");
+	if (obs_sample_resume_final(obs) != NULL)
+		row_final(obs, rows);
+	else
+		row_not_run(rows, "sample.resume.final", "final checkpoints agree tensor by tensor",
+			    "the same tensors", not_run);
 	row_reference(obs, rows);
 	resume_describe_rows(obs, rows);
 	for (size_t i = start; i < rows->n; i++)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
@@ -22,9 +23,12 @@
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 #define RESUME_INV_LINES 256   /* lines of the inventory script kept */
+#define RESUME_READER_BASE (1ULL << 30)   /* the reader's memory limit: Python, NumPy (torch) */
+#define RESUME_READER_FACTOR 4ULL         /* ... and this many times its files' bytes */
 
 static const char *const placeholders[] = { "steps", "out", "checkpoint", "step" };
 
@@ -175,12 +179,14 @@ resume_spec_parse(const json_t *ref, struct resume_spec *s, char *why, size_t le
 	s->kill = strcmp(intr, "kill") == 0;
 	s->checkpoint = json_string_value(json_object_get(r, "checkpoint"));
 	s->metrics = json_string_value(json_object_get(r, "metrics"));
-	if (path_ok(s->checkpoint, "checkpoint", why, len) != 0 || path_ok(s->metrics, "metrics", why, len) != 0)
-		return -1;
-	if (strstr(s->checkpoint, "{step}") == NULL) {
-		snprintf(why, len, "resume.checkpoint must name the step: {out}/ckpt-{step}.pt");
+	s->metrics_pattern = json_string_value(json_object_get(r, "metrics_pattern"));
+	if (s->metrics_pattern != NULL && s->metrics != NULL) {
+		snprintf(why, len, "resume: declare metrics (a JSON Lines file) or metrics_pattern (the printed lines), not both");
 		return -1;
 	}
+	if (path_ok(s->checkpoint, "checkpoint", why, len) != 0 ||
+	    (s->metrics_pattern == NULL && path_ok(s->metrics, "metrics", why, len) != 0))
+		return -1;
 	keys = json_object_get(r, "compare");
 	if (!json_is_array(keys) || json_array_size(keys) == 0 || json_array_size(keys) > METRICS_MAX_KEYS) {
 		snprintf(why, len, "resume.compare must list the metric keys compared (1 to %d): [loss]", METRICS_MAX_KEYS);
@@ -192,6 +198,11 @@ resume_spec_parse(const json_t *ref, struct resume_spec *s, char *why, size_t le
 			return -1;
 		}
 		s->keys[s->nkeys++] = json_string_value(k);
+	}
+	if (s->metrics_pattern != NULL &&
+	    metrics_pattern_parse(s->metrics_pattern, s->keys, s->nkeys, &s->pattern, rwhy, sizeof rwhy) != 0) {
+		snprintf(why, len, "resume.metrics_pattern: %s", rwhy);
+		return -1;
 	}
 	s->rule_tree = json_object_get(r, "rule");
 	if (resume_rule_parse(s->rule_tree, &s->rule, rwhy, sizeof rwhy) != 0) {
@@ -248,11 +259,22 @@ resume_expand(const char *tpl, const char *steps, const char *out, const char *c
 struct follow {
 	const struct kd_sink *sink;
 	struct pytrace tr;
+	struct kd_ctx *ctx;
 	const char *kill_when;   /* kill mode: the checkpoint that, complete, ends the run */
+	long long at;            /* kill mode: interrupt_at */
+	int named;               /* kill mode: the checkpoint's name says its step ({step}) */
 	long long last_size;
+	struct stat peeked;      /* the checkpoint as last read */
+	long long seen_step;     /* the step it recorded then, or -1 */
 	int kill_seen;
+	const struct resume_spec *spec;
+	FILE *printed;           /* metrics_pattern: the matching lines as JSON Lines */
+	size_t printed_bytes;
 	json_t *lines;           /* the inventory script's JSON lines, or NULL */
 };
+
+static void run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
+		       const struct kd_sink *sink, int quiet, json_t *out);
 
 /* A checkpoint is complete when it ends with a zip end record (torch.save's
  * format) or, for another format, when its size held still for one poll. */
@@ -276,14 +298,75 @@ ckpt_complete(struct follow *f)
 	return ok;
 }
 
+/* The step counter ckpt records, read by the checkpoint script (the
+ * allow-list reader), or -1 when it holds none or cannot be read. */
+static long long
+peek_step(struct kd_ctx *ctx, const char *ckpt)
+{
+	const char *args[] = { "step", ckpt, NULL };
+	json_t *out = json_object(), *lines, *step;
+	long long v = -1;
+
+	run_script(ctx, "peek", args, NULL, 1, out);
+	lines = json_object_get(json_object_get(out, "peek"), "lines");
+	step = json_object_get(json_array_get(lines, json_array_size(lines) - 1), "step");
+	if (json_is_integer(step))
+		v = (long long)json_integer_value(step);
+	json_decref(out);
+	return v;
+}
+
+/* Kill mode: SIGKILL once a complete checkpoint records a step of at least
+ * interrupt_at (read anew each time the file changes); a checkpoint that
+ * records no step counter will do only when its name says its step. */
 static int
 follow_kill_now(void *u)
 {
 	struct follow *f = u;
+	struct stat st;
 
-	if (f->kill_when == NULL || f->kill_seen)
+	if (f->kill_when == NULL || f->kill_seen || !ckpt_complete(f) || stat(f->kill_when, &st) != 0)
 		return 0;
-	return f->kill_seen = ckpt_complete(f);
+	if (st.st_ino == f->peeked.st_ino && st.st_size == f->peeked.st_size &&
+	    st.st_mtim.tv_sec == f->peeked.st_mtim.tv_sec && st.st_mtim.tv_nsec == f->peeked.st_mtim.tv_nsec)
+		return 0;
+	f->peeked = st;
+	f->seen_step = peek_step(f->ctx, f->kill_when);
+	f->kill_seen = f->seen_step >= 0 ? f->seen_step >= f->at : f->named;
+	return f->kill_seen;
+}
+
+/* metrics_pattern: a printed line that matches, as one JSON Lines record
+ * (NaN and the infinities as Python's json writes them, for the reader to
+ * name), up to KD_CAP_METRICS_FILE bytes. */
+static void
+printed_line(struct follow *f, const char *line, size_t len)
+{
+	const struct resume_spec *s = f->spec;
+	double v[METRICS_MAX_KEYS];
+	long long step;
+	char rec[64 * (METRICS_MAX_KEYS + 1)];
+	size_t o;
+
+	if (!metrics_pattern_match(&s->pattern, line, len, &step, v))
+		return;
+	o = (size_t)snprintf(rec, sizeof rec, "{\"step\": %lld", step);
+	for (size_t k = 0; k < s->nkeys && o < sizeof rec; k++) {
+		json_t *key = json_string(s->keys[k]);
+		char *kq = json_dumps(key, JSON_ENCODE_ANY);
+
+		o += (size_t)snprintf(rec + o, sizeof rec - o, ", %s: ", kq ? kq : "\"?\"");
+		if (o < sizeof rec)
+			o += (size_t)(isnan(v[k]) ? snprintf(rec + o, sizeof rec - o, "NaN")
+				      : isinf(v[k]) ? snprintf(rec + o, sizeof rec - o, v[k] < 0 ? "-Infinity" : "Infinity")
+				      : snprintf(rec + o, sizeof rec - o, "%.17g", v[k]));
+		free(kq);
+		json_decref(key);
+	}
+	if (o + 2 >= sizeof rec || f->printed_bytes + o + 2 > KD_CAP_METRICS_FILE)
+		return;
+	fprintf(f->printed, "%s}\n", rec);
+	f->printed_bytes += o + 2;
 }
 
 static void
@@ -301,6 +384,8 @@ follow_line(void *u, const char *line, size_t len)
 	}
 	if (f->sink != NULL && f->sink->on_line != NULL)
 		f->sink->on_line(f->sink->u, line, len);
+	if (f->printed != NULL)
+		printed_line(f, line, len);
 	if (pytrace_feed(&f->tr, line, len))
 		kd_sink_step(f->sink, f->tr.step, -1);
 }
@@ -330,7 +415,7 @@ failure_of(struct follow *f)
  * it succeeded (exit 0, or killed on purpose), 0 otherwise. */
 static int
 run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
-	const struct kd_sink *sink, json_t *runs)
+	const struct resume_spec *s, FILE *printed, const struct kd_sink *sink, json_t *runs)
 {
 	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
 	struct follow f;
@@ -346,12 +431,24 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
+	f.ctx = ctx;
+	f.spec = s;
+	f.printed = printed;
 	f.kill_when = kill_when;
+	f.at = s->interrupt_at;
+	f.named = strstr(s->checkpoint, "{step}") != NULL;
+	f.seen_step = -1;
 	f.last_size = -1;
+	json_object_set_new(runs, name, rec);
+	if (argv == NULL) {
+		json_object_set_new(rec, "started", json_false());
+		json_object_set_new(rec, "error", json_string("out of memory"));
+		json_decref(av);
+		goto out;
+	}
 	for (size_t i = 0; argv[i] != NULL; i++)
 		json_array_append_new(av, json_string(argv[i]));
 	json_object_set_new(rec, "argv", av);
-	json_object_set_new(runs, name, rec);
 	st.what = logname;
 	st.argv = (const char *const *)argv;
 	st.env_set = env;
@@ -367,13 +464,23 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	if (st.log != NULL)
 		json_object_set_new(rec, "log", json_string(kd_ctx_relpath(ctx, st.log)));
 	json_object_set_new(rec, "started", json_true());
-	json_object_set_new(rec, "ended", json_string(r->killed_on_request ? "killed by kernodeck (SIGKILL) once the checkpoint was complete"
-						     : run_describe(r, how, sizeof how)));
+	if (r->killed_on_request && f.seen_step >= 0)
+		snprintf(how, sizeof how, "killed by kernodeck (SIGKILL) once the checkpoint recorded step %lld",
+			 f.seen_step);
+	else if (r->killed_on_request)
+		snprintf(how, sizeof how, "killed by kernodeck (SIGKILL) once the checkpoint was complete");
+	else
+		run_describe(r, how, sizeof how);
+	json_object_set_new(rec, "ended", json_string(how));
+	if (kill_when != NULL && f.seen_step >= 0)
+		json_object_set_new(rec, "checkpoint_step", json_integer(f.seen_step));
 	json_object_set_new(rec, "exit_code", r->exited ? json_integer(r->exit_code) : json_null());
 	json_object_set_new(rec, "timed_out", json_boolean(r->timed_out));
 	json_object_set_new(rec, "cancelled", json_boolean(r->cancelled));
 	json_object_set_new(rec, "killed_on_purpose", json_boolean(r->killed_on_request));
 	json_object_set_new(rec, "seconds", json_real(r->elapsed_s));
+	if (r->mem_hit)
+		json_object_set_new(rec, "memory_limit_hit", json_true());
 	if (f.tr.step != NULL)
 		json_object_set_new(rec, "step_reached", json_string(f.tr.step));
 	ok = step_ok(&st) || (r->killed_on_request && !r->cancelled && !r->timed_out);
@@ -391,46 +498,63 @@ out:
 static char *
 project_python(const struct kd_ctx *ctx)
 {
-	return fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
+	return venv_python(ctx->project_dir);
 }
 
-/* Expand a template; "python"/"python3" first stands for the project
- * interpreter.  argv is NULL-terminated; free with free_argv. */
-static char **
-make_argv(const struct kd_ctx *ctx, const json_t *tpl, const char *steps, const char *out,
-	  const char *ckpt, const char *step)
+char **
+resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+	    const char *out_a, const char *out_b)
 {
+	const json_t *tpl = which == RESUME_RESUMED ? s->resume : s->run, *a;
+	char steps[32], inter[32], *ckpt;
 	char **argv = calloc(json_array_size(tpl) + 1, sizeof *argv);
 	size_t i;
-	json_t *a;
 
-	if (argv == NULL)
+	snprintf(steps, sizeof steps, "%lld", which == RESUME_INTERRUPTED && !s->kill ? s->interrupt_at : s->steps);
+	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
+	if (argv == NULL || (ckpt = resume_expand(s->checkpoint, NULL, out_b, NULL, inter)) == NULL) {
+		free(argv);
 		return NULL;
-	json_array_foreach(tpl, i, a) {
-		const char *s = json_string_value(a);
-		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
-			argv[i] = project_python(ctx);
-		else
-			argv[i] = resume_expand(s, steps, out, ckpt, step);
 	}
+	json_array_foreach(tpl, i, a) {
+		const char *t = json_string_value(a);
+		if (i == 0 && (strcmp(t, "python") == 0 || strcmp(t, "python3") == 0))
+			argv[i] = venv_python(project_dir);
+		else
+			argv[i] = resume_expand(t, steps, which == RESUME_UNINTERRUPTED ? out_a : out_b, ckpt, inter);
+		if (argv[i] == NULL) {
+			argv_free(argv);
+			argv = NULL;
+			break;
+		}
+	}
+	free(ckpt);
 	return argv;
 }
 
-static void
-free_argv(char **argv)
-{
-	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
-		free(argv[i]);
-	free(argv);
-}
-
 /* --- the checkpoint script --- */
+
+/* The checkpoint reader's memory limit: RESUME_READER_BASE plus
+ * RESUME_READER_FACTOR times the bytes of the files it reads (the reader
+ * itself refuses to hold more than that factor times a file), at most the
+ * limit of every run (run_memory_limit). */
+static unsigned long long
+reader_limit(const char *const *args)
+{
+	unsigned long long all = run_memory_limit(), v = RESUME_READER_BASE;
+	struct stat st;
+
+	for (; *args != NULL; args++)
+		if (stat(*args, &st) == 0 && S_ISREG(st.st_mode))
+			v += RESUME_READER_FACTOR * (unsigned long long)st.st_size;
+	return all != 0 && all < v ? all : v;
+}
 
 /* Run share/ckpt-inventory.py with args by the project interpreter (a
  * step); its JSON lines go into out[what] with the run's record. */
 static void
 run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
-	   const struct kd_sink *sink, json_t *out)
+	   const struct kd_sink *sink, int quiet, json_t *out)
 {
 	char *script = kd_share_path("ckpt-inventory.py"), *argv[12];
 	struct follow f;
@@ -451,9 +575,10 @@ run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
 		argv[n++] = (char *)*args;
 	argv[n] = NULL;
 	snprintf(logname, sizeof logname, "resume-%s", what);
-	st.what = logname;
+	st.what = quiet ? NULL : logname;
 	st.argv = (const char *const *)argv;
 	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
+	st.mem_limit = reader_limit(args);
 	st.on_line = follow_line;
 	st.u = &f;
 	json_object_set_new(out, what, rec);
@@ -493,7 +618,10 @@ inventory_obs(json_t *scripts, const char *ckpt_rel, json_t *obs)
 	json_array_foreach(lines, i, l) {
 		if (json_object_get(l, "kind"))
 			json_array_append(kinds, l);
-		else if (json_is_true(json_object_get(l, "end")))
+		else if (json_is_object(json_object_get(l, "uses"))) {
+			json_object_set(inv, "uses", json_object_get(l, "uses"));
+			json_object_set(inv, "script", json_object_get(l, "script"));
+		} else if (json_is_true(json_object_get(l, "end")))
 			end = l;
 	}
 	json_object_set_new(inv, "kinds", kinds);
@@ -501,6 +629,10 @@ inventory_obs(json_t *scripts, const char *ckpt_rel, json_t *obs)
 		json_object_set(inv, "log", json_object_get(rec, "log"));
 	if (end != NULL && json_is_true(json_object_get(end, "ok"))) {
 		json_object_set(inv, "loader", json_object_get(end, "loader"));
+		if (json_is_integer(json_object_get(end, "step"))) {
+			json_object_set(inv, "step", json_object_get(end, "step"));
+			json_object_set(inv, "step_key", json_object_get(end, "step_key"));
+		}
 	} else {
 		const json_t *e = end ? json_object_get(end, "error") : json_object_get(rec, "error");
 		json_object_set_new(inv, "error", json_string(json_string_value(e) ? json_string_value(e)
@@ -571,6 +703,14 @@ compare_trajectories(const struct kd_metrics *a, const struct kd_metrics *b, lon
 			double va = a->v[(size_t)ia * a->nkeys + k], vb = b->v[(size_t)ib * b->nkeys + k];
 			double d = fabs(va - vb);
 
+			/* the first step compared, key by key: evidence for the diagnosis
+			 * (a learning rate that agrees there did not restart) */
+			if (st == from) {
+				if (!json_object_get(o, "at_first"))
+					json_object_set_new(o, "at_first", json_object());
+				json_object_set_new(json_object_get(o, "at_first"), a->keys[k],
+						    json_boolean(resume_rule_accepts(rule, vb, va)));
+			}
 			compared++;
 			if (!resume_rule_accepts(rule, vb, va)) {
 				if (diverging++ == 0)
@@ -637,7 +777,7 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 		const char *args[] = { "compare", ca, cb, "--rule", s->rule.tolerance ? "tolerance" : "exact",
 				       "--atol", atol, "--rtol", rtol, NULL };
 		kd_sink_step(sink, "comparing the final checkpoints", -1);
-		run_script(ctx, "final", args, sink, scripts);
+		run_script(ctx, "final", args, sink, 0, scripts);
 	}
 	lines = json_object_get(json_object_get(scripts, "final"), "lines");
 	json_object_set(fin, "log", json_object_get(json_object_get(scripts, "final"), "log"));
@@ -649,6 +789,8 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 			json_object_set(fin, "compared", json_object_get(l, "compared"));
 			json_object_set(fin, "differ", json_object_get(l, "differ"));
 			json_object_set(fin, "worst", json_object_get(l, "worst"));
+			if (json_object_get(l, "classes"))
+				json_object_set(fin, "classes", json_object_get(l, "classes"));
 		} else if (json_array_size(json_object_get(fin, "differing")) < 20) {
 			json_array_append(json_object_get(fin, "differing"), l);
 		}
@@ -707,56 +849,161 @@ fresh_folder(const struct kd_ctx *ctx, const char *name, json_t *o)
 	return d;
 }
 
-/* The three runs; 1 when all three succeeded. */
-static int
+/* Why the resumed run cannot start after the interrupted one, into buf,
+ * or NULL: it did not start or failed (stop), it was not killed (kill), or
+ * it left no checkpoint. */
+static const char *
+interruption_missing(const struct resume_spec *s, const json_t *rec, const char *ckpt_rel,
+		     int ckpt_exists, char *buf, size_t len)
+{
+	const char *what = strstr(s->checkpoint, "{step}") ? "the checkpoint of step" : "a checkpoint recording step";
+
+	if (!json_is_true(json_object_get(rec, "started")))
+		return "the interrupted run did not start";
+	if (json_is_true(json_object_get(rec, "cancelled")))
+		return "the resume check was cancelled";
+	if (s->kill && !json_is_true(json_object_get(rec, "killed_on_purpose")))
+		snprintf(buf, len, ckpt_exists ? "the interrupted run was not killed: it ended before %s %lld%s was complete (%s)"
+			 : "the interrupted run was not killed: it never wrote %s %lld%s (%s)", what, s->interrupt_at,
+			 strstr(s->checkpoint, "{step}") ? "" : " or later", ckpt_rel);
+	else if (!s->kill && !json_is_true(json_object_get(rec, "ok")))
+		return "the interrupted run failed";
+	else if (!ckpt_exists)
+		snprintf(buf, len, "the interrupted run wrote no checkpoint (%s)", ckpt_rel);
+	else
+		return NULL;
+	return buf;
+}
+
+/* The step the resumed run starts after: interrupt_at for a checkpoint
+ * named by its step, else the step counter the checkpoint records (the
+ * one file a trainer overwrites), else interrupt_at, said in o. */
+static long long
+resumed_from(const struct resume_spec *s, json_t *o)
+{
+	const json_t *st = json_object_get(json_object_get(o, "inventory"), "step");
+
+	if (strstr(s->checkpoint, "{step}") == NULL && json_is_integer(st))
+		return (long long)json_integer_value(st);
+	if (strstr(s->checkpoint, "{step}") == NULL)
+		json_object_set_new(o, "step_unknown", json_true());
+	return s->interrupt_at;
+}
+
+/* The training script resume.run names (its first argument ending in .py,
+ * from the project folder), for what it visibly uses; NULL when none. */
+static char *
+training_script(const struct kd_ctx *ctx, const struct resume_spec *s)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(s->run, i, a) {
+		const char *t = json_string_value(a);
+		size_t n = t ? strlen(t) : 0;
+		char *p;
+
+		if (i == 0 || n < 4 || strcmp(t + n - 3, ".py") != 0 || strchr(t, '{') != NULL)
+			continue;
+		p = t[0] == '/' ? strdup(t) : fsutil_join(ctx->project_dir, t);
+		if (p != NULL && fsutil_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* metrics_pattern: the records a run printed, saved as rel under the
+ * kernodeck folder for the metrics reader (an error goes into o). */
+static void
+save_printed(const struct kd_ctx *ctx, const char *rel, const char *text, size_t len, json_t *o)
+{
+	char *path = kd_ctx_path(ctx, rel), ebuf[1200];
+	struct kd_err err = { 0 };
+
+	if (path != NULL && fsutil_write_atomic(path, text ? text : "", text ? len : 0, 0, &err) != 0 &&
+	    !json_object_get(o, "error"))
+		json_object_set_new(o, "error", json_string(kd_err_format(&err, ebuf, sizeof ebuf)));
+	free(path);
+}
+
+/* The three runs.  Each needs the one before: the resumed run starts only
+ * after an interruption that happened (stopped at interrupt_at, or killed
+ * by kernodeck) and left its checkpoint; otherwise o.not_run says why and
+ * nothing that depends on it is run. */
+static void
 run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, const char *db,
 	     const struct kd_sink *sink, json_t *o)
 {
-	char steps[32], inter[32], *ckpt, **argv;
-	json_t *runs = json_object(), *scripts = json_object();
-	int ok;
+	char inter[32], *ckpt, **argv, why[512], *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	const char *missing;
+	json_t *runs = json_object(), *scripts = json_object(), *rec;
+	FILE *pa = s->metrics_pattern ? open_memstream(&ta, &la) : NULL;
+	FILE *pb = s->metrics_pattern ? open_memstream(&tb, &lb) : NULL;
 
 	json_object_set_new(o, "runs", runs);
-	snprintf(steps, sizeof steps, "%lld", s->steps);
 	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
 	ckpt = resume_expand(s->checkpoint, NULL, db, NULL, inter);
 	json_object_set_new(o, "checkpoint", json_string(kd_ctx_relpath(ctx, ckpt)));
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
-	argv = make_argv(ctx, s->run, steps, da, ckpt, inter);
-	ok = run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
-	free_argv(argv);
-	if (!ok && json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled")))
+	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
+	run_one(ctx, "uninterrupted", argv, NULL, s, pa, sink, runs);
+	argv_free(argv);
+	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
+		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
 		goto out;
+	}
 
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
-	argv = make_argv(ctx, s->run, s->kill ? steps : inter, db, ckpt, inter);
-	ok = run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs) && ok;
-	free_argv(argv);
-	if (!fsutil_exists(ckpt)) {
+	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
+	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, pb, sink, runs);
+	argv_free(argv);
+	rec = json_object_get(runs, "interrupted");
+	if (!fsutil_exists(ckpt))
 		json_object_set_new(o, "checkpoint_missing", json_true());
-		ok = 0;
-		goto out;
-	}
-	if (s->kill && !json_is_true(json_object_get(json_object_get(runs, "interrupted"), "killed_on_purpose")))
+	if (s->kill && json_is_true(json_object_get(rec, "started")) &&
+	    !json_is_true(json_object_get(rec, "killed_on_purpose")))
 		json_object_set_new(o, "finished_before_kill", json_true());
-	{
-		const char *args[] = { "inventory", ckpt, NULL };
-		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
-		run_script(ctx, "inventory", args, sink, scripts);
-		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
-	}
-	if (kd_sink_cancelled(sink))
+	if ((missing = interruption_missing(s, rec, kd_ctx_relpath(ctx, ckpt), fsutil_exists(ckpt),
+					    why, sizeof why)) != NULL) {
+		json_object_set_new(o, "not_run", json_string(missing));
 		goto out;
+	}
+	{
+		char *script = training_script(ctx, s);
+		const char *args[] = { "inventory", ckpt, script ? "--script" : NULL, script, NULL };
+		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
+		run_script(ctx, "inventory", args, sink, 0, scripts);
+		free(script);
+		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
+		json_object_set_new(o, "resumed_from", json_integer(resumed_from(s, o)));
+	}
+	if (kd_sink_cancelled(sink)) {
+		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
+		goto out;
+	}
 	kd_sink_step(sink, "resume check: the resumed run", -1);
-	argv = make_argv(ctx, s->resume, steps, db, ckpt, inter);
-	ok = run_one(ctx, "resumed", argv, NULL, sink, runs) && ok;
-	free_argv(argv);
+	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
+	run_one(ctx, "resumed", argv, NULL, s, pb, sink, runs);
+	argv_free(argv);
+	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
+		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
 out:
+	if (pa != NULL)
+		fclose(pa);
+	if (pb != NULL)
+		fclose(pb);
+	if (s->metrics_pattern != NULL) {
+		save_printed(ctx, "resume/printed-uninterrupted.jsonl", ta, la, o);
+		save_printed(ctx, "resume/printed-resumed.jsonl", tb, lb, o);
+	}
+	free(ta);
+	free(tb);
 	json_decref(scripts);
 	free(ckpt);
-	return ok;
 }
 
 void
@@ -765,8 +1012,9 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 	struct resume_spec s;
 	struct kd_metrics ma, mb;
 	char why[512], *da = NULL, *db = NULL, *pa = NULL, *pb = NULL;
-	json_t *o;
-	int rc = resume_spec_parse(ctx->ref, &s, why, sizeof why), have_a = 0, have_b = 0;
+	json_t *o, *mo;
+	int rc = resume_spec_parse(ctx->ref, &s, why, sizeof why), have_a = 0, have_b = 0, resumed;
+	long long from;
 	const char *goal = yamlio_get_str(ctx->ref, "goal");
 
 	if (rc == 1) {
@@ -805,20 +1053,33 @@ resume_gather(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs)
 		json_object_set_new(o, "cancelled", json_true());
 		goto out;
 	}
+	/* what follows the resumed run is judged only when it ran */
+	resumed = json_object_get(o, "not_run") == NULL;
+	from = json_is_integer(json_object_get(o, "resumed_from"))
+	       ? (long long)json_integer_value(json_object_get(o, "resumed_from")) : s.interrupt_at;
 	kd_sink_step(sink, "resume check: rereading the metrics", -1);
-	pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
-	pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
-	json_object_set_new(o, "metrics", json_pack("{s:{}, s:{}}", "uninterrupted", "resumed"));
-	have_a = read_metrics(ctx, pa, &s, 0, &ma,
-			      json_object_get(json_object_get(o, "metrics"), "uninterrupted")) == 0;
-	have_b = read_metrics(ctx, pb, &s, s.interrupt_at, &mb,
-			      json_object_get(json_object_get(o, "metrics"), "resumed")) == 0;
+	if (s.metrics_pattern != NULL) {
+		pa = kd_ctx_path(ctx, "resume/printed-uninterrupted.jsonl");
+		pb = kd_ctx_path(ctx, "resume/printed-resumed.jsonl");
+	} else {
+		pa = resume_expand(s.metrics, NULL, da, NULL, NULL);
+		pb = resume_expand(s.metrics, NULL, db, NULL, NULL);
+	}
+	mo = json_object();
+	json_object_set_new(o, "metrics", mo);
+	json_object_set_new(mo, "uninterrupted", json_object());
+	have_a = read_metrics(ctx, pa, &s, 0, &ma, json_object_get(mo, "uninterrupted")) == 0;
+	if (resumed) {
+		json_object_set_new(mo, "resumed", json_object());
+		have_b = read_metrics(ctx, pb, &s, from, &mb, json_object_get(mo, "resumed")) == 0;
+	}
 	if (have_a && have_b)
-		json_object_set_new(o, "trajectory", compare_trajectories(&ma, &mb, s.interrupt_at + 1, s.steps,
+		json_object_set_new(o, "trajectory", compare_trajectories(&ma, &mb, from + 1, s.steps,
 									   &s.rule, "uninterrupted", "resumed"));
 	if (have_a)
 		json_object_set_new(o, "plot", plot_obs(&ma, have_b ? &mb : NULL, s.steps));
-	compare_final(ctx, &s, da, db, sink, o);
+	if (resumed)
+		compare_final(ctx, &s, da, db, sink, o);
 	if (have_a && s.reference_metrics != NULL)
 		compare_reference(ctx, &s, &ma, o);
 	if (s.reference_rule_tree != NULL)

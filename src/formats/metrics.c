@@ -18,6 +18,138 @@
 
 #define NONFINITE_MARK '\001'
 
+int
+metrics_pattern_parse(const char *pat, const char *const *keys, size_t nkeys,
+		      struct metrics_pattern *p, char *why, size_t len)
+{
+	const char *s, *o;
+	int seen[METRICS_MAX_KEYS + 1] = { 0 };
+	size_t lit = 0;
+
+	memset(p, 0, sizeof *p);
+	if (pat == NULL || strlen(pat) >= sizeof p->text) {
+		snprintf(why, len, "a pattern of 1 to %d bytes", METRICS_PATTERN_CAP - 1);
+		return -1;
+	}
+	memcpy(p->text, pat, strlen(pat) + 1);
+	for (s = p->text; (o = strchr(s, '{')) != NULL; s = strchr(o, '}') + 1) {
+		const char *e = strchr(o, '}');
+		size_t n = e ? (size_t)(e - o - 1) : 0;
+		int slot = -2;
+
+		if (e == NULL) {
+			snprintf(why, len, "an unclosed { at byte %zu", (size_t)(o - p->text) + 1);
+			return -1;
+		}
+		if (n == 4 && strncmp(o + 1, "step", 4) == 0)
+			slot = -1;
+		for (size_t k = 0; k < nkeys && slot == -2; k++)
+			if (strlen(keys[k]) == n && strncmp(o + 1, keys[k], n) == 0)
+				slot = (int)k;
+		if (slot == -2) {
+			snprintf(why, len, "{%.*s} is neither {step} nor a key of resume.compare", (int)n, o + 1);
+			return -1;
+		}
+		if (seen[slot + 1]++ || p->nslots > METRICS_MAX_KEYS) {
+			snprintf(why, len, "{%.*s} appears twice", (int)n, o + 1);
+			return -1;
+		}
+		if (o == s && p->nslots > 0) {
+			snprintf(why, len, "two placeholders with nothing between them");
+			return -1;
+		}
+		p->lit_at[lit] = (size_t)(s - p->text);
+		p->lit_len[lit++] = (size_t)(o - s);
+		p->slot[p->nslots++] = slot;
+	}
+	p->lit_at[lit] = (size_t)(s - p->text);
+	p->lit_len[lit] = strlen(s);
+	for (size_t k = 0; k <= nkeys; k++)
+		if (!seen[k]) {
+			snprintf(why, len, "{%s} is missing: the pattern names {step} and every key of resume.compare",
+				 k == 0 ? "step" : keys[k - 1]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Literal l (n bytes) at line[*i]: a blank in it takes any run of blanks
+ * (one at least), anything else itself. */
+static int
+lit_match(const char *l, size_t n, const char *line, size_t len, size_t *i)
+{
+	size_t j = *i;
+
+	for (size_t k = 0; k < n; k++) {
+		if (l[k] == ' ') {
+			if (j >= len || (line[j] != ' ' && line[j] != '\t'))
+				return 0;
+			while (j < len && (line[j] == ' ' || line[j] == '\t'))
+				j++;
+			while (k + 1 < n && l[k + 1] == ' ')
+				k++;
+		} else if (j >= len || line[j] != l[k]) {
+			return 0;
+		} else {
+			j++;
+		}
+	}
+	*i = j;
+	return 1;
+}
+
+/* A number at line[*i] (a whole one for the step); 1 and *i past it. */
+static int
+num_match(const char *line, size_t len, size_t *i, int whole, double *v, long long *st)
+{
+	char buf[64], *end;
+	size_t n = 0;
+
+	while (*i + n < len && n + 1 < sizeof buf && strchr("+-.0123456789eEnaifNAIF", line[*i + n]) != NULL)
+		n++;
+	if (n == 0)
+		return 0;
+	memcpy(buf, line + *i, n);
+	buf[n] = '\0';
+	if (whole) {
+		errno = 0;
+		*st = strtoll(buf, &end, 10);
+		if (errno != 0 || end == buf)
+			return 0;
+	} else {
+		*v = strtod(buf, &end);
+		if (end == buf)
+			return 0;
+	}
+	*i += (size_t)(end - buf);
+	return 1;
+}
+
+int
+metrics_pattern_match(const struct metrics_pattern *p, const char *line, size_t len,
+		      long long *step, double *vals)
+{
+	for (size_t start = 0; start < len; start++) {
+		size_t i = start, k;
+
+		for (k = 0; k < p->nslots; k++) {
+			double v = 0;
+			long long st = 0;
+
+			if (!lit_match(p->text + p->lit_at[k], p->lit_len[k], line, len, &i) ||
+			    !num_match(line, len, &i, p->slot[k] < 0, &v, &st))
+				break;
+			if (p->slot[k] < 0)
+				*step = st;
+			else
+				vals[p->slot[k]] = v;
+		}
+		if (k == p->nslots && lit_match(p->text + p->lit_at[k], p->lit_len[k], line, len, &i))
+			return 1;
+	}
+	return 0;
+}
+
 void
 metrics_free(struct kd_metrics *m)
 {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,8 +26,8 @@
 #define CG_PREFIX "kernodeck-"
 #define CG_TRIES 100   /* 10 ms apart: a second for a folder to empty */
 
-static pthread_once_t base_once = PTHREAD_ONCE_INIT;
-static char base[CGROUP_PATH_CAP];
+static pthread_once_t base_once = PTHREAD_ONCE_INIT, mem_once = PTHREAD_ONCE_INIT;
+static char base[CGROUP_PATH_CAP], mem_base[CGROUP_PATH_CAP];
 
 /* dst = a + b (+ c), cut to the cap; async-signal-safe. */
 static void
@@ -149,11 +150,12 @@ cgroup_end_owner(const char *root, pid_t owner)
 	close(dfd);
 }
 
-/* The folders of kernodeck processes that are gone: ended and removed. */
+/* The folders of kernodeck processes that are gone, below root: ended and
+ * removed. */
 static void
-sweep_stale(void)
+sweep_stale(const char *root)
 {
-	DIR *d = opendir(base);
+	DIR *d = opendir(root);
 	struct dirent *de;
 	char dir[CGROUP_PATH_CAP];
 
@@ -164,16 +166,29 @@ sweep_stale(void)
 
 		if (owner <= 0 || owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH)
 			continue;
-		cat3(dir, base, "/", de->d_name);
+		cat3(dir, root, "/", de->d_name);
 		kill_dir(dir, NULL, 0, NULL);
 	}
 	closedir(d);
 }
 
-/* The cgroup2 mount point (the first in /proc/self/mountinfo) and the
- * root of it that this mount shows, into mnt and root. */
+/* Does the comma-separated list have item? (It is cut in place.) */
 static int
-cgroup2_mount(char *mnt, char *root, size_t len)
+list_has(char *list, const char *item)
+{
+	char *save = NULL;
+
+	for (char *o = strtok_r(list, ",", &save); o != NULL; o = strtok_r(NULL, ",", &save))
+		if (strcmp(o, item) == 0)
+			return 1;
+	return 0;
+}
+
+/* The mount point of a cgroup hierarchy and the root of it that the mount
+ * shows (/proc/self/mountinfo), into mnt and root: the first cgroup2 mount
+ * (controller NULL), or the v1 mount whose super options name controller. */
+static int
+cgroup_mount(const char *controller, char *mnt, char *root, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[4096];
@@ -182,10 +197,12 @@ cgroup2_mount(char *mnt, char *root, size_t len)
 	if (f == NULL)
 		return -1;
 	while (!found && fgets(line, sizeof line, f) != NULL) {
-		char r[1024], m[1024];
+		char r[1024], m[1024], opts[1024];
 		const char *dash = strstr(line, " - ");
 
-		if (dash == NULL || strncmp(dash + 3, "cgroup2 ", 8) != 0)
+		if (dash == NULL || (controller == NULL ? strncmp(dash + 3, "cgroup2 ", 8) != 0
+				     : strncmp(dash + 3, "cgroup ", 7) != 0 ||
+				       sscanf(dash + 3, "%*s %*s %1023s", opts) != 1 || !list_has(opts, controller)))
 			continue;
 		if (sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) == 2 &&
 		    strlen(m) < len && strlen(r) < len) {
@@ -198,9 +215,10 @@ cgroup2_mount(char *mnt, char *root, size_t len)
 	return found ? 0 : -1;
 }
 
-/* This process's cgroup2 path ("0::PATH" of /proc/self/cgroup). */
+/* This process's path in a hierarchy (/proc/self/cgroup): the cgroup2 one
+ * ("0::PATH", controller NULL), or the v1 one that names controller. */
 static int
-own_path(char *path, size_t len)
+own_path(const char *controller, char *path, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	char line[4096];
@@ -208,40 +226,56 @@ own_path(char *path, size_t len)
 
 	if (f == NULL)
 		return -1;
-	while (!found && fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			found = strlen(line + 3) < len;
-			if (found)
-				memcpy(path, line + 3, strlen(line + 3) + 1);
-		}
+	while (!found && fgets(line, sizeof line, f) != NULL) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (c2 == NULL)
+			continue;
+		*c2 = '\0';
+		if (controller == NULL ? c1 != line + 1 || line[0] != '0' || c2 != c1 + 1
+				       : !list_has(c1 + 1, controller))
+			continue;
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		found = strlen(c2 + 1) < len;
+		if (found)
+			memcpy(path, c2 + 1, strlen(c2 + 1) + 1);
+	}
 	fclose(f);
 	return found ? 0 : -1;
 }
 
+/* dst = the folder of this process in a hierarchy (as cgroup_mount), when
+ * it and its cgroup.procs are writable (else ""); stale run folders there
+ * are swept. */
 static void
-base_init(void)
+find_base(char *dst, const char *controller)
 {
 	char mnt[CGROUP_PATH_CAP], root[CGROUP_PATH_CAP], own[CGROUP_PATH_CAP], procs[CGROUP_PATH_CAP];
 	const char *rel;
 	size_t rl;
 
-	base[0] = '\0';
-	if (getenv("KD_NO_CGROUP") != NULL || cgroup2_mount(mnt, root, sizeof mnt) != 0 ||
-	    own_path(own, sizeof own) != 0)
+	dst[0] = '\0';
+	if (getenv("KD_NO_CGROUP") != NULL || cgroup_mount(controller, mnt, root, sizeof mnt) != 0 ||
+	    own_path(controller, own, sizeof own) != 0)
 		return;
 	/* the mount shows the hierarchy from root: the own path below it */
 	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	rel = rl > 0 && strncmp(own, root, rl) == 0 ? own + rl : rl > 0 ? "" : own;
 	if (strcmp(rel, "/") == 0)
 		rel = "";
-	cat3(base, mnt, rel, NULL);
-	cat3(procs, base, "/cgroup.procs", NULL);
-	if (access(base, W_OK) != 0 || access(procs, W_OK) != 0) {
-		base[0] = '\0';
+	cat3(dst, mnt, rel, NULL);
+	cat3(procs, dst, "/cgroup.procs", NULL);
+	if (access(dst, W_OK) != 0 || access(procs, W_OK) != 0) {
+		dst[0] = '\0';
 		return;
 	}
-	sweep_stale();
+	sweep_stale(dst);
+}
+
+static void
+base_init(void)
+{
+	find_base(base, NULL);
 }
 
 const char *
@@ -249,6 +283,124 @@ cgroup_base(void)
 {
 	pthread_once(&base_once, base_init);
 	return base[0] != '\0' ? base : NULL;
+}
+
+static void
+mem_base_init(void)
+{
+	find_base(mem_base, "memory");
+}
+
+const char *
+cgroup_mem_base(void)
+{
+	pthread_once(&mem_once, mem_base_init);
+	return mem_base[0] != '\0' ? mem_base : NULL;
+}
+
+const char *
+cgroup_mem_name(enum cgroup_mem how)
+{
+	switch (how) {
+	case CGROUP_MEM_V2: return "cgroup v2 memory.max";
+	case CGROUP_MEM_V1: return "cgroup v1 memory.limit_in_bytes";
+	case CGROUP_MEM_RLIMIT: return "RLIMIT_AS";
+	default: return "none";
+	}
+}
+
+/* Write text to path (a control file); 0 or -1. */
+static int
+put_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+void
+cgroup_run_memory(struct cgroup_run *cg, const char *id, unsigned long long bytes, int cgroup_only)
+{
+	char path[CGROUP_PATH_CAP], num[32];
+	const char *b1;
+
+	cg->mem_limit = bytes;
+	cg->mem_how = CGROUP_MEM_NONE;
+	cg->mem_procs_fd = -1;
+	cg->mem_dir[0] = '\0';
+	cg->mem_oom = 0;
+	cg->mem_peak = -1;
+	if (bytes == 0)
+		return;
+	snprintf(num, sizeof num, "%llu", bytes);
+	cat3(path, cg->dir, "/memory.max", NULL);
+	if (cg->on && put_file(path, num) == 0) {
+		cat3(path, cg->dir, "/memory.swap.max", NULL);
+		(void)put_file(path, "0");   /* where swap is accounted: not a way around */
+		cg->mem_how = CGROUP_MEM_V2;
+		return;
+	}
+	if ((b1 = cgroup_mem_base()) != NULL) {
+		cat3(cg->mem_dir, b1, "/" CG_PREFIX, id);
+		if (mkdir(cg->mem_dir, 0755) == 0) {
+			int ok;
+
+			cat3(path, cg->mem_dir, "/memory.limit_in_bytes", NULL);
+			ok = put_file(path, num) == 0;
+			cat3(path, cg->mem_dir, "/memory.memsw.limit_in_bytes", NULL);
+			(void)put_file(path, num);
+			cat3(path, cg->mem_dir, "/cgroup.procs", NULL);
+			if (ok && (cg->mem_procs_fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
+				cg->mem_how = CGROUP_MEM_V1;
+				return;
+			}
+			rmdir(cg->mem_dir);
+		}
+		cg->mem_dir[0] = '\0';
+	}
+	cg->mem_how = cgroup_only ? CGROUP_MEM_NONE : CGROUP_MEM_RLIMIT;
+}
+
+/* The number after "KEY " at a line's start in dir/file, or -1. */
+static long long
+read_key(const char *dir, const char *file, const char *key)
+{
+	char path[CGROUP_PATH_CAP], buf[2048];
+	size_t kl = strlen(key);
+	ssize_t n;
+	int fd;
+
+	cat3(path, dir, "/", file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (char *l = buf; l != NULL && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (kl == 0 || (strncmp(l, key, kl) == 0 && l[kl] == ' '))
+			return strtoll(l + (kl ? kl + 1 : 0), NULL, 10);
+	return -1;
+}
+
+/* Before the run's folders go: its OOM kills and its peak. */
+static void
+mem_read(struct cgroup_run *cg)
+{
+	const char *dir = cg->mem_how == CGROUP_MEM_V2 ? cg->dir : cg->mem_dir;
+	long long oom;
+
+	if ((cg->mem_how != CGROUP_MEM_V2 || !cg->on) && (cg->mem_how != CGROUP_MEM_V1 || !cg->mem_dir[0]))
+		return;
+	oom = read_key(dir, cg->mem_how == CGROUP_MEM_V2 ? "memory.events" : "memory.oom_control", "oom_kill");
+	cg->mem_oom = oom > 0 ? (int)oom : 0;
+	cg->mem_peak = read_key(dir, cg->mem_how == CGROUP_MEM_V2 ? "memory.peak" : "memory.max_usage_in_bytes", "");
 }
 
 int
@@ -279,8 +431,16 @@ cgroup_run_new(struct cgroup_run *cg, const char *id)
 void
 cgroup_run_join(const struct cgroup_run *cg)
 {
-	if (cg != NULL && cg->on && cg->procs_fd >= 0)
+	if (cg == NULL)
+		return;
+	if (cg->on && cg->procs_fd >= 0)
 		(void)!write(cg->procs_fd, "0", 1);
+	if (cg->mem_how == CGROUP_MEM_V1 && cg->mem_procs_fd >= 0)
+		(void)!write(cg->mem_procs_fd, "0", 1);
+	if (cg->mem_how == CGROUP_MEM_RLIMIT) {
+		struct rlimit rl = { (rlim_t)cg->mem_limit, (rlim_t)cg->mem_limit };
+		(void)setrlimit(RLIMIT_AS, &rl);
+	}
 }
 
 int
@@ -308,14 +468,24 @@ cgroup_run_end(struct cgroup_run *cg)
 {
 	pid_t seen[CGROUP_SEEN_CAP];
 	size_t nseen = 0;
-	int n;
+	int n = 0;
 
-	if (cg == NULL || !cg->on)
+	if (cg == NULL)
 		return 0;
-	if (cg->procs_fd >= 0)
-		close(cg->procs_fd);
-	cg->procs_fd = -1;
-	n = kill_dir(cg->dir, seen, CGROUP_SEEN_CAP, &nseen);
-	cg->on = 0;
+	mem_read(cg);
+	if (cg->on) {
+		if (cg->procs_fd >= 0)
+			close(cg->procs_fd);
+		cg->procs_fd = -1;
+		n = kill_dir(cg->dir, seen, CGROUP_SEEN_CAP, &nseen);
+		cg->on = 0;
+	}
+	if (cg->mem_dir[0] != '\0') {
+		if (cg->mem_procs_fd >= 0)
+			close(cg->mem_procs_fd);
+		cg->mem_procs_fd = -1;
+		n += kill_dir(cg->mem_dir, seen, CGROUP_SEEN_CAP, &nseen);
+		cg->mem_dir[0] = '\0';
+	}
 	return n;
 }

@@ -134,7 +134,7 @@ procs_signal(const char *mark, int whole, int sig, pid_t *seen, size_t cap, size
 /* The guard: wait for kernodeck's end (end of file on the pipe), then
  * end every process marked with its pid, and exit. */
 static void
-guard_main(int rfd, const char *prefix, const char *cgbase, pid_t owner)
+guard_main(int rfd, const char *prefix, const char *cgbase, const char *membase, pid_t owner)
 {
 	static const int ignore[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGTSTP,
 				      SIGTTIN, SIGTTOU, SIGPIPE };
@@ -157,6 +157,7 @@ guard_main(int rfd, const char *prefix, const char *cgbase, pid_t owner)
 			break;
 	/* the runs' cgroups first: what cleared its mark is there too */
 	cgroup_end_owner(cgbase, owner);
+	cgroup_end_owner(membase, owner);
 	for (int i = 0; i < PROCS_GUARD_TRIES; i++) {
 		if (procs_signal(prefix, 0, SIGKILL, NULL, 0, NULL) == 0)
 			break;
@@ -173,6 +174,7 @@ guard_init(void)
 {
 	char prefix[PROCS_MARK_CAP];
 	const char *cgbase = cgroup_base();   /* found before the fork */
+	const char *membase = cgroup_mem_base();
 	int p[2], was = 0;
 	pid_t mid, owner = getpid();
 
@@ -184,7 +186,7 @@ guard_init(void)
 	mid = fork();
 	if (mid == 0) {
 		if (fork() == 0)
-			guard_main(p[0], prefix, cgbase, owner);
+			guard_main(p[0], prefix, cgbase, membase, owner);
 		_exit(0);
 	}
 	if (mid > 0)

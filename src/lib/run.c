@@ -80,7 +80,25 @@ struct runner {
 	struct redact_stream rs;   /* a private key block across lines */
 	struct cgroup_run cg;      /* the run's cgroup, where one can be made */
 	int cg_left;               /* processes cgroup_run_end still found */
+	int alloc_failed;          /* a line named a failed allocation (RLIMIT_AS) */
 };
+
+/* What a program prints when an allocation failed (Python, NumPy, torch,
+ * C++, glibc's strerror): under RLIMIT_AS the only sign of the limit. */
+static const char *const alloc_failures[] = {
+	"MemoryError", "Unable to allocate", "Cannot allocate memory", "can't allocate memory",
+	"std::bad_alloc", "out of memory",
+};
+
+static void
+note_alloc_failure(struct runner *rn, const char *s, size_t n)
+{
+	if (rn->cg.mem_how != CGROUP_MEM_RLIMIT || rn->alloc_failed)
+		return;
+	for (size_t i = 0; i < sizeof alloc_failures / sizeof alloc_failures[0]; i++)
+		if (memmem(s, n, alloc_failures[i], strlen(alloc_failures[i])) != NULL)
+			rn->alloc_failed = 1;
+}
 
 static double
 mono_now(void)
@@ -449,6 +467,7 @@ emit_line(struct runner *rn, const char *s, size_t n, int newline)
 	if (red == NULL)
 		return;
 	rn->r->lines++;
+	note_alloc_failure(rn, red, rlen);
 	if (rn->o->on_line != NULL)
 		rn->o->on_line(rn->o->u, red, rlen);
 	out_put(rn, red, rlen);
@@ -735,6 +754,7 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	/* a cgroup of its own, where one can be made: what leaves the group,
 	 * the session and the mark still cannot leave it */
 	cgroup_run_new(&rn.cg, mark + sizeof PROCS_MARK_NAME);
+	cgroup_run_memory(&rn.cg, mark + sizeof PROCS_MARK_NAME, o->mem_limit, o->mem_cgroup_only);
 	/* orphaned grandchildren come to us, to be ended and reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->timeout_s = o->timeout_s;
@@ -806,6 +826,11 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	outp[0] = -1;   /* closed by supervise */
 	log_out_end(&rn);
 	r->redacted = rn.rs.redacted;
+	r->mem_limit = o->mem_limit;
+	r->mem_how = cgroup_mem_name(rn.cg.mem_how);
+	r->mem_peak = rn.cg.mem_peak;
+	r->mem_hit = rn.cg.mem_oom > 0 ||
+		     (rn.alloc_failed && !(r->exited && r->exit_code == 0) && !r->cancelled && !r->timed_out);
 	if (rn.logfd >= 0) {
 		snprintf(line, sizeof line, "# kernodeck: %s (%.2f s)\n",
 			 run_describe(r, how, sizeof how), r->elapsed_s);
@@ -818,10 +843,22 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 				 rn.cg_left);
 			log_put(&rn, line, strlen(line));
 		}
+		if (o->mem_limit > 0 && rn.cg.mem_how == CGROUP_MEM_NONE) {
+			static const char none[] = "# kernodeck: no memory limit: no cgroup is writable here "
+				"(KD_MEMORY_LIMIT sets one as RLIMIT_AS)\n";
+			log_put(&rn, none, sizeof none - 1);
+		} else if (o->mem_limit > 0) {
+			char sz[32], pk[32];
+			snprintf(line, sizeof line, "# kernodeck: its memory limit: %s (%s)%s%s\n",
+				 run_size_str(o->mem_limit, sz, sizeof sz), r->mem_how,
+				 r->mem_peak >= 0 ? ", peak " : "",
+				 r->mem_peak >= 0 ? run_size_str((unsigned long long)r->mem_peak, pk, sizeof pk) : "");
+			log_put(&rn, line, strlen(line));
+		}
 	}
 	rc = KD_OK;
 out:
-	if (rn.cg.on)
+	if (rn.cg.on || rn.cg.mem_dir[0] != '\0')
 		cgroup_run_end(&rn.cg);   /* a run that did not start */
 	log_flush(&rn);
 	if (rn.logfd >= 0)
@@ -879,6 +916,61 @@ signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
+int
+run_parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v, mul = 1;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	case 't': case 'T': mul = 1ULL << 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end != '\0' || (v != 0 && v > ~0ULL / mul))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+unsigned long long
+run_memory_limit(void)
+{
+	const char *e = getenv("KD_MEMORY_LIMIT");
+	unsigned long long v;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	if (e != NULL && (strcmp(e, "none") == 0 || strcmp(e, "off") == 0))
+		return 0;
+	if (e != NULL && run_parse_size(e, &v) == 0)
+		return v;
+	/* three quarters of the machine's memory: a runaway program is ended
+	 * in its own cgroup before the kernel picks a victim for it */
+	return pages > 0 && psize > 0 ? (unsigned long long)pages * (unsigned long long)psize / 4 * 3 : 0;
+}
+
+const char *
+run_size_str(unsigned long long bytes, char *buf, size_t len)
+{
+	if (bytes >= (1ULL << 30))
+		snprintf(buf, len, "%.3g GiB", (double)bytes / (double)(1ULL << 30));
+	else
+		snprintf(buf, len, "%.3g MiB", (double)bytes / (double)(1ULL << 20));
+	return buf;
+}
+
 const char *
 run_describe(const struct run_result *r, char *buf, size_t len)
 {
@@ -898,6 +990,12 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		size_t used = strlen(buf);
 		snprintf(buf + used, len - used, "; left %d process%s behind, ended", r->left_behind,
 			 r->left_behind == 1 ? "" : "es");
+	}
+	if (r->started && r->mem_hit) {
+		size_t l = strlen(buf);
+		char sz[32];
+		snprintf(buf + l, len - l, "; the memory limit (%s, %s) was reached",
+			 run_size_str(r->mem_limit, sz, sizeof sz), r->mem_how ? r->mem_how : "?");
 	}
 	if (r->started && r->redacted > 0) {
 		size_t l = strlen(buf);

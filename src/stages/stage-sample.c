@@ -504,6 +504,8 @@ run_entry(struct kd_ctx *ctx, char **argv, const struct kd_sink *sink, json_t *o
 						  "exit_code", r->exited ? json_integer(r->exit_code) : json_null(),
 						  "timed_out", r->timed_out, "cancelled", r->cancelled,
 						  "seconds", r->elapsed_s));
+	if (r->mem_hit)
+		json_object_set_new(json_object_get(obs, "run"), "memory_limit_hit", json_true());
 	if (f.tr.step != NULL)
 		json_object_set_new(obs, "step_reached", json_string(f.tr.step));
 	if (r->exited && r->exit_code == 0)
@@ -687,8 +689,11 @@ row_entry_point(const json_t *obs, struct kd_rows *rows)
 			 code ? ": " : "", code ? code : "");
 	else
 		snprintf(fe, sizeof fe, "%s", ferr ? ferr : ended ? ended : "failed");
+	if (obs_sample_run_memory_limit_hit(obs))
+		snprintf(fe, sizeof fe, "%s", ended ? ended : "the memory limit was reached");
 	kd_row_set_error(r, fe, obs_sample_run_timed_out(obs)
 			 ? "the entry point did not finish in time: KD_TIMEOUT_SAMPLE sets the limit in seconds"
+			 : obs_sample_run_memory_limit_hit(obs) ? KD_HINT_MEMORY_LIMIT
 			 : "the log holds the whole output; fix the first error and check again");
 }
 

@@ -62,3 +62,4 @@ r=$?
 check "procedure.sh by hand: exit 0" test "$r" -eq 0
 [ "$r" -eq 0 ] || tail -5 "$KD_TMP/proc.out" | sed 's/^/# /'
 check "procedure.sh by hand: the resumed trajectory agrees" grep -q "^resume: steps 21-40 agree under the rule" "$KD_TMP/proc.out"
+check "procedure.sh by hand: the trajectory agrees with the reference machine's" grep -q "^reference: steps 1-40 agree under the rule" "$KD_TMP/proc.out"

@@ -103,27 +103,27 @@ fresh
 variant '"torch_rng": torch.get_rng_state(),'
 run no-rng
 check "RNG state not saved: the stage fails (exit 1)" [ $? -eq 1 ]
-check "RNG: first divergence at step 7, the RNG named" has no-rng "^sample.resume.trajectory fail | .* | first divergence at step 7, loss: uninterrupted [0-9.e-]*, resumed [0-9.e-]*; likely cause: ckpt-6.pt holds no RNG state (torch CPU): dropout and shuffling restart from the seed"
+check "RNG: first divergence at step 7, the RNG named" has no-rng "^sample.resume.trajectory fail | .* | first divergence at step 7, loss: uninterrupted [0-9.e-]*, resumed [0-9.e-]*; ckpt-6.pt holds .*; possible causes, most likely first: (1) no RNG state (torch CPU): dropout and shuffling restart from the seed"
 check "RNG: the inventory warns" has no-rng "^sample.resume.inventory warn | .*7 of 8 kinds"
 
 fresh
 variant '"data": {"generator"'
 run no-sampler
-check "sampler position not saved: fails at step 7 naming the data position" has no-sampler "^sample.resume.trajectory fail | .* | first divergence at step 7, .*holds no sampler or data-position state: the resumed run replays the data order"
+check "sampler position not saved: fails at step 7 naming the data position" has no-sampler "^sample.resume.trajectory fail | .* | first divergence at step 7, .*(1) no sampler or data-position state: the resumed run replays the data order"
 
 fresh
 variant '"optimizer": opt.state_dict(),'
 run no-optim
 # (step 7's loss is computed before its update, from the restored weights:
 # without the momentum, the first loss that differs is step 8's)
-check "optimizer state not saved: fails at step 8 naming the optimizer" has no-optim "^sample.resume.trajectory fail | .* | first divergence at step 8, loss: .*holds no optimizer state: momentum"
+check "optimizer state not saved: fails at step 8 naming the optimizer" has no-optim "^sample.resume.trajectory fail | .* | first divergence at step 8, loss: .*(1) no optimizer state: momentum"
 
 # kill mode: the interrupted run is killed once ckpt-6.pt is complete
 fresh
 sed 's/^\( *\)metrics.flush()$/&\n\1__import__("time").sleep(0.25)/' "$P/train.py" >"$P/t.py" && mv "$P/t.py" "$P/train.py"
 INTERRUPT=kill ref
 run kill
-check "kill mode: the interrupted run was killed by kernodeck" has kill "^sample.resume.interrupted pass | killed by kernodeck (SIGKILL) once the checkpoint was complete"
+check "kill mode: the interrupted run was killed by kernodeck" has kill "^sample.resume.interrupted pass | killed by kernodeck (SIGKILL) once the checkpoint recorded step 6"
 check "kill mode: the resumed run follows the uninterrupted one" has kill "^sample.resume.trajectory pass"
 
 # a resume that crashes: its first error and step kept

@@ -938,6 +938,34 @@ teardown(void **state)
 	return fsutil_rmtree(tmpdir, NULL);
 }
 
+/* KD_MEMORY_LIMIT's sizes: suffixes, none, and what does not read. */
+static void
+test_memory_limit(void **state)
+{
+	unsigned long long v = 0;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(run_parse_size("300M", &v), 0);
+	assert_true(v == 300ULL << 20);
+	assert_int_equal(run_parse_size("2GiB", &v), 0);
+	assert_true(v == 2ULL << 30);
+	assert_int_equal(run_parse_size("4096", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(run_parse_size("-1G", &v), -1);
+	assert_int_equal(run_parse_size("12Q", &v), -1);
+	assert_int_equal(run_parse_size("99999999999999999999T", &v), -1);
+	setenv("KD_MEMORY_LIMIT", "none", 1);
+	assert_true(run_memory_limit() == 0);
+	setenv("KD_MEMORY_LIMIT", "1G", 1);
+	assert_true(run_memory_limit() == 1ULL << 30);
+	setenv("KD_MEMORY_LIMIT", "lots", 1);   /* the default, three quarters of the machine */
+	assert_true(run_memory_limit() > 0 && run_memory_limit() != 1ULL << 30);
+	unsetenv("KD_MEMORY_LIMIT");
+	assert_string_equal(run_size_str(300ULL << 20, buf, sizeof buf), "300 MiB");
+	assert_string_equal(run_size_str(3ULL << 29, buf, sizeof buf), "1.5 GiB");
+}
+
 int
 main(void)
 {
@@ -976,6 +1004,7 @@ main(void)
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_which),
 		cmocka_unit_test(test_describe_not_started),
+		cmocka_unit_test(test_memory_limit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -17,7 +17,14 @@ with OUT/ids.txt.
 --resume CKPT starts from a checkpoint: the metrics after its step are
 dropped from OUT/metrics.jsonl, and training goes on to --steps.
 
+Two options make it train as many real trainers do (the resume check's
+`checkpoint` without {step} and `metrics_pattern`, doc/reference-format.md):
+--ckpt-file NAME overwrites the one file OUT/NAME instead of writing
+ckpt-STEP.pt files, and --print-metrics prints "step N: loss X lr Y" (full
+precision) instead of writing OUT/metrics.jsonl.
+
 Usage: python train.py --steps N --out DIR [--resume CKPT] [--ckpt-every K]
+                       [--ckpt-file NAME] [--print-metrics]
 """
 
 import argparse
@@ -84,6 +91,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--resume", default=None)
     ap.add_argument("--ckpt-every", type=int, default=10)
+    ap.add_argument("--ckpt-file", default=None)
+    ap.add_argument("--print-metrics", action="store_true")
     args = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "params.json")) as f:
@@ -125,11 +134,12 @@ def main():
         if "data" in ck:
             epoch_start_order = ck["data"]["generator"]
             batch_in_epoch = ck["data"]["batch"]
-        keep_metrics(metrics_path, step)
+        if not args.print_metrics:
+            keep_metrics(metrics_path, step)
 
     print("KD_STEP: training", flush=True)
     model.train()
-    with open(metrics_path, "a") as metrics:
+    with open(os.devnull if args.print_metrics else metrics_path, "a") as metrics:
         while step < args.steps:
             order.set_state(epoch_start_order)
             batches = iter(loader)
@@ -145,9 +155,12 @@ def main():
                 sched.step()
                 step += 1
                 batch_in_epoch += 1
-                metrics.write(json.dumps({"step": step, "loss": loss.item(),
-                                          "lr": sched.get_last_lr()[0]}) + "\n")
-                metrics.flush()
+                if args.print_metrics:
+                    print("step %d: loss %r lr %r" % (step, loss.item(), sched.get_last_lr()[0]), flush=True)
+                else:
+                    metrics.write(json.dumps({"step": step, "loss": loss.item(),
+                                              "lr": sched.get_last_lr()[0]}) + "\n")
+                    metrics.flush()
                 if step % args.ckpt_every == 0 or step == args.steps:
                     state = {
                         "model": model.state_dict(),
@@ -161,7 +174,7 @@ def main():
                         "step": step,
                         "epoch": epoch,
                     }
-                    save_checkpoint(os.path.join(args.out, "ckpt-%d.pt" % step), state)
+                    save_checkpoint(os.path.join(args.out, args.ckpt_file or "ckpt-%d.pt" % step), state)
                 if step >= args.steps:
                     break
             else:
