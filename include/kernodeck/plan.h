@@ -19,12 +19,21 @@
 
 enum plan_pip {
 	PLAN_PIP_VERSION,   /* pip --version */
-	PLAN_PIP_INSTALL,   /* pip install --timeout 15 --retries 1 -r requirements-rebuild.txt */
 	PLAN_PIP_FREEZE,    /* pip freeze --all */
 	PLAN_PIP_INSPECT,   /* pip inspect */
 	PLAN_PIP_CHECK,     /* pip check */
 };
 
+/* VPY -I -m pip install --timeout 15 --retries 1 --report REPORT then
+ * -r requirements-rebuild.txt, or with lock (a hash-checking file, the
+ * dossier's requirements-lock.txt) --require-hashes --no-deps -r LOCK:
+ * exactly the locked artefacts, no resolution.  report is the path pip
+ * writes its installation report to (plan_report_path). */
+char **plan_pip_install(const char *vpy, const char *report, const char *lock);
+/* The report's path as the install names it: REL under the kernodeck
+ * folder, relative to the project folder when it is inside it (the
+ * install runs there), else absolute (malloc'd). */
+char *plan_report_path(const char *project_dir, const char *state_dir, const char *rel);
 /* PY -m venv [--system-site-packages] [--without-pip] .venv-rebuild */
 char **plan_venv(const char *python, int sys_site, int without_pip);
 /* VPY -I -m pip ... (the isolated interpreter: the project is not on sys.path) */

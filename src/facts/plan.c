@@ -56,9 +56,6 @@ plan_pip(const char *vpy, enum plan_pip which)
 	switch (which) {
 	case PLAN_PIP_VERSION:
 		return vec(vpy, "-I", "-m", "pip", "--version", (const char *)NULL);
-	case PLAN_PIP_INSTALL:
-		return vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
-			   "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
 	case PLAN_PIP_FREEZE:
 		return vec(vpy, "-I", "-m", "pip", "freeze", "--all", (const char *)NULL);
 	case PLAN_PIP_INSPECT:
@@ -67,6 +64,31 @@ plan_pip(const char *vpy, enum plan_pip which)
 		return vec(vpy, "-I", "-m", "pip", "check", (const char *)NULL);
 	}
 	return NULL;
+}
+
+char **
+plan_pip_install(const char *vpy, const char *report, const char *lock)
+{
+	if (lock != NULL)
+		return vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			   "--report", report, "--require-hashes", "--no-deps", "-r", lock,
+			   (const char *)NULL);
+	return vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+		   "--report", report, "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+}
+
+char *
+plan_report_path(const char *project_dir, const char *state_dir, const char *rel)
+{
+	size_t n = strlen(project_dir);
+	char *abs = fsutil_join(state_dir, rel);
+
+	if (abs != NULL && strncmp(abs, project_dir, n) == 0 && abs[n] == '/') {
+		char *r = strdup(abs + n + 1);
+		free(abs);
+		return r;
+	}
+	return abs;
 }
 
 char **

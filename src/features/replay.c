@@ -276,7 +276,15 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 		plan_line(o, "the venv", plan_venv(py, sys_site, no_pip));
 	}
 	plan_line(o, "pip's version", plan_pip(vpy, PLAN_PIP_VERSION));
-	plan_line(o, "the install", plan_pip(vpy, PLAN_PIP_INSTALL));
+	{
+		/* the work folder's kernodeck/ (kd_ctx_open without --state-dir) */
+		char *report = plan_report_path(o->workdir, o->workdir, "kernodeck/"
+						REBUILD_REPORT_PART);
+		plan_line(o, "the install, pip's installation report kept (where each package "
+			  "comes from, its digest)", report ? plan_pip_install(vpy, report, NULL) :
+			  NULL);
+		free(report);
+	}
 	plan_requirements(o);
 	show_includes(o);
 	plan_line(o, "the inventory", plan_pip(vpy, PLAN_PIP_FREEZE));

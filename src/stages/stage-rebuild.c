@@ -9,9 +9,15 @@
  *
  *   PY -m venv [--system-site-packages] [--without-pip] .venv-rebuild
  *   .venv-rebuild/bin/python -m pip --version
- *   .venv-rebuild/bin/python -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt
+ *   .venv-rebuild/bin/python -m pip install --timeout 15 --retries 1 \
+ *       --report kernodeck/pip-report.part.json -r requirements-rebuild.txt
  *   .venv-rebuild/bin/python -m pip freeze --all   -> kernodeck/installed-after.txt
  *   .venv-rebuild/bin/python -m pip inspect        -> kernodeck/pip-inspect.json
+ *
+ * pip's installation report is kept (redacted) as kernodeck/pip-report.json
+ * and gives each installed distribution its origin and digest (origin.h);
+ * what the venv holds that pip did not install gets its provider (the
+ * venv asked for its packages' places, dpkg-query for the system's).
  *
  * With python.install.base (rebuild-base.h), the base's interpreter is
  * asked for its package folders first, is the PY above, and those folders
@@ -37,7 +43,11 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/inventory.h"
 #include "kernodeck/obs-rebuild.h"
+#include "kernodeck/origin.h"
+#include "kernodeck/baseenv.h"
+#include "kernodeck/pip-report.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
@@ -441,6 +451,31 @@ out:
 	plan_free(in);
 }
 
+/* Keep pip's installation report: read what pip wrote, refuse what is
+ * not a report, save it redacted and atomically as REBUILD_REPORT. */
+static void
+rb_keep_report(struct rb *b, const char *part)
+{
+	char *buf = NULL, *path = kd_ctx_path(b->ctx, REBUILD_REPORT);
+	size_t len = 0;
+	json_t *tree = NULL;
+	struct kd_err e = { 0 };
+
+	if (path != NULL)
+		unlink(path);   /* never an older install's report for this one */
+	if (part == NULL || path == NULL ||
+	    fsutil_read_file(part, KD_CAP_PIP_OUTPUT, &buf, &len, &e) != 0 ||
+	    pipreport_parse(buf, len, REBUILD_REPORT_PART, &tree, &e) != 0 ||
+	    fsutil_write_atomic(path, buf, len, 0, &e) != 0) {
+		char msg[1200];
+		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error",
+				    kd_err_format(&e, msg, sizeof msg)));
+	}
+	json_decref(tree);
+	free(buf);
+	free(path);
+}
+
 /* The pip install step; fills obs.install. */
 static void
 rb_install(struct rb *b)
@@ -450,10 +485,15 @@ rb_install(struct rb *b)
 	struct kd_err e = { 0 };
 	json_t *in = json_object();
 	char req[512];
+	char *report = plan_report_path(b->ctx->project_dir, b->ctx->state_dir,
+					REBUILD_REPORT_PART);
+	char *part = kd_ctx_path(b->ctx, REBUILD_REPORT_PART);
 
 	json_object_set_new(b->obs, "install", in);
+	if (part != NULL)
+		unlink(part);   /* a report left by a run that was killed */
 	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-		      plan_pip(b->vpy, PLAN_PIP_INSTALL),
+		      report ? plan_pip_install(b->vpy, report, NULL) : NULL,
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -489,9 +529,96 @@ rb_install(struct rb *b)
 		if (req[0])
 			json_object_set_new(in, "requirement", json_string(req));
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
+	} else {
+		rb_keep_report(b, part);
 	}
 out:
+	if (part != NULL)
+		unlink(part);
+	free(part);
+	free(report);
 	step_free(&rr);
+}
+
+/* The metadata paths of the packages outside the venv and the base: what
+ * dpkg-query is asked about. */
+static json_t *
+system_metas(const struct baseenv_query *vq, const struct rebuild_base *base)
+{
+	json_t *paths = json_array();
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(vq->packages, i, p) {
+		const char *loc = json_string_value(json_object_get(p, "location"));
+		const char *meta = json_string_value(json_object_get(p, "meta"));
+		const json_t *d;
+		size_t j;
+		int in_base = 0;
+		if (meta == NULL || loc == NULL || strcmp(loc, vq->purelib) == 0)
+			continue;
+		json_array_foreach(base->on ? base->base.site_dirs : NULL, j, d)
+			in_base |= strcmp(json_string_value(d), loc) == 0;
+		if (!in_base)
+			json_array_append_new(paths, json_string(meta));
+	}
+	return paths;
+}
+
+/* Each distribution's origin and digest (origin.h) into obs.origins: what
+ * pip installed from its report, what was there from its provider. */
+static void
+rb_origins(struct rb *b)
+{
+	json_t *o = json_object_get(b->obs, "origins"), *report = NULL, *pkgs, *installed = NULL;
+	char *rpath = kd_ctx_path(b->ctx, REBUILD_REPORT), *ipath = kd_ctx_path(b->ctx,
+		REBUILD_INSTALLED), msg[1200];
+	struct kd_err e = { 0 };
+	const json_t *p;
+	size_t i, missing = 0;
+
+	if (o == NULL) {
+		o = json_object();
+		json_object_set_new(b->obs, "origins", o);
+	}
+	if (rpath != NULL && pipreport_load(rpath, &report, &e) == 0)
+		json_object_set_new(o, "report", json_string(REBUILD_REPORT));
+	else if (json_object_get(o, "error") == NULL)
+		json_object_set_new(o, "error", json_string(fsutil_exists(rpath) ?
+			kd_err_format(&e, msg, sizeof msg) : "no installation report (the venv "
+			"was installed before kernodeck kept one): move it aside to rebuild"));
+	pkgs = origin_from_report(report, obs_rebuild_requirements_lint(b->obs),
+				  obs_rebuild_pip_env(b->obs), b->ctx->project_dir);
+	json_object_set_new(o, "packages", pkgs);
+	if (ipath == NULL || inventory_load(ipath, &installed, NULL, &e) != 0)
+		goto out;
+	json_array_foreach(installed, i, p)
+		missing += origin_find(pkgs, json_string_value(json_object_get(p,
+				       "canonical_name"))) == NULL;
+	if (missing > 0 && !kd_sink_cancelled(b->sink)) {
+		struct baseenv_query vq = { 0 };
+		if (rebuild_base_ask(b->ctx, b->sink, b->steps, "venv-packages",
+				     "the venv: where the packages pip did not install are",
+				     b->vpy, &vq, msg, sizeof msg) == 0) {
+			json_t *metas = system_metas(&vq, &b->base);
+			json_t *owners = origin_dpkg_owners(b->ctx, b->sink, b->steps, metas);
+			origin_add_provided(pkgs, installed, vq.packages, vq.purelib,
+					    b->base.on ? b->base.env.path : NULL,
+					    b->base.on ? b->base.env.kind : NULL,
+					    b->base.on ? b->base.base.site_dirs : NULL, owners);
+			json_decref(metas);
+			json_decref(owners);
+			baseenv_query_free(&vq);
+		} else {
+			json_object_set_new(o, "provided_error", json_string(msg));
+			origin_add_provided(pkgs, installed, NULL, NULL, NULL, NULL, NULL, NULL);
+		}
+	}
+out:
+	json_decref(report);
+	json_decref(installed);
+	free(rpath);
+	free(ipath);
 }
 
 static int
@@ -586,6 +713,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	}
 	rb_capture(&b);
 	rebuild_base_capture(ctx, sink, b.obs, b.steps, b.vpy, &b.base);
+	rb_origins(&b);
 out:
 	{
 		struct venv_info vi;
@@ -818,6 +946,51 @@ check_inventory(const json_t *obs, struct kd_rows *rows)
 			 "read the pip-freeze log");
 }
 
+/* Every distribution has its origin, and each artefact pip installed its
+ * digest (what the dossier's lock pins). */
+static void
+check_origins(const json_t *obs, struct kd_rows *rows)
+{
+	const char *st = obs_rebuild_install_status(obs), *err = obs_rebuild_origins_error(obs);
+	const char *first = NULL;
+	const json_t *e;
+	size_t i, pip = 0, provided = 0, nodigest = 0;
+	struct kd_row *r;
+
+	if (st == NULL || (strcmp(st, "ok") != 0 && strcmp(st, "reused") != 0))
+		return;
+	json_array_foreach(obs_rebuild_origins_packages(obs), i, e) {
+		const char *o = obs_rebuild_origin_origin(e);
+		if (obs_rebuild_origin_provider(e) != NULL) {
+			provided++;
+		} else {
+			pip++;
+			if (obs_rebuild_origin_sha256(e) == NULL && strcmp(o, "vcs") != 0 &&
+			    strcmp(o, "directory") != 0 && nodigest++ == 0)
+				first = obs_rebuild_origin_name(e);
+		}
+	}
+	if (err == NULL && nodigest == 0) {
+		kd_rows_addf(rows, "rebuild.origins", KD_R_PASS,
+			     "every distribution has its origin and digest", "origin and digest",
+			     "%zu installed by pip, each with its digest; %zu provided", pip,
+			     provided)->evidence = strdup(REBUILD_REPORT);
+		return;
+	}
+	if (err != NULL)
+		r = kd_rows_add(rows, "rebuild.origins", KD_R_WARN,
+				"every distribution has its origin and digest", "not recorded",
+				"origin and digest", NULL);
+	else
+		r = kd_rows_addf(rows, "rebuild.origins", KD_R_WARN,
+				 "every distribution has its origin and digest",
+				 "origin and digest", "%zu without a digest, first %s", nodigest,
+				 first);
+	kd_row_set_error(r, err ? err : "pip's report gave no hash for these artefacts",
+			 "move the venv aside (m) and check again: the install then records "
+			 "where each package came from");
+}
+
 /* pip reads PIP_* from the environment: a PIP_FIND_LINKS or PIP_INDEX_URL
  * of the shell changes where this rebuild's packages come from. */
 static void
@@ -879,6 +1052,7 @@ rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	check_venv(obs, rows);
 	check_install(obs, rows);
 	check_inventory(obs, rows);
+	check_origins(obs, rows);
 	return 0;
 }
 
