@@ -56,6 +56,10 @@ struct kd_ctx {
 				  * later one takes (step_prefetch) */
 	struct step_prefetch *prefetch; /* that step, or NULL (step.h); ended
 				  * by kd_ctx_close when no stage took it */
+	const char *install_lock;/* a replay: the hash-checking lock the rebuild
+				  * installs instead of resolving the rebuild
+				  * file (plan_pip_install), relative to the
+				  * project folder; NULL: the rebuild file */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

@@ -21,6 +21,7 @@
 #define KD_TOML_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "kernodeck/err.h"
@@ -33,5 +34,9 @@ int toml_parse(const char *text, size_t len, const char *name, json_t **out,
 	       struct kd_err *err);
 /* The same from a file (KD_EINPUT when missing, unreadable, too big). */
 int toml_load(const char *path, json_t **out, struct kd_err *err);
+
+/* Write s as a TOML basic string ("...", with \\, \" and control
+ * characters escaped) to f. */
+void toml_put_string(FILE *f, const char *s);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * cmd-replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
- * [--python PATH] [--yes]`: the arguments, then the replay engine
+ * [--python PATH] [--unlocked] [--yes]`: the arguments, then the replay engine
  * (src/features/replay.c).
  */
 #include "config.h"
@@ -35,6 +35,7 @@ cmd_replay(int argc, char **argv)
 		case 'D': free(data); data = kd_abspath(optarg); break;
 		case 'p': o.python = optarg; break;
 		case 'r': o.repo = optarg; break;
+		case 'U': o.unlocked = 1; break;
 		case KD_CMD_HELP:
 			free(work);
 			free(data);
@@ -72,6 +73,7 @@ static const struct kd_opt replay_opts[] = {
 	{ "data", 'D', "DIR", 0 },
 	{ "python", 'p', "PATH", 0 },
 	{ "repo", 'r', "PATH|URL", 0 },
+	{ "unlocked", 'U', NULL, 0 },
 	{ "yes", 'y', NULL, KD_OPT_SHORT },
 	{ NULL, 0, NULL, 0 },
 };
@@ -83,7 +85,9 @@ const struct kd_cmd_entry kd_cmd_replay = {
 	.help = "Verify the dossier's SHA256SUMS, show every command and ask once (--yes: do not ask),\n"
 		"clone the code at the recorded commit into DIR (default ./kernodeck-replay), check\n"
 		"the data digests (where the reference says, or under --data), rebuild and run\n"
-		"stages 2 to 6.  Exit 0 when every stage passed or shows exactly the recorded\n"
+		"stages 2 to 6.  The rebuild installs the dossier's lock (requirements-lock.txt:\n"
+		"--require-hashes --no-deps, exactly the artefacts recorded); --unlocked resolves\n"
+		"requirements-rebuild.txt again.  Exit 0 when every stage passed or shows exactly the recorded\n"
 		"deviations, 1 on new differences or a declined confirmation.",
 	.exec = cmd_replay,
 };

@@ -1150,3 +1150,19 @@ toml_load(const char *path, json_t **out, struct kd_err *err)
 	free(buf);
 	return rc;
 }
+
+void
+toml_put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s != NULL && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7F)
+			fprintf(f, "\\u%04X", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

@@ -103,6 +103,52 @@ error_requirement(const char *line, char *out, size_t len)
 	}
 }
 
+/* pip's refusal of an artefact whose digest is not the locked one:
+ *   ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...
+ *       alpha==1.0 from file:///.../alpha-1.0-py3-none-any.whl:
+ *           Expected sha256 258b...
+ *                Got        9f3c...
+ * The requirement into req, and in.first_error one line naming it with
+ * both digests.  1 when the output holds such a refusal. */
+static int
+hash_mismatch(const char *out, size_t len, char *req, size_t rlen, json_t *in)
+{
+	struct pipline_iter it;
+	const char *l;
+	size_t n;
+	int seen = 0;
+	char want[80] = "", got[80] = "", pkg[512] = "";
+
+	pipline_init(&it, out ? out : "", out ? len : 0);
+	while (pipline_next(&it, &l, &n)) {
+		const char *t = l;
+		size_t tn = n;
+		pipline_trim(&t, &tn);
+		if (!seen) {
+			seen = tn > 30 && memmem(t, tn, "DO NOT MATCH THE HASHES", 23) != NULL;
+			continue;
+		}
+		if (pkg[0] == '\0' && memmem(t, tn, " from ", 6) != NULL && t[tn - 1] == ':')
+			snprintf(pkg, sizeof pkg, "%.*s", (int)((const char *)memmem(t, tn, " from ",
+				 6) - t), t);
+		else if (pkg[0] && want[0] == '\0' && tn > 16 && strncmp(t, "Expected sha256 ", 16) == 0)
+			snprintf(want, sizeof want, "%.*s", (int)(tn - 16), t + 16);
+		else if (pkg[0] && want[0] && tn > 4 && strncmp(t, "Got ", 4) == 0) {
+			const char *g = t + 4;
+			size_t gn = tn - 4;
+			pipline_trim(&g, &gn);
+			snprintf(got, sizeof got, "%.*s", (int)gn, g);
+			break;
+		}
+	}
+	if (pkg[0] == '\0')
+		return 0;
+	snprintf(req, rlen, "%s", pkg);
+	json_object_set_new(in, "first_error", json_pack("s++++", pkg, ": the artefact's SHA-256 is ",
+		got[0] ? got : "another", ", the lock has ", want[0] ? want : "another"));
+	return 1;
+}
+
 /* ---- choices ---- */
 
 /* The interpreter for the rebuild and why (DESIGN.md: stage 2 chooses). */
@@ -492,8 +538,12 @@ rb_install(struct rb *b)
 	json_object_set_new(b->obs, "install", in);
 	if (part != NULL)
 		unlink(part);   /* a report left by a run that was killed */
-	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-		      report ? plan_pip_install(b->vpy, report, NULL) : NULL,
+	if (b->ctx->install_lock != NULL)
+		json_object_set_new(in, "lock", json_string(b->ctx->install_lock));
+	if (step_plan(b->ctx, b->sink, "pip-install", b->ctx->install_lock ?
+		      "pip install --require-hashes --no-deps -r (the dossier's lock)" :
+		      "pip install -r " REBUILD_REQUIREMENTS,
+		      report ? plan_pip_install(b->vpy, report, b->ctx->install_lock) : NULL,
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -526,6 +576,8 @@ rb_install(struct rb *b)
 			json_object_set_new(in, "first_error", json_string(fe));
 		}
 		error_requirement(fe, req, sizeof req);
+		/* a locked artefact that changed: first_error names it and both digests */
+		hash_mismatch(r->tail, r->tail_len, req, sizeof req, in);
 		if (req[0])
 			json_object_set_new(in, "requirement", json_string(req));
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
