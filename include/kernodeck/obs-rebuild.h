@@ -30,7 +30,8 @@
  *   inventory             pip freeze --all: .file, .count, or .error;
  *                         .origin {rebuilt[], base[], system[]} with a base
  *   origins               where each distribution came from (origin.h):
- *                         .report (pip-report.json), .error (no usable
+ *                         .report (pip-report.json), .python (the
+ *                         version pip installed for), .error (no usable
  *                         report), .provided_error, .packages [origin]
  *                         (KD_OBS_REBUILD_ORIGIN)
  *   base                  the base environment (rebuild-base.h): .path, .kind,
@@ -84,6 +85,7 @@
 	X(arr, inventory_origin_system, "inventory.origin.system", KD_OBS_OPT) \
 	X(obj, origins, "origins", KD_OBS_OPT) \
 	X(str, origins_report, "origins.report", KD_OBS_OPT) \
+	X(str, origins_python, "origins.python", KD_OBS_OPT) \
 	X(str, origins_error, "origins.error", KD_OBS_OPT) \
 	X(str, origins_provided_error, "origins.provided_error", KD_OBS_OPT) \
 	X(arr, origins_packages, "origins.packages", KD_OBS_OPT) \

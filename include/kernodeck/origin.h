@@ -56,16 +56,24 @@ void origin_add_provided(json_t *origins, const json_t *installed, const json_t 
 			 const char *purelib, const char *base_path, const char *base_kind,
 			 const json_t *base_dirs, const json_t *owners);
 
-/* The Debian packages that own these metadata paths (an array of strings):
- * dpkg-query -S, then dpkg-query -W for their versions, each a logged
- * step appended to steps.  A new object {path: {package, version}}; empty
- * when dpkg-query is not there or owns none. */
+/* The Debian packages that own these metadata paths (an array of
+ * strings): one logged step, dpkg-query -W of the python3-* packages with
+ * their files (plan_dpkg_python: the same vector whatever is asked, so
+ * that replay's plan shows it), appended to steps.  A new object {path:
+ * {package, version}}; empty when dpkg-query is not there or owns none
+ * of them.  It runs also when paths is empty. */
 json_t *origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 			   const json_t *paths);
 
-/* Parse dpkg-query -S output ("pkg[:arch][, pkg2]: path" lines) into
- * {path: package}; diversion and error lines are skipped (tests). */
-json_t *origin_parse_dpkg_search(const char *out, size_t len);
+/* Parse that output ("package<TAB>version" lines, each followed by its
+ * files, one a line after a space) into {path: {package, version}} for
+ * the paths asked (tests). */
+json_t *origin_parse_dpkg_files(const char *out, size_t len, const json_t *paths);
+
+/* Give each package of pkgs (an inventory's package objects) the sha256,
+ * origin and source of its entry in origins (the same canonical name and
+ * version), so that inventory_compare sees another artefact or origin. */
+void origin_merge(json_t *pkgs, const json_t *origins);
 
 /* Sort origins by canonical name. */
 void origin_sort(json_t *origins);

@@ -6,6 +6,7 @@
  * The tree (what `kernodeck inspect pip-report FILE` prints):
  *
  *   version, pip_version    as in the report
+ *   environment             the report's marker environment (copied)
  *   packages: [{name, canonical_name, version,
  *               requested      true when the rebuild file named it, false
  *                              when it was pulled in as a dependency

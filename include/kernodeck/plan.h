@@ -38,6 +38,9 @@ char *plan_report_path(const char *project_dir, const char *state_dir, const cha
 char **plan_venv(const char *python, int sys_site, int without_pip);
 /* VPY -I -m pip ... (the isolated interpreter: the project is not on sys.path) */
 char **plan_pip(const char *vpy, enum plan_pip which);
+/* /usr/bin/dpkg-query -W -f=... python3-*: Debian's Python packages,
+ * their versions and files (origin.h: who provides the system's packages) */
+char **plan_dpkg_python(void);
 /* PY -s -c QUERY json: the base environment's folders and packages */
 char **plan_base_query(const char *python);
 /* PROJECT/.venv-rebuild/bin/python PROBE --expect BACKEND [--ext MOD[:CALL]]...

@@ -9,7 +9,9 @@
  *   data        data and weights, sample and example: paths, SHA-256,
  *               sizes, versions, and the digests stage 1 observed
  *   python      the packages (pip freeze --all) compared by canonical name:
- *               missing, extra, version changed, local label changed; the
+ *               missing, extra, version changed, local label changed, the
+ *               same version from another artefact or origin (the
+ *               dossiers' origins: where each came from, its SHA-256); the
  *               interpreter chosen and those found
  *   system      the system chain observed by stage 2 (the environment
  *               variables that change a run included) and what stage 5's
@@ -40,6 +42,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-reference.h"
+#include "kernodeck/origin.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -243,9 +246,12 @@ packages_of(const json_t *root)
 	const json_t *p = json_object_get(json_object_get(root, "inventory"), "packages");
 	const json_t *obs = json_object_get(stage_of(root, "contract"), "observations");
 
-	/* only read: shared, not copied */
-	if (json_is_array(p))
-		return json_incref((json_t *)p);
+	if (json_is_array(p)) {
+		/* with each package's origin and digest (rebuild.yaml's origins) */
+		json_t *c = json_deep_copy(p);
+		origin_merge(c, json_object_get(root, "origins"));
+		return c;
+	}
 	p = obs_contract_packages(obs);
 	if (json_is_array(p))
 		return json_incref((json_t *)p);

@@ -20,11 +20,11 @@
 #include "kernodeck/origin.h"
 #include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/step.h"
 
 #define ORIGIN_TIMEOUT_DPKG 60.0
-#define ORIGIN_MAX_PATHS    4096   /* metadata paths asked of dpkg-query at once */
 
 static const char *
 str_of(const json_t *o, const char *key)
@@ -340,145 +340,91 @@ origin_add_provided(json_t *origins, const json_t *installed, const json_t *loca
 /* ---- dpkg-query ---- */
 
 json_t *
-origin_parse_dpkg_search(const char *out, size_t len)
+origin_parse_dpkg_files(const char *out, size_t len, const json_t *paths)
 {
-	json_t *m = json_object();
+	json_t *m = json_object(), *want = json_object();
 	struct pipline_iter it;
 	const char *l;
-	size_t n;
+	size_t n, i;
+	char *pkg = NULL, *ver = NULL;
+	const json_t *v;
 
+	json_array_foreach(paths, i, v)
+		if (json_string_value(v) != NULL)
+			json_object_set_new(want, json_string_value(v), json_true());
 	pipline_init(&it, out, len);
 	while (pipline_next(&it, &l, &n)) {
-		/* "pkg:arch, pkg2: /path"; "diversion by x from: /path" is not an owner */
-		const char *sep = NULL;
-		for (size_t k = 0; k + 2 < n; k++)
-			if (l[k] == ':' && l[k + 1] == ' ' && l[k + 2] == '/') {
-				sep = l + k;
-				break;
-			}
-		if (sep == NULL || (n > 10 && strncmp(l, "diversion ", 10) == 0) ||
-		    (n > 10 && strncmp(l, "dpkg-query", 10) == 0))
-			continue;
-		size_t pn = strcspn(l, ",:");
-		if (pn == 0 || l + pn > sep)
-			continue;
-		char *path = pipline_dup(sep + 2, n - (size_t)(sep + 2 - l));
-		char *pkg = pipline_dup(l, pn);
-		if (path != NULL && pkg != NULL && json_object_get(m, path) == NULL)
-			json_object_set_new(m, path, json_string(pkg));
-		free(path);
-		free(pkg);
+		/* "package<TAB>version", then its files, each after a space */
+		if (n > 1 && l[0] == ' ' && pkg != NULL) {
+			char *path = pipline_dup(l + 1, n - 1);
+			if (path != NULL && json_object_get(want, path) != NULL &&
+			    json_object_get(m, path) == NULL)
+				json_object_set_new(m, path, json_pack("{s:s, s:s}", "package", pkg,
+								      "version", ver ? ver : ""));
+			free(path);
+		} else if (n > 0 && l[0] != ' ') {
+			const char *tab = memchr(l, '\t', n);
+			free(pkg);
+			free(ver);
+			pkg = pipline_dup(l, tab ? (size_t)(tab - l) : n);
+			ver = tab ? pipline_dup(tab + 1, n - (size_t)(tab + 1 - l)) : NULL;
+			if (pkg != NULL && strchr(pkg, ':') != NULL)
+				*strchr(pkg, ':') = '\0';   /* python3-torch:amd64 */
+		}
 	}
+	free(pkg);
+	free(ver);
+	json_decref(want);
 	return m;
-}
-
-/* Run dpkg-query with argv as a logged step; its output (malloc'd) or NULL. */
-static char *
-dpkg_run(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *label,
-	 const char **argv, size_t *len)
-{
-	struct kd_step s = { .what = "dpkg-query", .label = label, .argv = argv, .keep = 1,
-			     .timeout_s = ORIGIN_TIMEOUT_DPKG };
-	struct kd_err e = { 0 };
-	char *out = NULL;
-	int rc = step_run(ctx, sink, &s, &e);
-
-	if (steps != NULL)
-		json_array_append_new(steps, step_record(ctx, &s, rc, &e));
-	/* dpkg-query -S exits 1 when one path has no owner: the others count */
-	if (rc == 0 && s.r.exited && s.r.exit_code <= 1 && s.buf != NULL) {
-		out = s.buf;
-		*len = s.len;
-		s.buf = NULL;
-	}
-	step_free(&s);
-	return out;
 }
 
 json_t *
 origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 		   const json_t *paths)
 {
-	json_t *owners = json_object(), *byp = NULL, *pkgs = json_array();
-	size_t n = json_array_size(paths), i, len = 0, np;
-	const char **argv = NULL;
-	char *out = NULL;
-	const char *k;
-	json_t *v;
+	char **argv = plan_dpkg_python();
+	struct kd_step s = { .what = "dpkg-query", .keep = 1, .timeout_s = ORIGIN_TIMEOUT_DPKG,
+			     .label = "dpkg-query: the Debian packages of the system's Python "
+				      "packages" };
+	struct kd_err e = { 0 };
+	json_t *owners = NULL;
+	int rc;
 
-	if (n == 0 || n > ORIGIN_MAX_PATHS || access("/usr/bin/dpkg-query", X_OK) != 0)
-		goto out;
-	argv = calloc(n + 3, sizeof *argv);
-	if (argv == NULL)
-		goto out;
-	argv[0] = "/usr/bin/dpkg-query";
-	argv[1] = "-S";
-	for (i = 0; i < n; i++)
-		argv[2 + i] = json_string_value(json_array_get(paths, i));
-	out = dpkg_run(ctx, sink, steps, "dpkg-query -S: the Debian packages of the system's "
-		       "Python packages", argv, &len);
-	if (out == NULL)
-		goto out;
-	byp = origin_parse_dpkg_search(out, len);
-	free(out);
-	out = NULL;
-	json_object_foreach(byp, k, v) {
-		const json_t *w;
-		size_t j;
-		int seen = 0;
-		json_array_foreach(pkgs, j, w)
-			seen |= strcmp(json_string_value(w), json_string_value(v)) == 0;
-		if (!seen)
-			json_array_append(pkgs, v);
+	if (argv == NULL || access(argv[0], X_OK) != 0) {
+		plan_free(argv);
+		return json_object();
 	}
-	np = json_array_size(pkgs);
-	if (np == 0)
-		goto out;
-	free(argv);
-	argv = calloc(np + 5, sizeof *argv);
-	if (argv == NULL)
-		goto out;
-	argv[0] = "/usr/bin/dpkg-query";
-	argv[1] = "-W";
-	argv[2] = "--showformat=${binary:Package}\\t${Version}\\n";
-	for (i = 0; i < np; i++)
-		argv[3 + i] = json_string_value(json_array_get(pkgs, i));
-	out = dpkg_run(ctx, sink, steps, "dpkg-query -W: their versions", argv, &len);
-	{
-		json_t *ver = json_object();
-		struct pipline_iter it;
-		const char *l;
-		size_t ln;
-		pipline_init(&it, out ? out : "", out ? len : 0);
-		while (pipline_next(&it, &l, &ln)) {
-			const char *tab = memchr(l, '\t', ln);
-			if (tab == NULL || tab == l)
-				continue;
-			char *pk = pipline_dup(l, (size_t)(tab - l));
-			if (pk != NULL)
-				json_object_set_new(ver, pk, json_stringn(tab + 1,
-						    ln - (size_t)(tab + 1 - l)));
-			free(pk);
-		}
-		json_object_foreach(byp, k, v) {
-			const char *pk = json_string_value(v);
-			const json_t *vv = json_object_get(ver, pk);
-			char bare[256];
-			snprintf(bare, sizeof bare, "%.*s", (int)strcspn(pk, ":"), pk);
-			json_object_set_new(owners, k, json_pack("{s:s, s:O?}", "package", bare,
-						"version", vv));
-		}
-		json_decref(ver);
-	}
-out:
-	free(out);
-	free(argv);
-	json_decref(byp);
-	json_decref(pkgs);
-	return owners;
+	s.argv = (const char *const *)argv;
+	rc = step_run(ctx, sink, &s, &e);
+	if (steps != NULL)
+		json_array_append_new(steps, step_record(ctx, &s, rc, &e));
+	if (step_ok(&s) && !s.overflow && s.buf != NULL)
+		owners = origin_parse_dpkg_files(s.buf, s.len, paths);
+	step_free(&s);
+	plan_free(argv);
+	return owners ? owners : json_object();
 }
 
 /* ---- lists ---- */
+
+void
+origin_merge(json_t *pkgs, const json_t *origins)
+{
+	static const char *const keys[] = { "sha256", "origin", "source" };
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(pkgs, i, p) {
+		const json_t *o = origin_find(origins, str_of(p, "canonical_name"));
+		const char *v = str_of(p, "version"), *ov = str_of(o, "version");
+		if (o == NULL || (v != NULL && ov != NULL && strcmp(v, ov) != 0))
+			continue;
+		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+			if (json_object_get(o, keys[k]) != NULL)
+				json_object_set(p, keys[k], json_object_get(o, keys[k]));
+	}
+}
+
 
 static int
 by_name(const void *a, const void *b)

@@ -77,6 +77,14 @@ plan_pip_install(const char *vpy, const char *report, const char *lock)
 		   "--report", report, "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
 }
 
+char **
+plan_dpkg_python(void)
+{
+	return vec("/usr/bin/dpkg-query", "-W",
+		   "-f=${binary:Package}\\t${Version}\\n${db-fsys:Files}", "python3-*",
+		   (const char *)NULL);
+}
+
 char *
 plan_report_path(const char *project_dir, const char *state_dir, const char *rel)
 {

@@ -210,8 +210,9 @@ close_text(FILE *f, char **buf)
 char *
 dossier_pylock(const struct kd_ctx *ctx, const json_t *origins)
 {
-	const json_t *sys = kd_ctx_obs(ctx, stage_pos(&kd_stage_system)), *o;
-	const char *pyv = obs_system_python_chosen_version(sys);
+	const json_t *rb = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild)), *o;
+	const char *pyv = obs_rebuild_origins_python(rb) ? obs_rebuild_origins_python(rb) :
+			  obs_system_python_chosen_version(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
 	char *buf = NULL, rp[32];
 	size_t len = 0, i;
 	FILE *f;

@@ -316,6 +316,11 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 	plan_line(o, "the inventory, with each package's metadata", plan_pip(vpy, PLAN_PIP_INSPECT));
 	if (base != NULL)
 		plan_line(o, "the venv: where each package comes from", plan_base_query(vpy));
+	plan_line(o, "the venv: where the packages pip did not install are",
+		  plan_base_query(vpy));
+	if (sys_site || base != NULL)
+		plan_line(o, "Debian's Python packages and their files: who provides the "
+			  "system's packages", plan_dpkg_python());
 }
 
 /* Every command the replay runs, each as the argument vector the stage

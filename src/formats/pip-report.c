@@ -180,8 +180,9 @@ pipreport_parse(const char *text, size_t len, const char *name, json_t **out,
 		}
 		json_array_append_new(pkgs, p);
 	}
-	*out = json_pack("{s:O, s:O?, s:o}", "version", v, "pip_version",
-			 json_object_get(root, "pip_version"), "packages", pkgs);
+	*out = json_pack("{s:O, s:O?, s:O?, s:o}", "version", v, "pip_version",
+			 json_object_get(root, "pip_version"), "environment",
+			 json_object_get(root, "environment"), "packages", pkgs);
 	json_decref(root);
 	return 0;
 }

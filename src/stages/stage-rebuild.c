@@ -626,15 +626,17 @@ rb_origins(struct rb *b)
 	char *rpath = kd_ctx_path(b->ctx, REBUILD_REPORT), *ipath = kd_ctx_path(b->ctx,
 		REBUILD_INSTALLED), msg[1200];
 	struct kd_err e = { 0 };
-	const json_t *p;
-	size_t i, missing = 0;
 
 	if (o == NULL) {
 		o = json_object();
 		json_object_set_new(b->obs, "origins", o);
 	}
-	if (rpath != NULL && pipreport_load(rpath, &report, &e) == 0)
+	if (rpath != NULL && pipreport_load(rpath, &report, &e) == 0) {
+		const json_t *env = json_object_get(report, "environment");
 		json_object_set_new(o, "report", json_string(REBUILD_REPORT));
+		if (json_string_value(json_object_get(env, "python_full_version")) != NULL)
+			json_object_set(o, "python", json_object_get(env, "python_full_version"));
+	}
 	else if (json_object_get(o, "error") == NULL)
 		json_object_set_new(o, "error", json_string(fsutil_exists(rpath) ?
 			kd_err_format(&e, msg, sizeof msg) : "no installation report (the venv "
@@ -644,16 +646,16 @@ rb_origins(struct rb *b)
 	json_object_set_new(o, "packages", pkgs);
 	if (ipath == NULL || inventory_load(ipath, &installed, NULL, &e) != 0)
 		goto out;
-	json_array_foreach(installed, i, p)
-		missing += origin_find(pkgs, json_string_value(json_object_get(p,
-				       "canonical_name"))) == NULL;
-	if (missing > 0 && !kd_sink_cancelled(b->sink)) {
+	/* asked every time (replay's plan shows these two runs): the venv for
+	 * where its packages are, dpkg-query when the system's may be seen */
+	if (!kd_sink_cancelled(b->sink)) {
 		struct baseenv_query vq = { 0 };
 		if (rebuild_base_ask(b->ctx, b->sink, b->steps, "venv-packages",
 				     "the venv: where the packages pip did not install are",
 				     b->vpy, &vq, msg, sizeof msg) == 0) {
 			json_t *metas = system_metas(&vq, &b->base);
-			json_t *owners = origin_dpkg_owners(b->ctx, b->sink, b->steps, metas);
+			json_t *owners = b->sys_site || b->base.on ?
+				origin_dpkg_owners(b->ctx, b->sink, b->steps, metas) : json_object();
 			origin_add_provided(pkgs, installed, vq.packages, vq.purelib,
 					    b->base.on ? b->base.env.path : NULL,
 					    b->base.on ? b->base.env.kind : NULL,
