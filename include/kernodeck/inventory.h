@@ -23,7 +23,8 @@
  *                        [{canonical_name, name, kind: missing | extra |
  *                          version | local-label | digest | origin,
  *                          ref_version, new_version,
- *                          tooling (pip, setuptools, wheel), detail}]
+ *                          tooling (pip, setuptools, wheel), detail; for
+ *                          digest and origin, origin_changed's fields too}]
  *   same:                the number of packages equal in both
  *
  * A package object only needs canonical_name (or name) and version; the
@@ -39,9 +40,11 @@
 
 #include "kernodeck/err.h"
 
-/* Read an inventory from text: pip inspect JSON when it holds a JSON
- * object, else pip freeze.  *pkgs gets a new array of package objects;
- * *format (may be NULL) "pip-inspect" or "freeze". */
+/* Read an inventory from text: a lock file when name is one (pylock.toml,
+ * pylock.NAME.toml, uv.lock: pylock.h), pip inspect JSON when it holds a
+ * JSON object, else pip freeze.  *pkgs gets a new array of package
+ * objects; *format (may be NULL) "pylock", "uv-lock", "pip-inspect" or
+ * "freeze". */
 int inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
 		    const char **format, struct kd_err *err);
 /* The same from a file (KD_EINPUT when missing, unreadable, malformed). */

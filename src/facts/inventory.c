@@ -23,6 +23,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/pep440.h"
 #include "kernodeck/parse-inspect.h"
+#include "kernodeck/pylock.h"
 
 int
 inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
@@ -32,6 +33,19 @@ inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
 	int rc, is_json = 0;
 
 	*pkgs = NULL;
+	if (pylock_kind_of(name) != NULL) {
+		/* a lock file (PEP 751 pylock.toml, uv.lock), known by its name */
+		const char *k = pylock_kind_of(name);
+		rc = strcmp(k, "pylock") == 0 ? pylock_parse(text, len, name, &tree, err) :
+		     uvlock_parse(text, len, name, &tree, err);
+		if (rc != 0)
+			return rc;
+		if (format)
+			*format = k;
+		*pkgs = json_incref(json_object_get(tree, "packages"));
+		json_decref(tree);
+		return 0;
+	}
 	for (size_t i = 0; i < len; i++) {
 		if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')
 			continue;
@@ -290,6 +304,8 @@ add_diff(json_t *res, const char *list, const char *cn, const char *name, const 
 		json_object_set_new(item, "ref_version", jstr(rv));
 	if (extra != NULL)
 		json_object_update(item, extra);
+	if (extra != NULL && strcmp(list, "origin_changed") == 0)
+		json_object_update(d, extra);   /* both digests or origins */
 	json_array_append_new(l, item);
 	json_array_append_new(json_object_get(res, "differences"), d);
 }

@@ -1,7 +1,8 @@
 /* test-toml.c - the TOML 1.0 reader (src/formats/toml.c) on the examples of
  * the specification (https://toml.io/en/v1.0.0), valid and invalid, each
  * valid one compared with the tree it must give, each invalid one with the
- * line the error must name. */
+ * line the error must name; and the lock files read through it
+ * (src/formats/pylock.c: PEP 751 pylock.toml, uv.lock) as inventories. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/inventory.h"
+#include "kernodeck/pylock.h"
 #include "kernodeck/toml.h"
 
 struct good {
@@ -356,6 +359,106 @@ test_depth_and_file(void **state)
 	assert_int_equal(toml_load("/nonexistent/kd.toml", &t, &err), KD_EINPUT);
 }
 
+#define LOCKS KD_SRCDIR "/tests/fixtures/lock/"
+
+static const json_t *
+pkg(const json_t *pkgs, const char *cn)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(pkgs, i, p)
+		if (strcmp(json_string_value(json_object_get(p, "canonical_name")), cn) == 0)
+			return p;
+	fail_msg("no package %s", cn);
+	return NULL;
+}
+
+static const char *
+field(const json_t *pkgs, const char *cn, const char *key)
+{
+	return json_string_value(json_object_get(pkg(pkgs, cn), key));
+}
+
+/* A hand-written pylock.toml and uv.lock read as inventories. */
+static void
+test_locks_as_inventories(void **state)
+{
+	struct kd_err err = { 0 };
+	json_t *pk = NULL;
+	const char *fmt = NULL;
+
+	(void)state;
+	if (inventory_load(LOCKS "pylock.toml", &pk, &fmt, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(fmt, "pylock");
+	assert_int_equal(json_array_size(pk), 6);
+	assert_string_equal(field(pk, "attrs", "origin"), "index");
+	assert_string_equal(field(pk, "attrs", "source"), "https://pypi.org/simple");
+	assert_string_equal(field(pk, "attrs", "sha256"),
+			    "99b87a485a5820b23b879f04c2305b44b951b502fd64be915879d77a7e8fc6f1");
+	assert_string_equal(field(pk, "torch", "version"), "2.3.1+cpu");
+	assert_string_equal(field(pk, "filelock", "sha256"),
+			    "521f5f56c50f8426f5e03ad3b281b490a87ef15bc6c526f168290f0c7148d44e");
+	assert_string_equal(field(pk, "tinylib", "kind"), "vcs");
+	assert_string_equal(field(pk, "tinylib", "commit"), "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(field(pk, "localpkg", "kind"), "editable_local");
+	assert_null(field(pk, "localpkg", "version"));
+	assert_string_equal(field(pk, "archived", "origin"), "url");
+	json_decref(pk);
+
+	if (inventory_load(LOCKS "uv.lock", &pk, &fmt, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(fmt, "uv-lock");
+	assert_int_equal(json_array_size(pk), 4);
+	assert_string_equal(field(pk, "demo-app", "kind"), "editable_local");
+	assert_null(field(pk, "numpy", "sha256"));   /* an sdist and a wheel: no one digest */
+	assert_string_equal(field(pk, "requests", "sha256"),
+			    "58cd2187c01e70e6e26505bca751777aa9f2ee0b7f4300988b709f44e013003f");
+	assert_string_equal(field(pk, "requests", "source"), "https://pypi.org/simple");
+	assert_string_equal(field(pk, "tinylib", "source"), "https://example.org/tinylib.git");
+	assert_string_equal(field(pk, "tinylib", "commit"), "0123456789abcdef0123456789abcdef01234567");
+	json_decref(pk);
+}
+
+/* What PEP 751 and uv refuse. */
+static void
+test_locks_refused(void **state)
+{
+	static const struct { const char *text, *msg; int uv; } bad[] = {
+		{ "lock-version = \"1.0\"\n[[packages]]\nname = \"a\"\n", "created-by", 0 },
+		{ "lock-version = \"2.0\"\ncreated-by = \"x\"\npackages = []\n", "lock-version", 0 },
+		{ "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nversion = \"1\"\n",
+		  "without a name", 0 },
+		{ "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\n"
+		  "vcs = {type = \"git\", url = \"u\", commit-id = \"c\"}\n"
+		  "wheels = [{url = \"u\", hashes = {sha256 = \"0\"}}]\n", "more than one", 0 },
+		{ "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\n"
+		  "wheels = [{url = \"u\"}]\n", "without hashes", 0 },
+		{ "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\n"
+		  "sdist = {hashes = {sha256 = \"0\"}}\n", "without url or path", 0 },
+		{ "lock-version = \"1.0\"\ncreated-by = \"x\"\n[[packages]]\nname = \"a\"\n"
+		  "name = \"b\"\n", "twice", 0 },
+		{ "version = 2\n[[package]]\nname = \"a\"\n", "version 1", 1 },
+		{ "version = 1\n[[package]]\nname = \"a\"\n", "source", 1 },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct kd_err err = { 0 };
+		json_t *t = NULL;
+		int rc = bad[i].uv ? uvlock_parse(bad[i].text, strlen(bad[i].text), "uv.lock", &t, &err)
+				   : pylock_parse(bad[i].text, strlen(bad[i].text), "pylock.toml", &t,
+						  &err);
+		if (rc != KD_EINPUT || strstr(err.msg, bad[i].msg) == NULL)
+			fail_msg("case %zu: rc %d, \"%s\" (want \"%s\")", i, rc, err.msg, bad[i].msg);
+		assert_null(t);
+	}
+	assert_string_equal(pylock_kind_of("/x/pylock.toml"), "pylock");
+	assert_string_equal(pylock_kind_of("pylock.gpu.toml"), "pylock");
+	assert_string_equal(pylock_kind_of("a/uv.lock"), "uv-lock");
+	assert_null(pylock_kind_of("freeze.txt"));
+	assert_null(pylock_kind_of("pylock.txt"));
+}
+
 int
 main(void)
 {
@@ -364,6 +467,8 @@ main(void)
 		cmocka_unit_test(test_spec_invalid),
 		cmocka_unit_test(test_order_and_example),
 		cmocka_unit_test(test_depth_and_file),
+		cmocka_unit_test(test_locks_as_inventories),
+		cmocka_unit_test(test_locks_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
