@@ -417,6 +417,23 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 	json_decref(keys);
 }
 
+/* "1.0 sha256:HEX" or "1.0 from ORIGIN" of one side (ref, new) of a
+ * digest or origin difference (inventory.h). */
+static json_t *
+artefact_side(const json_t *d, const char *side, const char *what)
+{
+	char kv[32], kw[32], buf[1200];
+	const char *v, *w;
+
+	snprintf(kv, sizeof kv, "%s_version", side);
+	snprintf(kw, sizeof kw, "%s_%s", side, what);
+	v = json_string_value(json_object_get(d, kv));
+	w = json_string_value(json_object_get(d, kw));
+	snprintf(buf, sizeof buf, "%s %s%s", v ? v : "?", strcmp(what, "sha256") == 0 ?
+		 "sha256:" : "from ", w ? w : "?");
+	return json_string(buf);
+}
+
 static json_t *
 diff_inventory(const json_t *a, const json_t *b)
 {
@@ -441,10 +458,19 @@ diff_inventory(const json_t *a, const json_t *b)
 		const char *nm = json_string_value(json_object_get(d, "name"));
 		json_object_set_new(e, "key", json_string(nm ? nm :
 			json_string_value(json_object_get(d, "canonical_name"))));
-		json_object_set(e, "a", json_object_get(d, "ref_version") ?
-				json_object_get(d, "ref_version") : json_null());
-		json_object_set(e, "b", json_object_get(d, "new_version") ?
-				json_object_get(d, "new_version") : json_null());
+		const char *kind = json_string_value(json_object_get(d, "kind"));
+		const char *w = kind && strcmp(kind, "digest") == 0 ? "sha256" :
+				kind && strcmp(kind, "origin") == 0 ? "origin" : NULL;
+		if (w != NULL) {
+			/* the same version: each side's artefact or origin */
+			json_object_set_new(e, "a", artefact_side(d, "ref", w));
+			json_object_set_new(e, "b", artefact_side(d, "new", w));
+		} else {
+			json_object_set(e, "a", json_object_get(d, "ref_version") ?
+					json_object_get(d, "ref_version") : json_null());
+			json_object_set(e, "b", json_object_get(d, "new_version") ?
+					json_object_get(d, "new_version") : json_null());
+		}
 		json_object_set(e, "change", json_object_get(d, "kind"));
 		json_array_append_new(out, e);
 	}

@@ -144,8 +144,8 @@ hash_mismatch(const char *out, size_t len, char *req, size_t rlen, json_t *in)
 	if (pkg[0] == '\0')
 		return 0;
 	snprintf(req, rlen, "%s", pkg);
-	json_object_set_new(in, "first_error", json_pack("s++++", pkg, ": the artefact's SHA-256 is ",
-		got[0] ? got : "another", ", the lock has ", want[0] ? want : "another"));
+	json_object_set_new(in, "first_error", json_pack("s++++", pkg, ": SHA-256 ",
+		got[0] ? got : "(another)", ", the lock has ", want[0] ? want : "(another)"));
 	return 1;
 }
 
