@@ -28,7 +28,8 @@ enum plan_pip {
  * -r requirements-rebuild.txt, or with lock (a hash-checking file, the
  * dossier's requirements-lock.txt) --require-hashes --no-deps -r LOCK:
  * exactly the locked artefacts, no resolution.  report is the path pip
- * writes its installation report to (plan_report_path). */
+ * writes its installation report to (plan_report_path), or NULL for a pip
+ * before 22.2 (no --report). */
 char **plan_pip_install(const char *vpy, const char *report, const char *lock);
 /* The report's path as the install names it: REL under the kernodeck
  * folder, relative to the project folder when it is inside it (the

@@ -359,15 +359,15 @@ in_list(const json_t *a, const char *s)
 	return 0;
 }
 
-/* Is dir one of the base's folders? */
-static int
-in_dirs(const json_t *dirs, const char *dir)
+int
+baseenv_in_dirs(const json_t *dirs, const char *dir)
 {
 	const json_t *d;
 	size_t i;
 
 	json_array_foreach(dirs, i, d)
-		if (strcmp(json_string_value(d), dir) == 0)
+		if (dir != NULL && json_string_value(d) != NULL &&
+		    strcmp(json_string_value(d), dir) == 0)
 			return 1;
 	return 0;
 }
@@ -383,7 +383,7 @@ baseenv_origins(const struct baseenv_query *venv, const struct baseenv_query *ba
 		const char *loc = json_string_value(json_object_get(p, "location"));
 		const char *which = loc == NULL ? "system" :
 			strcmp(loc, venv->purelib) == 0 ? "rebuilt" :
-			base != NULL && in_dirs(base->site_dirs, loc) ? "base" : "system";
+			base != NULL && baseenv_in_dirs(base->site_dirs, loc) ? "base" : "system";
 		char nv[600];
 		/* a folder may hold a .dist-info and an .egg-info of one package */
 		if (package_line(p, nv, sizeof nv) != NULL &&
@@ -419,7 +419,7 @@ baseenv_label(json_t *pkgs, const json_t *site_dirs)
 
 	json_array_foreach(pkgs, i, p) {
 		const char *loc = json_string_value(json_object_get(p, "location"));
-		int in = loc != NULL && realpath(loc, real) != NULL && in_dirs(site_dirs, real);
+		int in = loc != NULL && realpath(loc, real) != NULL && baseenv_in_dirs(site_dirs, real);
 		if (in) {
 			json_object_set_new(p, "base", json_true());
 			n++;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
@@ -211,18 +212,6 @@ origin_from_report(const json_t *report, const json_t *lint, const json_t *pip_e
 
 /* ---- what pip did not install ---- */
 
-static int
-in_dirs(const json_t *dirs, const char *dir)
-{
-	const json_t *d;
-	size_t i;
-
-	json_array_foreach(dirs, i, d)
-		if (json_string_value(d) && dir && strcmp(json_string_value(d), dir) == 0)
-			return 1;
-	return 0;
-}
-
 /* The package of a conda environment that holds rel (a path under it), from
  * the JSON files of conda-meta/: {package, version, channel}, or NULL. */
 static json_t *
@@ -272,7 +261,7 @@ provider_of(const char *loc, const char *meta, const char *purelib, const char *
 		*origin = "venv";
 		return json_pack("{s:s, s:s}", "kind", "venv", "path", loc);
 	}
-	if (base_path != NULL && in_dirs(base_dirs, loc)) {
+	if (base_path != NULL && baseenv_in_dirs(base_dirs, loc)) {
 		json_t *pv = json_pack("{s:s, s:s}", "kind", "base", "path", base_path);
 		size_t bl = strlen(base_path);
 		*origin = "base";

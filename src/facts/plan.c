@@ -69,6 +69,12 @@ plan_pip(const char *vpy, enum plan_pip which)
 char **
 plan_pip_install(const char *vpy, const char *report, const char *lock)
 {
+	if (report == NULL)   /* a pip before 22.2 */
+		return lock != NULL ? vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15",
+					  "--retries", "1", "--require-hashes", "--no-deps", "-r",
+					  lock, (const char *)NULL) :
+		       vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			   "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
 	if (lock != NULL)
 		return vec(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
 			   "--report", report, "--require-hashes", "--no-deps", "-r", lock,

@@ -497,6 +497,18 @@ out:
 	plan_free(in);
 }
 
+/* Does this pip version ("23.0.1") have install --report (22.2 and
+ * later)?  An unknown version is taken to have it. */
+static int
+pip_has_report(const char *v)
+{
+	int major = 0, minor = 0;
+
+	if (v == NULL || sscanf(v, "%d.%d", &major, &minor) < 1)
+		return 1;
+	return major > 22 || (major == 22 && minor >= 2);
+}
+
 /* Keep pip's installation report: read what pip wrote, refuse what is
  * not a report, save it redacted and atomically as REBUILD_REPORT. */
 static void
@@ -531,8 +543,10 @@ rb_install(struct rb *b)
 	struct kd_err e = { 0 };
 	json_t *in = json_object();
 	char req[512];
-	char *report = plan_report_path(b->ctx->project_dir, b->ctx->state_dir,
-					REBUILD_REPORT_PART);
+	/* pip's --report came with pip 22.2: an older pip installs without it */
+	int has_report = pip_has_report(obs_rebuild_pip_version(b->obs));
+	char *report = has_report ? plan_report_path(b->ctx->project_dir, b->ctx->state_dir,
+						     REBUILD_REPORT_PART) : NULL;
 	char *part = kd_ctx_path(b->ctx, REBUILD_REPORT_PART);
 
 	json_object_set_new(b->obs, "install", in);
@@ -543,7 +557,7 @@ rb_install(struct rb *b)
 	if (step_plan(b->ctx, b->sink, "pip-install", b->ctx->install_lock ?
 		      "pip install --require-hashes --no-deps -r (the dossier's lock)" :
 		      "pip install -r " REBUILD_REQUIREMENTS,
-		      report ? plan_pip_install(b->vpy, report, b->ctx->install_lock) : NULL,
+		      plan_pip_install(b->vpy, report, b->ctx->install_lock),
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -581,8 +595,11 @@ rb_install(struct rb *b)
 		if (req[0])
 			json_object_set_new(in, "requirement", json_string(req));
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
-	} else {
+	} else if (has_report) {
 		rb_keep_report(b, part);
+	} else {
+		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error", "this pip has "
+			"no installation report (pip install --report: pip 22.2 or later)"));
 	}
 out:
 	if (part != NULL)
@@ -604,15 +621,10 @@ system_metas(const struct baseenv_query *vq, const struct rebuild_base *base)
 	json_array_foreach(vq->packages, i, p) {
 		const char *loc = json_string_value(json_object_get(p, "location"));
 		const char *meta = json_string_value(json_object_get(p, "meta"));
-		const json_t *d;
-		size_t j;
-		int in_base = 0;
-		if (meta == NULL || loc == NULL || strcmp(loc, vq->purelib) == 0)
+		if (meta == NULL || loc == NULL || strcmp(loc, vq->purelib) == 0 ||
+		    (base->on && baseenv_in_dirs(base->base.site_dirs, loc)))
 			continue;
-		json_array_foreach(base->on ? base->base.site_dirs : NULL, j, d)
-			in_base |= strcmp(json_string_value(d), loc) == 0;
-		if (!in_base)
-			json_array_append_new(paths, json_string(meta));
+		json_array_append_new(paths, json_string(meta));
 	}
 	return paths;
 }
