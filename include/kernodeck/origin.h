@@ -58,12 +58,16 @@ void origin_add_provided(json_t *origins, const json_t *installed, const json_t 
 
 /* The Debian packages that own these metadata paths (an array of
  * strings): one logged step, dpkg-query -W of the python3-* packages with
- * their files (plan_dpkg_python: the same vector whatever is asked, so
+ * their files (origin_dpkg_argv: the same vector whatever is asked, so
  * that replay's plan shows it), appended to steps.  A new object {path:
  * {package, version}}; empty when dpkg-query is not there or owns none
  * of them.  It runs also when paths is empty. */
 json_t *origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 			   const json_t *paths);
+
+/* /usr/bin/dpkg-query -W -f=... python3-*: Debian's Python packages, their
+ * versions and files (an argv.h vector) */
+char **origin_dpkg_argv(void);
 
 /* Parse that output ("package<TAB>version" lines, each followed by its
  * files, one a line after a space) into {path: {package, version}} for

@@ -14,6 +14,7 @@
 #include "kernodeck/inspect.h"
 #include "kernodeck/report.h"
 #include "kernodeck/secrets.h"
+#include "kernodeck/treeout.h"
 
 struct inspect_kind {
 	const char *name;
@@ -24,6 +25,7 @@ struct inspect_kind {
 
 static const struct inspect_kind kinds[] = {
 	{ "collect-env", inspect_collect_env, NULL },
+	{ "nvidia-smi", inspect_nvidia_smi, NULL },
 	{ "requirements", inspect_requirements, inspect_print_requirements },
 	{ "freeze", inspect_freeze, inspect_print_freeze },
 	{ "pip-check", inspect_pip_check, inspect_print_pip_check },
@@ -91,7 +93,7 @@ cmd_inspect(int argc, char **argv)
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		return rc;
 	}
-	report_print_tree(stdout, out, fmt);
+	treeout_print_tree(stdout, out, fmt);
 	json_decref(out);
 	return KD_EXIT_OK;
 }

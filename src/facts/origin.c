@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 #include "kernodeck/baseenv.h"
+#include "kernodeck/argv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/origin.h"
 #include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/step.h"
 
@@ -367,11 +367,19 @@ origin_parse_dpkg_files(const char *out, size_t len, const json_t *paths)
 	return m;
 }
 
+char **
+origin_dpkg_argv(void)
+{
+	return argv_new("/usr/bin/dpkg-query", "-W",
+			"-f=${binary:Package}\\t${Version}\\n${db-fsys:Files}", "python3-*",
+			(const char *)NULL);
+}
+
 json_t *
 origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
 		   const json_t *paths)
 {
-	char **argv = plan_dpkg_python();
+	char **argv = origin_dpkg_argv();
 	struct kd_step s = { .what = "dpkg-query", .keep = 1, .timeout_s = ORIGIN_TIMEOUT_DPKG,
 			     .label = "dpkg-query: the Debian packages of the system's Python "
 				      "packages" };
@@ -380,7 +388,7 @@ origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps
 	int rc;
 
 	if (argv == NULL || access(argv[0], X_OK) != 0) {
-		plan_free(argv);
+		argv_free(argv);
 		return json_object();
 	}
 	s.argv = (const char *const *)argv;
@@ -390,7 +398,7 @@ origin_dpkg_owners(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps
 	if (step_ok(&s) && !s.overflow && s.buf != NULL)
 		owners = origin_parse_dpkg_files(s.buf, s.len, paths);
 	step_free(&s);
-	plan_free(argv);
+	argv_free(argv);
 	return owners ? owners : json_object();
 }
 
