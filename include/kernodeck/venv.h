@@ -44,12 +44,12 @@ int venv_uses_python(const struct venv_info *vi, const char *python);
  * the new path (malloc'd).  KD_EENV when the rename fails. */
 int venv_move_aside(const char *dir, char **newpath, struct kd_err *err);
 
-/* The programs of the project's venv (argv.h vectors, the stages and
- * replay's plan alike): PY -m venv [--system-site-packages]
- * [--without-pip] .venv-rebuild; */
+/* The project venv's programs, as argv.h vectors (the stages run them,
+ * replay's plan shows them): PY -m venv [--system-site-packages]
+ * [--without-pip] .venv-rebuild. */
 char **venv_create_argv(const char *python, int sys_site, int without_pip);
 /* VPY -I -m pip ... (the isolated interpreter: the project is not on
- * sys.path); */
+ * sys.path). */
 enum venv_pip {
 	VENV_PIP_VERSION,   /* pip --version */
 	VENV_PIP_FREEZE,    /* pip freeze --all */
@@ -62,13 +62,13 @@ char **venv_pip_argv(const char *vpy, enum venv_pip which);
  * dossier's requirements-lock.txt) --require-hashes --no-deps -r LOCK:
  * exactly the locked artefacts, no resolution.  report is the path pip
  * writes its installation report to (venv_report_path), or NULL for a pip
- * before 22.2 (no --report); */
+ * before 22.2 (no --report). */
 char **venv_pip_install_argv(const char *vpy, const char *report, const char *lock);
-/* the report's path as the install names it: REL under the kernodeck
+/* The report's path as the install names it: REL under the kernodeck
  * folder, relative to the project folder when it is inside it (the
- * install runs there), else absolute (malloc'd); */
+ * install runs there), else absolute (malloc'd). */
 char *venv_report_path(const char *project_dir, const char *state_dir, const char *rel);
-/* and its interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
+/* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
 char *venv_python(const char *project_dir);
 
 #endif
