@@ -76,6 +76,8 @@ char *baseenv_pth_text(const struct baseenv *be, const struct baseenv_query *q, 
  * unless it already holds that text.  *path gets the file (malloc'd). */
 int baseenv_write_pth(const char *purelib, const struct baseenv *be,
 		      const struct baseenv_query *q, char **path, struct kd_err *err);
+/* Is dir (or NULL) one of dirs (an array of folder strings)? */
+int baseenv_in_dirs(const json_t *dirs, const char *dir);
 /* name==version lines of the base's inventory, sorted (malloc'd). */
 char *baseenv_freeze_text(const struct baseenv_query *q, size_t *len);
 /* The sorted "name==version" strings of an inventory, as a JSON array. */

@@ -58,6 +58,10 @@ struct kd_ctx {
 	struct kd_runner *runner;/* the session of stage runs under way
 				  * (runner.h: check, the walkthrough,
 				  * replay), or NULL */
+	const char *install_lock;/* a replay: the hash-checking lock the rebuild
+				  * installs instead of resolving the rebuild
+				  * file (venv_pip_install_argv), relative to
+				  * the project folder; NULL: the rebuild file */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

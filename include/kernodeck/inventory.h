@@ -14,15 +14,23 @@
  *                          ref_local, new_local}]  same public version, other
  *                          local label: 2.3.0+cu121 against 2.3.0+cpu, which
  *                          pip's ==2.3.0 accepts both
+ *   origin_changed:      [{canonical_name, name, ref_version, new_version,
+ *                          ref_sha256, new_sha256 | ref_origin, new_origin}]
+ *                          the same version from another artefact (both
+ *                          sides name a sha256: pip's report, a lock file)
+ *                          or another origin (both name one: origin.h)
  *   differences:         all of the above in one list sorted by name:
  *                        [{canonical_name, name, kind: missing | extra |
- *                          version | local-label, ref_version, new_version,
- *                          tooling (pip, setuptools, wheel), detail}]
+ *                          version | local-label | digest | origin,
+ *                          ref_version, new_version,
+ *                          tooling (pip, setuptools, wheel), detail; for
+ *                          digest and origin, origin_changed's fields too}]
  *   same:                the number of packages equal in both
  *
  * A package object only needs canonical_name (or name) and version; the
  * extra fields of freeze and pip inspect trees (kind, url, commit, location)
- * are used when present: two direct URLs compare by commit or URL.
+ * are used when present: two direct URLs compare by commit or URL; sha256,
+ * origin and source (a lock file, rebuild.yaml's origins) by value.
  */
 #ifndef KD_INVENTORY_H
 #define KD_INVENTORY_H
@@ -32,9 +40,11 @@
 
 #include "kernodeck/err.h"
 
-/* Read an inventory from text: pip inspect JSON when it holds a JSON
- * object, else pip freeze.  *pkgs gets a new array of package objects;
- * *format (may be NULL) "pip-inspect" or "freeze". */
+/* Read an inventory from text: a lock file when name is one (pylock.toml,
+ * pylock.NAME.toml, uv.lock: pylock.h), pip inspect JSON when it holds a
+ * JSON object, else pip freeze.  *pkgs gets a new array of package
+ * objects; *format (may be NULL) "pylock", "uv-lock", "pip-inspect" or
+ * "freeze". */
 int inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
 		    const char **format, struct kd_err *err);
 /* The same from a file (KD_EINPUT when missing, unreadable, malformed). */

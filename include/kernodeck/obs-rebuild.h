@@ -29,6 +29,11 @@
  *                         one it failed on), .log
  *   inventory             pip freeze --all: .file, .count, or .error;
  *                         .origin {rebuilt[], base[], system[]} with a base
+ *   origins               where each distribution came from (origin.h):
+ *                         .report (pip-report.json), .python (the
+ *                         version pip installed for), .error (no usable
+ *                         report), .provided_error, .packages [origin]
+ *                         (KD_OBS_REBUILD_ORIGIN)
  *   base                  the base environment (rebuild-base.h): .path, .kind,
  *                         .version, .packages (a count), .site_dirs [...],
  *                         .inventory_file, .pth, .problem (missing, unusable,
@@ -78,6 +83,12 @@
 	X(arr, inventory_origin_rebuilt, "inventory.origin.rebuilt", KD_OBS_OPT) \
 	X(arr, inventory_origin_base, "inventory.origin.base", KD_OBS_OPT) \
 	X(arr, inventory_origin_system, "inventory.origin.system", KD_OBS_OPT) \
+	X(obj, origins, "origins", KD_OBS_OPT) \
+	X(str, origins_report, "origins.report", KD_OBS_OPT) \
+	X(str, origins_python, "origins.python", KD_OBS_OPT) \
+	X(str, origins_error, "origins.error", KD_OBS_OPT) \
+	X(str, origins_provided_error, "origins.provided_error", KD_OBS_OPT) \
+	X(arr, origins_packages, "origins.packages", KD_OBS_OPT) \
 	X(obj, base, "base", KD_OBS_OPT) \
 	X(str, base_path, "base.path", KD_OBS_OPT) \
 	X(str, base_kind, "base.kind", KD_OBS_OPT) \
@@ -111,6 +122,25 @@
 	X(str, message, "message", 0) \
 	/* end */
 
+/* One element of origins.packages: obs_rebuild_origin_NAME(o) (origin.h). */
+#define KD_OBS_REBUILD_ORIGIN(X) \
+	X(str, name, "name", 0) \
+	X(str, canonical_name, "canonical_name", 0) \
+	X(str, version, "version", KD_OBS_OPT) \
+	X(str, origin, "origin", 0) \
+	X(str, source, "source", KD_OBS_OPT) \
+	X(str, url, "url", KD_OBS_OPT) \
+	X(str, file, "file", KD_OBS_OPT) \
+	X(str, sha256, "sha256", KD_OBS_OPT) \
+	X(bool, requested, "requested", KD_OBS_OPT) \
+	X(str, commit, "commit", KD_OBS_OPT) \
+	X(obj, provider, "provider", KD_OBS_OPT) \
+	X(str, provider_kind, "provider.kind", KD_OBS_OPT) \
+	X(str, provider_package, "provider.package", KD_OBS_OPT) \
+	X(str, provider_version, "provider.version", KD_OBS_OPT) \
+	X(str, provider_path, "provider.path", KD_OBS_OPT) \
+	/* end */
+
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(rebuild, type, name, path, flags)
 KD_OBS_REBUILD(KD_OBS_G)
 #undef KD_OBS_G
@@ -119,6 +149,9 @@ KD_OBS_REBUILD_STEP(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(rebuild_finding, type, name, path, flags)
 KD_OBS_REBUILD_FINDING(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(rebuild_origin, type, name, path, flags)
+KD_OBS_REBUILD_ORIGIN(KD_OBS_G)
 #undef KD_OBS_G
 
 #endif

@@ -29,6 +29,11 @@ struct rebuild_base {
 	json_t *obs;                  /* obs.base (borrowed) */
 };
 
+/* Run python's query (baseenv_query_py) as step `what` (label to the
+ * sink); parse it into q.  0 or -1 (msg set). */
+int rebuild_base_ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps,
+		     const char *what, const char *label, const char *python,
+		     struct baseenv_query *q, char *msg, size_t len);
 /* Find and ask the base (step base-query), and refuse one that moved or
  * changed since the venv in venv_dir was built on it.  0 to go on (also
  * when there is no base: rb->on = 0), 1 to stop: obs.base says why and

@@ -6,7 +6,8 @@
  * Files (project folder):  requirements-rebuild.txt, .venv-rebuild/ (an
  * old one renamed .venv-rebuild.aside-YYYYmmddTHHMMSSZ, never deleted).
  * Files (kernodeck folder): installed-after.txt (pip freeze --all of the
- * venv), pip-inspect.json, pip-check.txt (raw), base-inventory.txt (with
+ * venv), pip-inspect.json, pip-report.json (pip install's --report: what
+ * it installed, from where, with which hash; origin.h), pip-check.txt (raw), base-inventory.txt (with
  * a base environment: rebuild-base.h), rebuild.yaml and
  * contract.yaml (observations), and a log per command under logs/.
  *
@@ -42,6 +43,8 @@
 #define REBUILD_VENV         ".venv-rebuild"
 #define REBUILD_INSTALLED    "installed-after.txt"
 #define REBUILD_INSPECT      "pip-inspect.json"
+#define REBUILD_REPORT       "pip-report.json"       /* pip install --report, redacted */
+#define REBUILD_REPORT_PART  "pip-report.part.json"  /* what pip writes, before it is kept */
 #define CONTRACT_PIP_CHECK   "pip-check.txt"
 
 #endif

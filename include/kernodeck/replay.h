@@ -25,6 +25,8 @@ struct replay_opts {
 	const char *python;     /* --python, or NULL */
 	const char *repo;       /* --repo: the repository to clone instead, or NULL */
 	int yes;
+	int unlocked;           /* --unlocked: resolve the rebuild file again
+				 * instead of installing the dossier's lock */
 	const struct kd_sink *sink;
 };
 

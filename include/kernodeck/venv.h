@@ -52,12 +52,22 @@ char **venv_create_argv(const char *python, int sys_site, int without_pip);
  * sys.path). */
 enum venv_pip {
 	VENV_PIP_VERSION,   /* pip --version */
-	VENV_PIP_INSTALL,   /* pip install --timeout 15 --retries 1 -r requirements-rebuild.txt */
 	VENV_PIP_FREEZE,    /* pip freeze --all */
 	VENV_PIP_INSPECT,   /* pip inspect */
 	VENV_PIP_CHECK,     /* pip check */
 };
 char **venv_pip_argv(const char *vpy, enum venv_pip which);
+/* VPY -I -m pip install --timeout 15 --retries 1 --report REPORT then
+ * -r requirements-rebuild.txt, or with lock (a hash-checking file, the
+ * dossier's requirements-lock.txt) --require-hashes --no-deps -r LOCK:
+ * exactly the locked artefacts, no resolution.  report is the path pip
+ * writes its installation report to (venv_report_path), or NULL for a pip
+ * before 22.2 (no --report). */
+char **venv_pip_install_argv(const char *vpy, const char *report, const char *lock);
+/* The report's path as the install names it: REL under the kernodeck
+ * folder, relative to the project folder when it is inside it (the
+ * install runs there), else absolute (malloc'd). */
+char *venv_report_path(const char *project_dir, const char *state_dir, const char *rel);
 /* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
 char *venv_python(const char *project_dir);
 

@@ -9,7 +9,9 @@
  *   data        data and weights, sample and example: paths, SHA-256,
  *               sizes, versions, and the digests stage 1 observed
  *   python      the packages (pip freeze --all) compared by canonical name:
- *               missing, extra, version changed, local label changed; the
+ *               missing, extra, version changed, local label changed, the
+ *               same version from another artefact or origin (the
+ *               dossiers' origins: where each came from, its SHA-256); the
  *               interpreter chosen and those found
  *   system      the system chain observed by stage 2 (the environment
  *               variables that change a run included) and what stage 5's
@@ -42,6 +44,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-reference.h"
+#include "kernodeck/origin.h"
 #include "kernodeck/paste.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
@@ -291,9 +294,12 @@ packages_of(const json_t *root)
 	const json_t *p = json_object_get(json_object_get(root, "inventory"), "packages");
 	const json_t *obs = json_object_get(stage_of(root, "contract"), "observations");
 
-	/* only read: shared, not copied */
-	if (json_is_array(p))
-		return json_incref((json_t *)p);
+	if (json_is_array(p)) {
+		/* with each package's origin and digest (rebuild.yaml's origins) */
+		json_t *c = json_deep_copy(p);
+		origin_merge(c, json_object_get(root, "origins"));
+		return c;
+	}
 	p = obs_contract_packages(obs);
 	if (json_is_array(p))
 		return json_incref((json_t *)p);
@@ -481,6 +487,23 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 	json_decref(keys);
 }
 
+/* "1.0 sha256:HEX" or "1.0 from ORIGIN" of one side (ref, new) of a
+ * digest or origin difference (inventory.h). */
+static json_t *
+artefact_side(const json_t *d, const char *side, const char *what)
+{
+	char kv[32], kw[32], buf[1200];
+	const char *v, *w;
+
+	snprintf(kv, sizeof kv, "%s_version", side);
+	snprintf(kw, sizeof kw, "%s_%s", side, what);
+	v = json_string_value(json_object_get(d, kv));
+	w = json_string_value(json_object_get(d, kw));
+	snprintf(buf, sizeof buf, "%s %s%s", v ? v : "?", strcmp(what, "sha256") == 0 ?
+		 "sha256:" : "from ", w ? w : "?");
+	return json_string(buf);
+}
+
 static json_t *
 diff_inventory(const json_t *a, const json_t *b)
 {
@@ -505,10 +528,19 @@ diff_inventory(const json_t *a, const json_t *b)
 		const char *nm = json_string_value(json_object_get(d, "name"));
 		json_object_set_new(e, "key", json_string(nm ? nm :
 			json_string_value(json_object_get(d, "canonical_name"))));
-		json_object_set(e, "a", json_object_get(d, "ref_version") ?
-				json_object_get(d, "ref_version") : json_null());
-		json_object_set(e, "b", json_object_get(d, "new_version") ?
-				json_object_get(d, "new_version") : json_null());
+		const char *kind = json_string_value(json_object_get(d, "kind"));
+		const char *w = kind && strcmp(kind, "digest") == 0 ? "sha256" :
+				kind && strcmp(kind, "origin") == 0 ? "origin" : NULL;
+		if (w != NULL) {
+			/* the same version: each side's artefact or origin */
+			json_object_set_new(e, "a", artefact_side(d, "ref", w));
+			json_object_set_new(e, "b", artefact_side(d, "new", w));
+		} else {
+			json_object_set(e, "a", json_object_get(d, "ref_version") ?
+					json_object_get(d, "ref_version") : json_null());
+			json_object_set(e, "b", json_object_get(d, "new_version") ?
+					json_object_get(d, "new_version") : json_null());
+		}
 		json_object_set(e, "change", json_object_get(d, "kind"));
 		json_array_append_new(out, e);
 	}

@@ -30,6 +30,8 @@ static const struct inspect_kind kinds[] = {
 	{ "freeze", inspect_freeze, inspect_print_freeze },
 	{ "pip-check", inspect_pip_check, inspect_print_pip_check },
 	{ "pip-inspect", inspect_pip_inspect, NULL },
+	{ "pylock", inspect_pylock, NULL },
+	{ "uv-lock", inspect_uv_lock, NULL },
 	{ "npy", inspect_npy, NULL },
 	{ "safetensors", inspect_safetensors, NULL },
 	{ "sha256", inspect_sha256, NULL },

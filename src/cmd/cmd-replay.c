@@ -1,6 +1,6 @@
 /*
  * cmd-replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
- * [--python PATH] [--yes]`: the arguments, then the replay engine
+ * [--python PATH] [--unlocked] [--yes]`: the arguments, then the replay engine
  * (src/features/replay.c).
  */
 #include "config.h"
@@ -35,6 +35,7 @@ cmd_replay(int argc, char **argv)
 		case 'D': free(data); data = kd_abspath(optarg); break;
 		case 'p': o.python = optarg; break;
 		case 'r': o.repo = optarg; break;
+		case 'U': o.unlocked = 1; break;
 		case KD_CMD_HELP:
 			free(work);
 			free(data);
@@ -72,6 +73,7 @@ static const struct kd_opt replay_opts[] = {
 	{ "data", 'D', "DIR", 0 },
 	{ "python", 'p', "PATH", 0 },
 	{ "repo", 'r', "PATH|URL", 0 },
+	{ "unlocked", 'U', NULL, 0 },
 	{ "yes", 'y', NULL, KD_OPT_SHORT },
 	{ NULL, 0, NULL, 0 },
 };
@@ -84,9 +86,11 @@ const struct kd_cmd_entry kd_cmd_replay = {
 		"clone the code at the recorded commit into DIR (default ./kernodeck-replay; --repo:\n"
 		"from that copy), check every data item's digest (the clone's own, else under --data\n"
 		"as DIR/PATH or DIR/NAME) and put it where the project reads it inside the clone (a\n"
-		"hard link, else a reflink, else a copy), rebuild and run stages 2 to 6.  A folder an\n"
-		"earlier replay made is made again.  Exit 0 when every stage passed or shows exactly\n"
-		"the recorded deviations, 1 on new differences, a data item that does not verify or\n"
-		"a declined confirmation, 2 a data item not found.",
+		"hard link, else a reflink, else a copy), rebuild and run stages 2 to 6.  The rebuild\n"
+		"installs the dossier's lock (requirements-lock.txt: --require-hashes --no-deps,\n"
+		"exactly the artefacts recorded); --unlocked resolves requirements-rebuild.txt again.\n"
+		"A folder an earlier replay made is made again.  Exit 0 when every stage passed or\n"
+		"shows exactly the recorded deviations, 1 on new differences, a data item that does\n"
+		"not verify or a declined confirmation, 2 a data item not found.",
 	.exec = cmd_replay,
 };

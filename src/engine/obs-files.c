@@ -38,6 +38,7 @@ KD_OBS_KEYS(system_python_keys, KD_OBS_SYSTEM_PYTHONS);
 KD_OBS_KEYS(system_problem_keys, KD_OBS_SYSTEM_PROBLEM);
 KD_OBS_KEYS(rebuild_step_keys, KD_OBS_REBUILD_STEP);
 KD_OBS_KEYS(rebuild_finding_keys, KD_OBS_REBUILD_FINDING);
+KD_OBS_KEYS(rebuild_origin_keys, KD_OBS_REBUILD_ORIGIN);
 KD_OBS_KEYS(contract_problem_keys, KD_OBS_CONTRACT_PROBLEM);
 KD_OBS_KEYS(contract_diff_keys, KD_OBS_CONTRACT_DIFF);
 KD_OBS_KEYS(compute_step_keys, KD_OBS_COMPUTE_STEP);
@@ -62,6 +63,7 @@ const struct kd_obs_elems kd_obs_elems[] = {
 	{ "system.yaml", "variant.problems", system_problem_keys },
 	{ "rebuild.yaml", "steps", rebuild_step_keys },
 	{ "rebuild.yaml", "requirements.lint.findings", rebuild_finding_keys },
+	{ "rebuild.yaml", "origins.packages", rebuild_origin_keys },
 	{ "contract.yaml", "pip_check.problems", contract_problem_keys },
 	{ "contract.yaml", "inventory.comparison.differences", contract_diff_keys },
 	{ "compute.yaml", "steps", compute_step_keys },

@@ -47,7 +47,9 @@ const char baseenv_query_py[] =
 	"            loc = real(str(d.locate_file('')))\n"
 	"        except Exception:\n"
 	"            loc = None\n"
-	"        pk.append({'name': n, 'version': d.version, 'location': loc})\n"
+	"        m = getattr(d, '_path', None)\n"
+	"        pk.append({'name': n, 'version': d.version, 'location': loc,\n"
+	"                   'meta': real(str(m)) if m else None})\n"
 	"except ImportError:\n"
 	"    pass\n"
 	"mode = sys.argv[1] if len(sys.argv) > 1 else 'json'\n"
@@ -358,15 +360,15 @@ in_list(const json_t *a, const char *s)
 	return 0;
 }
 
-/* Is dir one of the base's folders? */
-static int
-in_dirs(const json_t *dirs, const char *dir)
+int
+baseenv_in_dirs(const json_t *dirs, const char *dir)
 {
 	const json_t *d;
 	size_t i;
 
 	json_array_foreach(dirs, i, d)
-		if (strcmp(json_string_value(d), dir) == 0)
+		if (dir != NULL && json_string_value(d) != NULL &&
+		    strcmp(json_string_value(d), dir) == 0)
 			return 1;
 	return 0;
 }
@@ -382,7 +384,7 @@ baseenv_origins(const struct baseenv_query *venv, const struct baseenv_query *ba
 		const char *loc = json_string_value(json_object_get(p, "location"));
 		const char *which = loc == NULL ? "system" :
 			strcmp(loc, venv->purelib) == 0 ? "rebuilt" :
-			base != NULL && in_dirs(base->site_dirs, loc) ? "base" : "system";
+			base != NULL && baseenv_in_dirs(base->site_dirs, loc) ? "base" : "system";
 		char nv[600];
 		/* a folder may hold a .dist-info and an .egg-info of one package */
 		if (package_line(p, nv, sizeof nv) != NULL &&
@@ -418,7 +420,7 @@ baseenv_label(json_t *pkgs, const json_t *site_dirs)
 
 	json_array_foreach(pkgs, i, p) {
 		const char *loc = json_string_value(json_object_get(p, "location"));
-		int in = loc != NULL && realpath(loc, real) != NULL && in_dirs(site_dirs, real);
+		int in = loc != NULL && realpath(loc, real) != NULL && baseenv_in_dirs(site_dirs, real);
 		if (in) {
 			json_object_set_new(p, "base", json_true());
 			n++;

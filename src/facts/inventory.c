@@ -23,6 +23,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/pep440.h"
 #include "kernodeck/parse-inspect.h"
+#include "kernodeck/pylock.h"
 
 int
 inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
@@ -32,6 +33,19 @@ inventory_parse(const char *text, size_t len, const char *name, json_t **pkgs,
 	int rc, is_json = 0;
 
 	*pkgs = NULL;
+	if (pylock_kind_of(name) != NULL) {
+		/* a lock file (PEP 751 pylock.toml, uv.lock), known by its name */
+		const char *k = pylock_kind_of(name);
+		rc = strcmp(k, "pylock") == 0 ? pylock_parse(text, len, name, &tree, err) :
+		     uvlock_parse(text, len, name, &tree, err);
+		if (rc != 0)
+			return rc;
+		if (format)
+			*format = k;
+		*pkgs = json_incref(json_object_get(tree, "packages"));
+		json_decref(tree);
+		return 0;
+	}
 	for (size_t i = 0; i < len; i++) {
 		if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')
 			continue;
@@ -290,6 +304,8 @@ add_diff(json_t *res, const char *list, const char *cn, const char *name, const 
 		json_object_set_new(item, "ref_version", jstr(rv));
 	if (extra != NULL)
 		json_object_update(item, extra);
+	if (extra != NULL && strcmp(list, "origin_changed") == 0)
+		json_object_update(d, extra);   /* both digests or origins */
 	json_array_append_new(l, item);
 	json_array_append_new(json_object_get(res, "differences"), d);
 }
@@ -321,20 +337,73 @@ sort_differences(json_t *res)
 	free(v);
 }
 
+/* "find-links ./wheels", "index URL", "system" into buf. */
+static const char *
+origin_text(const json_t *p, char *buf, size_t len)
+{
+	const char *o = json_string_value(json_object_get(p, "origin"));
+	const char *s = json_string_value(json_object_get(p, "source"));
+
+	snprintf(buf, len, "%s%s%s", o ? o : "?", s ? " " : "", s ? s : "");
+	return buf;
+}
+
+/* The same version on both sides: another artefact (both name a SHA-256)
+ * or another origin (both name one) is a difference of its own.  1 when
+ * the same. */
+static int
+compare_origin(json_t *res, const char *cn, const json_t *rp, const char *rv,
+	       const json_t *np, const char *nv)
+{
+	const char *rs = json_string_value(json_object_get(rp, "sha256"));
+	const char *ns = json_string_value(json_object_get(np, "sha256"));
+	const char *name = json_string_value(json_object_get(np, "name"));
+	char detail[700], ro[300], no[300];
+	json_t *extra;
+
+	if (json_object_get(rp, "origin") == NULL || json_object_get(np, "origin") == NULL)
+		ro[0] = no[0] = '\0';
+	else {
+		origin_text(rp, ro, sizeof ro);
+		origin_text(np, no, sizeof no);
+	}
+	if (rs != NULL && ns != NULL && strcasecmp(rs, ns) != 0) {
+		snprintf(detail, sizeof detail, "the same version, another artefact: sha256 %.16s... "
+			 "-> %.16s...%s%s%s%s", rs, ns, ro[0] ? " (" : "", ro, ro[0] ? " -> " : "",
+			 ro[0] ? no : "");
+		if (ro[0])
+			strncat(detail, ")", sizeof detail - strlen(detail) - 1);
+		extra = json_pack("{s:s, s:s}", "ref_sha256", rs, "new_sha256", ns);
+		add_diff(res, "origin_changed", cn, name, "digest", rv, nv, detail, extra);
+		json_decref(extra);
+		return 0;
+	}
+	if (ro[0] && strcmp(ro, no) != 0) {
+		snprintf(detail, sizeof detail, "the same version from another origin: %s -> %s",
+			 ro, no);
+		extra = json_pack("{s:s, s:s}", "ref_origin", ro, "new_origin", no);
+		add_diff(res, "origin_changed", cn, name, "origin", rv, nv, detail, extra);
+		json_decref(extra);
+		return 0;
+	}
+	return 1;
+}
+
 /* Compare one package present on both sides. */
 static int
-compare_one(json_t *res, const char *cn, const char *rv, const json_t *np, const char *nv)
+compare_one(json_t *res, const char *cn, const json_t *rp, const char *rv, const json_t *np,
+	    const char *nv)
 {
 	const char *name;
 	struct pep440_version a, b;
 	char detail[512], rl[KD_PEP440_MAX_LOCAL], nl[KD_PEP440_MAX_LOCAL];
 
 	if (rv != NULL && nv != NULL && strcmp(rv, nv) == 0)
-		return 1;
+		return compare_origin(res, cn, rp, rv, np, nv);
 	name = json_string_value(json_object_get(np, "name"));
 	if (rv != NULL && nv != NULL && pep440_parse(rv, &a) == 0 && pep440_parse(nv, &b) == 0) {
 		if (pep440_cmp(&a, &b) == 0)
-			return 1;   /* 1.0 and 1.0.0 */
+			return compare_origin(res, cn, rp, rv, np, nv);   /* 1.0 and 1.0.0 */
 		if (pep440_cmp_public(&a, &b) == 0) {
 			snprintf(detail, sizeof detail, "local label changed: +%s -> +%s "
 				 "(==%s accepts both)", a.local[0] ? a.local : "(none)",
@@ -359,7 +428,7 @@ compare_one(json_t *res, const char *cn, const char *rv, const json_t *np, const
 		return 0;
 	}
 	if (rv != NULL && nv != NULL && strcasecmp(rv, nv) == 0)
-		return 1;
+		return compare_origin(res, cn, rp, rv, np, nv);
 	snprintf(detail, sizeof detail, "version changed: %s -> %s", rv ? rv : "(none)",
 		 nv ? nv : "(none)");
 	json_t *extra = json_pack("{s:s}", "direction", "unknown");
@@ -372,8 +441,9 @@ json_t *
 inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 {
 	const json_t *rp = inventory_packages(ref), *np = inventory_packages(new_inv);
-	json_t *res = json_pack("{s:[], s:[], s:[], s:[], s:[], s:i}", "missing", "extra",
-				"version_changed", "local_label_changed", "differences", "same", 0);
+	json_t *res = json_pack("{s:[], s:[], s:[], s:[], s:[], s:[], s:i}", "missing", "extra",
+				"version_changed", "local_label_changed", "origin_changed",
+				"differences", "same", 0);
 	struct inv_side ri, ni;
 	int same = 0;
 	char detail[512];
@@ -392,7 +462,7 @@ inventory_compare(const json_t *ref, const json_t *new_inv, int flags)
 		const char *cn = e->cn;
 		const struct inv_ent *m = side_find(&ni, cn, e->h);
 		if (m != NULL) {
-			same += compare_one(res, cn, e->id, m->p, m->id);
+			same += compare_one(res, cn, e->p, e->id, m->p, m->id);
 			continue;
 		}
 		const char *name = json_string_value(json_object_get(e->p, "name"));

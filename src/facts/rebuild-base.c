@@ -33,9 +33,8 @@ stop(json_t *obs, json_t *base, const char *problem, const char *msg)
 	return 1;
 }
 
-/* Run python's query as step `what`; parse it into q.  0 or -1 (msg set). */
-static int
-ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *what,
+int
+rebuild_base_ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *what,
     const char *label, const char *python, struct baseenv_query *q, char *msg, size_t len)
 {
 	struct kd_step st = { .keep = 1 };
@@ -97,7 +96,7 @@ rebuild_base_prepare(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs
 		return stop(obs, b, "moved", msg);
 	}
 	kd_sink_step(sink, "ask the base environment for its packages", -1);
-	if (ask(ctx, sink, steps, "base-query", "base environment: its packages",
+	if (rebuild_base_ask(ctx, sink, steps, "base-query", "base environment: its packages",
 		rb->env.python, &rb->base, msg, sizeof msg) != 0)
 		return stop(obs, b, "query", msg);
 	json_object_set_new(b, "version", json_string(rb->base.version ? rb->base.version : ""));
@@ -154,7 +153,7 @@ rebuild_base_layer(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs,
 	if (!rb->on)
 		return 0;
 	kd_sink_step(sink, "layer " REBUILD_VENV " on the base environment", -1);
-	if (ask(ctx, sink, steps, "venv-query", "the venv: its site-packages", venv_python, &vq,
+	if (rebuild_base_ask(ctx, sink, steps, "venv-query", "the venv: its site-packages", venv_python, &vq,
 		msg, sizeof msg) != 0)
 		return stop(obs, rb->obs, "layer", msg);
 	if (baseenv_write_pth(vq.purelib, &rb->env, &rb->base, &pth, &e) != 0) {
@@ -198,7 +197,7 @@ rebuild_base_capture(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *obs
 		json_object_set_new(rb->obs, "inventory_file", json_string(BASEENV_INVENTORY));
 	free(text);
 	free(path);
-	if (ask(ctx, sink, steps, "venv-origin", "the venv: where each package comes from",
+	if (rebuild_base_ask(ctx, sink, steps, "venv-origin", "the venv: where each package comes from",
 		venv_python, &vq, msg, sizeof msg) != 0) {
 		json_object_set_new(inv, "origin_error", json_string(msg));
 		return;

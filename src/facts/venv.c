@@ -348,9 +348,6 @@ venv_pip_argv(const char *vpy, enum venv_pip which)
 	switch (which) {
 	case VENV_PIP_VERSION:
 		return argv_new(vpy, "-I", "-m", "pip", "--version", (const char *)NULL);
-	case VENV_PIP_INSTALL:
-		return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
-			   "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
 	case VENV_PIP_FREEZE:
 		return argv_new(vpy, "-I", "-m", "pip", "freeze", "--all", (const char *)NULL);
 	case VENV_PIP_INSPECT:
@@ -359,6 +356,39 @@ venv_pip_argv(const char *vpy, enum venv_pip which)
 		return argv_new(vpy, "-I", "-m", "pip", "check", (const char *)NULL);
 	}
 	return NULL;
+}
+
+/* See venv.h. */
+char **
+venv_pip_install_argv(const char *vpy, const char *report, const char *lock)
+{
+	if (report == NULL)   /* a pip before 22.2 */
+		return lock != NULL ? argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15",
+					       "--retries", "1", "--require-hashes", "--no-deps",
+					       "-r", lock, (const char *)NULL) :
+		       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
+				"1", "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+	if (lock != NULL)
+		return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
+				"1", "--report", report, "--require-hashes", "--no-deps", "-r", lock,
+				(const char *)NULL);
+	return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			"--report", report, "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+}
+
+/* See venv.h. */
+char *
+venv_report_path(const char *project_dir, const char *state_dir, const char *rel)
+{
+	size_t n = strlen(project_dir);
+	char *abs = fsutil_join(state_dir, rel);
+
+	if (abs != NULL && strncmp(abs, project_dir, n) == 0 && abs[n] == '/') {
+		char *r = strdup(abs + n + 1);
+		free(abs);
+		return r;
+	}
+	return abs;
 }
 
 /* See venv.h. */

@@ -30,6 +30,7 @@
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/rebuild.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
@@ -391,6 +392,65 @@ unfetchable(const struct kd_ctx *ctx, const json_t *tree, struct sb *b)
 		"or `REPO=PATH bash procedure.sh`.\n\n");
 }
 
+/* The origin of one package as a table cell: "find-links `wheels`",
+ * "system: Debian python3-torch 1.13.1+dfsg-4", ... */
+static void
+origin_cell(struct sb *b, const json_t *o)
+{
+	const json_t *pv = json_object_get(o, "provider");
+	const char *kind = json_string_value(json_object_get(pv, "kind"));
+	const char *pk = json_string_value(json_object_get(pv, "package"));
+
+	sb_cell(b, json_string_value(json_object_get(o, "origin")));
+	if (pk != NULL) {
+		sb_puts(b, strcmp(kind, "debian") == 0 ? ": Debian " : ": conda ");
+		sb_cell(b, pk);
+		sb_puts(b, " ");
+		sb_cell(b, str_or(pv, "version", "?"));
+	} else if (json_string_value(json_object_get(o, "source")) != NULL) {
+		sb_puts(b, " `");
+		sb_cell(b, json_string_value(json_object_get(o, "source")));
+		sb_puts(b, "`");
+	}
+	if (json_string_value(json_object_get(o, "commit")) != NULL) {
+		sb_puts(b, " at ");
+		sb_cell(b, json_string_value(json_object_get(o, "commit")));
+	}
+}
+
+/* "Python and packages": each distribution, its version, origin and digest
+ * (rebuild.yaml's origins), and the lock the dossier carries. */
+static void
+packages_table(const json_t *tree, struct sb *b)
+{
+	const json_t *og = json_object_get(tree, "origins"), *o;
+	size_t i;
+
+	if (!json_is_array(og))
+		return;
+	sb_puts(b, "\n## Python and packages\n\n"
+		"Where each distribution of the rebuilt venv came from, from pip's own "
+		"installation report (`kernodeck/" REBUILD_REPORT "`); what pip did not install "
+		"names its provider.  The lock is `pylock.toml` (PEP 751) and "
+		"`requirements-lock.txt` (pip's hash-checking form); replay installs it.\n\n"
+		"| package | version | origin | digest |\n|---|---|---|---|\n");
+	json_array_foreach(og, i, o) {
+		const char *sha = json_string_value(json_object_get(o, "sha256"));
+		sb_puts(b, "| ");
+		sb_cell(b, str_or(o, "name", "?"));
+		sb_puts(b, " | ");
+		sb_cell(b, str_or(o, "version", "?"));
+		sb_puts(b, " | ");
+		origin_cell(b, o);
+		sb_puts(b, " | ");
+		if (sha != NULL)
+			sb_printf(b, "`sha256:%s`", sha);
+		else
+			sb_puts(b, json_object_get(o, "provider") ? "provided" : "none recorded");
+		sb_puts(b, " |\n");
+	}
+}
+
 char *
 dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -435,6 +495,7 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
+	packages_table(tree, &b);
 	{
 		char *rs = dossier_resume_readme(ctx);
 		if (rs != NULL) {
@@ -1072,7 +1133,14 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	if (base != NULL)
 		base_layer(&b);
 	sb_printf(&b, ".venv-rebuild/bin/python -m pip --version\n"
-		  ".venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
+		  "if [ -z \"${UNLOCKED:-}\" ] && [ -f \"$DOSSIER/requirements-lock.txt\" ]; then\n"
+		  "\t# the lock: exactly the artefacts the rebuild installed, each checked by its\n"
+		  "\t# digest, no resolution (UNLOCKED=1 resolves requirements-rebuild.txt again)\n"
+		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
+		  "--require-hashes --no-deps -r \"$DOSSIER/requirements-lock.txt\"\n"
+		  "else\n"
+		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
+		  "fi\n"
 		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n");
 
 	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"

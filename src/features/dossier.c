@@ -33,6 +33,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/dossier-creds.h"
+#include "kernodeck/dossier-lock.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
@@ -623,6 +624,12 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));
 	json_object_set_new(t, "inventory", observed_inventory(ctx));
+	{
+		/* where each distribution came from and its digest (origin.h) */
+		const json_t *og = obs_rebuild_origins_packages(kd_ctx_obs(ctx,
+			stage_pos(&kd_stage_rebuild)));
+		json_object_set_new(t, "origins", og ? json_deep_copy(og) : json_null());
+	}
 	json_object_set_new(t, "base", dossier_base(ctx));
 	json_object_set_new(t, "deviations", dossier_deviations(ctx));
 	json_object_set(t, "stages", json_object_get(rep, "stages"));
@@ -663,6 +670,18 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 	free(text);
 	if (rc != 0)
 		goto out;
+	{
+		/* the lock, in PEP 751's form and pip's (dossier-lock.h) */
+		const json_t *og = json_object_get(p->tree, "origins");
+		char *pl = dossier_pylock(ctx, og), *rl = dossier_requirements_lock(ctx, og);
+		rc = pl != NULL ? plan_add_text(p, DOSSIER_PYLOCK, pl, err) : 0;
+		if (rc == 0 && rl != NULL)
+			rc = plan_add_text(p, DOSSIER_REQ_LOCK, rl, err);
+		free(pl);
+		free(rl);
+		if (rc != 0)
+			goto out;
+	}
 	text = dossier_readme(ctx, p->tree);
 	rc = plan_add_text(p, "README.md", text ? text : "", err);
 	free(text);

@@ -42,11 +42,13 @@
 #include "kernodeck/contain.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
+#include "kernodeck/dossier-lock.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/lock.h"
+#include "kernodeck/origin.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/place.h"
 #include "kernodeck/probe.h"
@@ -60,6 +62,9 @@
 #include "kernodeck/termout.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
+
+/* where a replay puts the dossier's lock, in the work folder */
+#define REPLAY_LOCK "kernodeck/" DOSSIER_REQ_LOCK
 
 static void
 say(const struct replay_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -254,6 +259,20 @@ plan_requirements(const struct replay_opts *o)
 	free(rp);
 }
 
+/* The dossier's lock the rebuild installs (malloc'd path), or NULL: with
+ * --unlocked, or a dossier written before kernodeck kept one. */
+static char *
+replay_lock(const struct replay_opts *o)
+{
+	char *p = fsutil_join(o->dossier, DOSSIER_REQ_LOCK);
+
+	if (o->unlocked || p == NULL || !fsutil_exists(p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 /* Stage 3: the venv (on the base environment when the reference names
  * one), pip, the install, the inventory. */
 static void
@@ -283,13 +302,34 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 		plan_line(o, "the venv", venv_create_argv(py, sys_site, no_pip));
 	}
 	plan_line(o, "pip's version", venv_pip_argv(vpy, VENV_PIP_VERSION));
-	plan_line(o, "the install", venv_pip_argv(vpy, VENV_PIP_INSTALL));
+	{
+		/* the work folder's kernodeck/ (kd_ctx_open without --state-dir) */
+		char *report = venv_report_path(o->workdir, o->workdir, "kernodeck/"
+						REBUILD_REPORT_PART);
+		char *lock = replay_lock(o);
+		plan_line(o, lock ? "the install of the dossier's lock: exactly the artefacts "
+			  "recorded, each checked by its digest, no resolution (--unlocked "
+			  "resolves the rebuild file again)" : "the install, pip's installation "
+			  "report kept (where each package comes from, its digest)",
+			  report ? venv_pip_install_argv(vpy, report, lock ? REPLAY_LOCK : NULL) :
+			  NULL);
+		if (lock != NULL)
+			show_lines(o, lock, "        ", "      " REPLAY_LOCK " (the dossier's "
+				   DOSSIER_REQ_LOCK ") holds:");
+		free(lock);
+		free(report);
+	}
 	plan_requirements(o);
 	show_includes(o);
 	plan_line(o, "the inventory", venv_pip_argv(vpy, VENV_PIP_FREEZE));
 	plan_line(o, "the inventory, with each package's metadata", venv_pip_argv(vpy, VENV_PIP_INSPECT));
 	if (base != NULL)
 		plan_line(o, "the venv: where each package comes from", baseenv_query_argv(vpy));
+	plan_line(o, "the venv: where the packages pip did not install are",
+		  baseenv_query_argv(vpy));
+	if (sys_site || base != NULL)
+		plan_line(o, "Debian's Python packages and their files: who provides the "
+			  "system's packages", origin_dpkg_argv());
 }
 
 /* Every command the replay runs, each as the argument vector the stage
@@ -882,7 +922,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	const char *url, *commit, *local;
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	char *env[REPLAY_NENV + 1] = { NULL };
-	int rc, newdiff = 0, opened = 0, contained = 0, remove = 0;
+	int rc, newdiff = 0, opened = 0, contained = 0, remove = 0, install_lock = 0;
 
 	*verdict = NULL;
 	if ((rc = verify_dossier(o, err)) != 0)
@@ -987,6 +1027,24 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		free(text);
 		repo_ensure_excludes(o->workdir, excl, 5, &added, NULL);
 	}
+	{
+		/* the lock the rebuild installs, a copy in the work folder's kernodeck/ */
+		char *lock = replay_lock(o), *text = NULL, *dst = fsutil_join(o->workdir,
+									    REPLAY_LOCK);
+		size_t len;
+		if (lock != NULL &&
+		    ((rc = fsutil_read_file(lock, KD_CAP_TEXT_FILE, &text, &len, err)) != 0 ||
+		     (rc = fsutil_write_atomic(dst, text, len, 0, err)) != 0)) {
+			free(lock);
+			free(text);
+			free(dst);
+			goto out;
+		}
+		install_lock = lock != NULL;
+		free(lock);
+		free(text);
+		free(dst);
+	}
 	if ((rc = restore_missing(o, rdoc.root, err)) != 0)
 		goto out;
 	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
@@ -994,6 +1052,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	opened = 1;
 	ctx.python_override = o->python;
 	runner_begin(&run, &ctx, 1, fleet_latest);   /* stages 2 to 6, one after the other */
+	ctx.install_lock = install_lock ? REPLAY_LOCK : NULL;
 	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);

@@ -27,6 +27,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/pep440.h"
+#include "kernodeck/pep508.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/treeout.h"
@@ -173,15 +174,17 @@ is_archive(const char *s, size_t n)
 }
 
 /* Project name from a URL or path: #egg=, else the file name of a wheel
- * ("name-1.0-py3-none-any.whl") or an sdist ("name-1.0.tar.gz"). */
+ * ("name-1.0-py3-none-any.whl") or an sdist ("name-1.0.tar.gz"); a wheel's
+ * version into wver ("" otherwise). */
 static json_t *
-name_from_url(const char *url, char *local, size_t llen)
+name_from_url(const char *url, char *local, size_t llen, char *wver, size_t wlen)
 {
 	struct pipline_url_parts u;
 	const char *base, *end;
 	json_t *j = NULL;
 
 	local[0] = '\0';
+	wver[0] = '\0';
 	pipline_url_split(url, &u);
 	if (u.egg != NULL)
 		j = json_string(u.egg);
@@ -209,6 +212,9 @@ name_from_url(const char *url, char *local, size_t llen)
 				if ((dot = strstr(ver, ".zip")) != NULL)
 					*dot = '\0';
 				pep440_local_of(ver, local, llen);
+				if (vn > 4 && (size_t)(end - base) > 4 &&
+				    strncasecmp(end - 4, ".whl", 4) == 0)
+					snprintf(wver, wlen, "%s", ver);
 			}
 			free(ver);
 		}
@@ -239,6 +245,64 @@ new_req(json_t *name, const char *file, int line)
 	return r;
 }
 
+/* A marker that pip refuses (PEP 508's grammar): a syntax finding. */
+static void
+check_marker(struct rq *q, const char *file, int line, const json_t *r, const char *marker)
+{
+	char why[200];
+	const char *name = json_string_value(json_object_get(r, "name"));
+
+	if (pep508_marker_check(marker, why, sizeof why) != 0)
+		finding(q, "fail", "syntax", file, line, "line %d: the marker of %s: %s: pip will "
+			"refuse it", line, name ? name : "the requirement", why);
+}
+
+/* A URL pip cannot fetch (pip reads http, https and file, and VCS URLs). */
+static void
+check_scheme(struct rq *q, const char *file, int line, const char *url)
+{
+	static const char *const ok[] = { "http://", "https://", "file:" };
+	size_t n = strcspn(url, ":");
+
+	if (pipline_is_vcs(url))
+		return;
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+		if (strncasecmp(url, ok[i], strlen(ok[i])) == 0)
+			return;
+	finding(q, "fail", "syntax", file, line, "line %d: pip cannot fetch a %.*s: URL (it "
+		"reads http, https, file and VCS URLs): %.80s", line, (int)(n < 20 ? n : 20), url,
+		url);
+}
+
+/* "#egg=name[extra,...]": the name without its extras, the extras apart. */
+static void
+split_egg_extras(json_t *r)
+{
+	const char *name = json_string_value(json_object_get(r, "name"));
+	const char *open = name ? strchr(name, '[') : NULL, *close;
+	char canon[256], *nm;
+	json_t *extras = json_object_get(r, "extras");
+
+	if (open == NULL || (close = strchr(open, ']')) == NULL)
+		return;
+	for (const char *e = open + 1; e < close;) {
+		size_t k = strcspn(e, ",]");
+		const char *t = e;
+		size_t tn = k;
+		pipline_trim(&t, &tn);
+		if (tn > 0)
+			json_array_append_new(extras, json_stringn(t, tn));
+		e += k + (e[k] == ',');
+	}
+	nm = pipline_dup(name, (size_t)(open - name));
+	if (nm == NULL)
+		return;
+	json_object_set_new(r, "canonical_name", json_string(pep503_canonical(nm, canon,
+										    sizeof canon)));
+	json_object_set_new(r, "name", json_string(nm));
+	free(nm);
+}
+
 /* "url ; marker" (pip wants a space before the ';' of a URL). */
 static char *
 split_url_marker(char *s)
@@ -262,14 +326,26 @@ split_url_marker(char *s)
 static json_t *
 url_requirement(struct rq *q, const char *file, int line, char *s, int editable)
 {
-	char local[KD_PEP440_MAX_LOCAL];
+	char local[KD_PEP440_MAX_LOCAL], wver[128];
 	char *marker = split_url_marker(s);
-	json_t *r = new_req(name_from_url(s, local, sizeof local), file, line);
+	json_t *r = new_req(name_from_url(s, local, sizeof local, wver, sizeof wver), file, line);
 	int is_url = strstr(s, "://") != NULL || pipline_is_vcs(s) ||
 		     strncasecmp(s, "file:", 5) == 0;
 
-	if (marker != NULL && *marker)
+	split_egg_extras(r);
+	if (marker != NULL && *marker) {
 		json_object_set_new(r, "marker", json_string(marker));
+		check_marker(q, file, line, r, marker);
+	}
+	if (wver[0]) {
+		/* a wheel's file name carries its version: a pin */
+		char spec[140];
+		snprintf(spec, sizeof spec, "==%s", wver);
+		json_object_set_new(r, "version", json_string(wver));
+		json_object_set_new(r, "specifier", json_string(spec));
+	}
+	if (is_url)
+		check_scheme(q, file, line, s);
 	if (is_url) {
 		json_object_set_new(r, "url", clean_url(s));
 		json_object_set_new(r, "kind", json_string(pipline_is_vcs(s) ? "vcs" : "url"));
@@ -389,6 +465,7 @@ named_requirement(struct rq *q, const char *file, int line, char *s)
 			goto bad;
 		json_object_set_new(r, "url", clean_url(p));
 		json_object_set_new(r, "kind", json_string(pipline_is_vcs(p) ? "vcs" : "url"));
+		check_scheme(q, file, line, p);
 		if (pipline_is_vcs(p)) {
 			struct pipline_url_parts u;
 			pipline_url_split(p, &u);
@@ -447,7 +524,12 @@ named_requirement(struct rq *q, const char *file, int line, char *s)
 		if (mn > 0) {
 			char *md = pipline_dup(m, mn);
 			json_object_set_new(r, "marker", json_string(md ? md : ""));
+			if (md != NULL)
+				check_marker(q, file, line, r, md);
 			free(md);
+		} else {
+			finding(q, "fail", "syntax", file, line, "line %d: an empty marker after "
+				"';' for %s: pip will refuse it", line, name);
 		}
 	}
 	return r;
@@ -630,10 +712,28 @@ add_hash(struct rq *q, json_t *hashes, const char *file, int line, const char *v
 	size_t i;
 	const char *colon = strchr(v, ':');
 
-	if (colon == NULL || (size_t)(colon - v) > 16 || strlen(colon + 1) < 32 ||
-	    strspn(colon + 1, "0123456789abcdefABCDEF") != strlen(colon + 1)) {
+	/* pip's --hash takes its strong algorithms only, each with its length */
+	static const struct { const char *algo; size_t hex; } algos[] = {
+		{ "sha256", 64 }, { "sha384", 96 }, { "sha512", 128 },
+	};
+	size_t k, an = colon ? (size_t)(colon - v) : 0;
+
+	if (colon == NULL || strspn(colon + 1, "0123456789abcdefABCDEF") != strlen(colon + 1)) {
 		finding(q, "fail", "hashes", file, line,
 			"line %d: --hash=%.80s is not ALGORITHM:HEX", line, v);
+		return;
+	}
+	for (k = 0; k < sizeof algos / sizeof *algos; k++)
+		if (an == strlen(algos[k].algo) && strncasecmp(v, algos[k].algo, an) == 0)
+			break;
+	if (k == sizeof algos / sizeof *algos) {
+		finding(q, "fail", "hashes", file, line, "line %d: --hash=%.80s: pip allows "
+			"sha256, sha384 and sha512 only", line, v);
+		return;
+	}
+	if (strlen(colon + 1) != algos[k].hex) {
+		finding(q, "fail", "hashes", file, line, "line %d: --hash=%.80s: a %s digest is %zu "
+			"hexadecimal digits", line, v, algos[k].algo, algos[k].hex);
 		return;
 	}
 	for (i = 0; v[i] && i + 1 < sizeof buf; i++)

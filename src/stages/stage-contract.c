@@ -35,6 +35,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inventory.h"
+#include "kernodeck/origin.h"
 #include "kernodeck/pep440.h"
 #include "kernodeck/parse-pipcheck.h"
 #include "kernodeck/parse-inspect.h"
@@ -340,6 +341,10 @@ contract_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink 
 	inv = json_object();
 	json_object_set_new(obs, "inventory", inv);
 	rebuilt = ct_rebuilt(ctx, sink, vpy, venv, inv, steps);
+	/* each package's origin and digest (rebuild.yaml): compared with a
+	 * reference that has them (a lock file) */
+	origin_merge(rebuilt, obs_rebuild_origins_packages(kd_ctx_obs(ctx,
+		     stage_pos(&kd_stage_rebuild))));
 	ref = ct_reference(ctx, inv);
 	pinned = ct_pinned_tooling(ctx);
 	json_object_set_new(inv, "pinned_tooling", pinned);
@@ -481,6 +486,10 @@ diff_label(const json_t *d, char *buf, size_t len)
 
 	if (strcmp(kind, "local-label") == 0)
 		snprintf(buf, len, "LOCAL LABEL CHANGED: %s %s -> %s%s", name, rv, nv, sys);
+	else if (strcmp(kind, "digest") == 0 || strcmp(kind, "origin") == 0)
+		snprintf(buf, len, "%s CHANGED: %s %s (the same version)%s",
+			 strcmp(kind, "digest") == 0 ? "ARTEFACT" : "ORIGIN", name, nv ? nv : "?",
+			 sys);
 	else if (strcmp(kind, "missing") == 0)
 		snprintf(buf, len, "missing: %s %s", name, rv ? rv : "");
 	else if (strcmp(kind, "extra") == 0)

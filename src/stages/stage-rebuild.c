@@ -9,9 +9,15 @@
  *
  *   PY -m venv [--system-site-packages] [--without-pip] .venv-rebuild
  *   .venv-rebuild/bin/python -m pip --version
- *   .venv-rebuild/bin/python -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt
+ *   .venv-rebuild/bin/python -m pip install --timeout 15 --retries 1 \
+ *       --report kernodeck/pip-report.part.json -r requirements-rebuild.txt
  *   .venv-rebuild/bin/python -m pip freeze --all   -> kernodeck/installed-after.txt
  *   .venv-rebuild/bin/python -m pip inspect        -> kernodeck/pip-inspect.json
+ *
+ * pip's installation report is kept (redacted) as kernodeck/pip-report.json
+ * and gives each installed distribution its origin and digest (origin.h);
+ * what the venv holds that pip did not install gets its provider (the
+ * venv asked for its packages' places, dpkg-query for the system's).
  *
  * With python.install.base (rebuild-base.h), the base's interpreter is
  * asked for its package folders first, is the PY above, and those folders
@@ -38,7 +44,11 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
+#include "kernodeck/inventory.h"
 #include "kernodeck/obs-rebuild.h"
+#include "kernodeck/origin.h"
+#include "kernodeck/baseenv.h"
+#include "kernodeck/pip-report.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/rebuild-base.h"
@@ -92,6 +102,52 @@ error_requirement(const char *line, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)n, p);
 		return;
 	}
+}
+
+/* pip's refusal of an artefact whose digest is not the locked one:
+ *   ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE. ...
+ *       alpha==1.0 from file:///.../alpha-1.0-py3-none-any.whl:
+ *           Expected sha256 258b...
+ *                Got        9f3c...
+ * The requirement into req, and in.first_error one line naming it with
+ * both digests.  1 when the output holds such a refusal. */
+static int
+hash_mismatch(const char *out, size_t len, char *req, size_t rlen, json_t *in)
+{
+	struct pipline_iter it;
+	const char *l;
+	size_t n;
+	int seen = 0;
+	char want[80] = "", got[80] = "", pkg[512] = "";
+
+	pipline_init(&it, out ? out : "", out ? len : 0);
+	while (pipline_next(&it, &l, &n)) {
+		const char *t = l;
+		size_t tn = n;
+		pipline_trim(&t, &tn);
+		if (!seen) {
+			seen = tn > 30 && memmem(t, tn, "DO NOT MATCH THE HASHES", 23) != NULL;
+			continue;
+		}
+		if (pkg[0] == '\0' && memmem(t, tn, " from ", 6) != NULL && t[tn - 1] == ':')
+			snprintf(pkg, sizeof pkg, "%.*s", (int)((const char *)memmem(t, tn, " from ",
+				 6) - t), t);
+		else if (pkg[0] && want[0] == '\0' && tn > 16 && strncmp(t, "Expected sha256 ", 16) == 0)
+			snprintf(want, sizeof want, "%.*s", (int)(tn - 16), t + 16);
+		else if (pkg[0] && want[0] && tn > 4 && strncmp(t, "Got ", 4) == 0) {
+			const char *g = t + 4;
+			size_t gn = tn - 4;
+			pipline_trim(&g, &gn);
+			snprintf(got, sizeof got, "%.*s", (int)gn, g);
+			break;
+		}
+	}
+	if (pkg[0] == '\0')
+		return 0;
+	snprintf(req, rlen, "%s", pkg);
+	json_object_set_new(in, "first_error", json_pack("s++++", pkg, ": SHA-256 ",
+		got[0] ? got : "(another)", ", the lock has ", want[0] ? want : "(another)"));
+	return 1;
 }
 
 /* ---- choices ---- */
@@ -442,6 +498,43 @@ out:
 	argv_free(in);
 }
 
+/* Does this pip version ("23.0.1") have install --report (22.2 and
+ * later)?  An unknown version is taken to have it. */
+static int
+pip_has_report(const char *v)
+{
+	int major = 0, minor = 0;
+
+	if (v == NULL || sscanf(v, "%d.%d", &major, &minor) < 1)
+		return 1;
+	return major > 22 || (major == 22 && minor >= 2);
+}
+
+/* Keep pip's installation report: read what pip wrote, refuse what is
+ * not a report, save it redacted and atomically as REBUILD_REPORT. */
+static void
+rb_keep_report(struct rb *b, const char *part)
+{
+	char *buf = NULL, *path = kd_ctx_path(b->ctx, REBUILD_REPORT);
+	size_t len = 0;
+	json_t *tree = NULL;
+	struct kd_err e = { 0 };
+
+	if (path != NULL)
+		unlink(path);   /* never an older install's report for this one */
+	if (part == NULL || path == NULL ||
+	    fsutil_read_file(part, KD_CAP_PIP_OUTPUT, &buf, &len, &e) != 0 ||
+	    pipreport_parse(buf, len, REBUILD_REPORT_PART, &tree, &e) != 0 ||
+	    fsutil_write_atomic(path, buf, len, 0, &e) != 0) {
+		char msg[1200];
+		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error",
+				    kd_err_format(&e, msg, sizeof msg)));
+	}
+	json_decref(tree);
+	free(buf);
+	free(path);
+}
+
 /* The pip install step; fills obs.install. */
 static void
 rb_install(struct rb *b)
@@ -451,10 +544,21 @@ rb_install(struct rb *b)
 	struct kd_err e = { 0 };
 	json_t *in = json_object();
 	char req[512];
+	/* pip's --report came with pip 22.2: an older pip installs without it */
+	int has_report = pip_has_report(obs_rebuild_pip_version(b->obs));
+	char *report = has_report ? venv_report_path(b->ctx->project_dir, b->ctx->state_dir,
+						     REBUILD_REPORT_PART) : NULL;
+	char *part = kd_ctx_path(b->ctx, REBUILD_REPORT_PART);
 
 	json_object_set_new(b->obs, "install", in);
-	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-		      venv_pip_argv(b->vpy, VENV_PIP_INSTALL),
+	if (part != NULL)
+		unlink(part);   /* a report left by a run that was killed */
+	if (b->ctx->install_lock != NULL)
+		json_object_set_new(in, "lock", json_string(b->ctx->install_lock));
+	if (step_plan(b->ctx, b->sink, "pip-install", b->ctx->install_lock ?
+		      "pip install --require-hashes --no-deps -r (the dossier's lock)" :
+		      "pip install -r " REBUILD_REQUIREMENTS,
+		      venv_pip_install_argv(b->vpy, report, b->ctx->install_lock),
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -487,12 +591,101 @@ rb_install(struct rb *b)
 			json_object_set_new(in, "first_error", json_string(fe));
 		}
 		error_requirement(fe, req, sizeof req);
+		/* a locked artefact that changed: first_error names it and both digests */
+		hash_mismatch(r->tail, r->tail_len, req, sizeof req, in);
 		if (req[0])
 			json_object_set_new(in, "requirement", json_string(req));
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
+	} else if (has_report) {
+		rb_keep_report(b, part);
+	} else {
+		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error", "this pip has "
+			"no installation report (pip install --report: pip 22.2 or later)"));
 	}
 out:
+	if (part != NULL)
+		unlink(part);
+	free(part);
+	free(report);
 	step_free(&rr);
+}
+
+/* The metadata paths of the packages outside the venv and the base: what
+ * dpkg-query is asked about. */
+static json_t *
+system_metas(const struct baseenv_query *vq, const struct rebuild_base *base)
+{
+	json_t *paths = json_array();
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(vq->packages, i, p) {
+		const char *loc = json_string_value(json_object_get(p, "location"));
+		const char *meta = json_string_value(json_object_get(p, "meta"));
+		if (meta == NULL || loc == NULL || strcmp(loc, vq->purelib) == 0 ||
+		    (base->on && baseenv_in_dirs(base->base.site_dirs, loc)))
+			continue;
+		json_array_append_new(paths, json_string(meta));
+	}
+	return paths;
+}
+
+/* Each distribution's origin and digest (origin.h) into obs.origins: what
+ * pip installed from its report, what was there from its provider. */
+static void
+rb_origins(struct rb *b)
+{
+	json_t *o = json_object_get(b->obs, "origins"), *report = NULL, *pkgs, *installed = NULL;
+	char *rpath = kd_ctx_path(b->ctx, REBUILD_REPORT), *ipath = kd_ctx_path(b->ctx,
+		REBUILD_INSTALLED), msg[1200];
+	struct kd_err e = { 0 };
+
+	if (o == NULL) {
+		o = json_object();
+		json_object_set_new(b->obs, "origins", o);
+	}
+	if (rpath != NULL && pipreport_load(rpath, &report, &e) == 0) {
+		const json_t *env = json_object_get(report, "environment");
+		json_object_set_new(o, "report", json_string(REBUILD_REPORT));
+		if (json_string_value(json_object_get(env, "python_full_version")) != NULL)
+			json_object_set(o, "python", json_object_get(env, "python_full_version"));
+	}
+	else if (json_object_get(o, "error") == NULL)
+		json_object_set_new(o, "error", json_string(fsutil_exists(rpath) ?
+			kd_err_format(&e, msg, sizeof msg) : "no installation report (the venv "
+			"was installed before kernodeck kept one): move it aside to rebuild"));
+	pkgs = origin_from_report(report, obs_rebuild_requirements_lint(b->obs),
+				  obs_rebuild_pip_env(b->obs), b->ctx->project_dir);
+	json_object_set_new(o, "packages", pkgs);
+	if (ipath == NULL || inventory_load(ipath, &installed, NULL, &e) != 0)
+		goto out;
+	/* asked every time (replay's plan shows these two runs): the venv for
+	 * where its packages are, dpkg-query when the system's may be seen */
+	if (!kd_sink_cancelled(b->sink)) {
+		struct baseenv_query vq = { 0 };
+		if (rebuild_base_ask(b->ctx, b->sink, b->steps, "venv-packages",
+				     "the venv: where the packages pip did not install are",
+				     b->vpy, &vq, msg, sizeof msg) == 0) {
+			json_t *metas = system_metas(&vq, &b->base);
+			json_t *owners = b->sys_site || b->base.on ?
+				origin_dpkg_owners(b->ctx, b->sink, b->steps, metas) : json_object();
+			origin_add_provided(pkgs, installed, vq.packages, vq.purelib,
+					    b->base.on ? b->base.env.path : NULL,
+					    b->base.on ? b->base.env.kind : NULL,
+					    b->base.on ? b->base.base.site_dirs : NULL, owners);
+			json_decref(metas);
+			json_decref(owners);
+			baseenv_query_free(&vq);
+		} else {
+			json_object_set_new(o, "provided_error", json_string(msg));
+			origin_add_provided(pkgs, installed, NULL, NULL, NULL, NULL, NULL, NULL);
+		}
+	}
+out:
+	json_decref(report);
+	json_decref(installed);
+	free(rpath);
+	free(ipath);
 }
 
 static int
@@ -587,6 +780,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	}
 	rb_capture(&b);
 	rebuild_base_capture(ctx, sink, b.obs, b.steps, b.vpy, &b.base);
+	rb_origins(&b);
 out:
 	{
 		struct venv_info vi;
@@ -819,6 +1013,51 @@ check_inventory(const json_t *obs, struct kd_rows *rows)
 			 "read the pip-freeze log");
 }
 
+/* Every distribution has its origin, and each artefact pip installed its
+ * digest (what the dossier's lock pins). */
+static void
+check_origins(const json_t *obs, struct kd_rows *rows)
+{
+	const char *st = obs_rebuild_install_status(obs), *err = obs_rebuild_origins_error(obs);
+	const char *first = NULL;
+	const json_t *e;
+	size_t i, pip = 0, provided = 0, nodigest = 0;
+	struct kd_row *r;
+
+	if (st == NULL || (strcmp(st, "ok") != 0 && strcmp(st, "reused") != 0))
+		return;
+	json_array_foreach(obs_rebuild_origins_packages(obs), i, e) {
+		const char *o = obs_rebuild_origin_origin(e);
+		if (obs_rebuild_origin_provider(e) != NULL) {
+			provided++;
+		} else {
+			pip++;
+			if (obs_rebuild_origin_sha256(e) == NULL && strcmp(o, "vcs") != 0 &&
+			    strcmp(o, "directory") != 0 && nodigest++ == 0)
+				first = obs_rebuild_origin_name(e);
+		}
+	}
+	if (err == NULL && nodigest == 0) {
+		kd_rows_addf(rows, "rebuild.origins", KD_R_PASS,
+			     "every distribution has its origin and digest", "origin and digest",
+			     "%zu installed by pip, each with its digest; %zu provided", pip,
+			     provided)->evidence = strdup(REBUILD_REPORT);
+		return;
+	}
+	if (err != NULL)
+		r = kd_rows_add(rows, "rebuild.origins", KD_R_WARN,
+				"every distribution has its origin and digest", "not recorded",
+				"origin and digest", NULL);
+	else
+		r = kd_rows_addf(rows, "rebuild.origins", KD_R_WARN,
+				 "every distribution has its origin and digest",
+				 "origin and digest", "%zu without a digest, first %s", nodigest,
+				 first);
+	kd_row_set_error(r, err ? err : "pip's report gave no hash for these artefacts",
+			 "move the venv aside (m) and check again: the install then records "
+			 "where each package came from");
+}
+
 /* pip reads PIP_* from the environment: a PIP_FIND_LINKS or PIP_INDEX_URL
  * of the shell changes where this rebuild's packages come from. */
 static void
@@ -880,6 +1119,7 @@ rebuild_check(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	check_venv(obs, rows);
 	check_install(obs, rows);
 	check_inventory(obs, rows);
+	check_origins(obs, rows);
 	return 0;
 }
 

@@ -23,10 +23,15 @@ Routes (HEAD answers like GET without the body):
     /big/N           N bytes of a repeating pattern (the test computes its digest)
     /drip            headers with Content-Length 1000000, then 1 byte every 50 ms
     /unauth          401
+    /simple/NAME/    with KD_HTTPD_INDEX=DIR in the environment: a PEP 503
+                     "simple" page linking the files of DIR whose project
+                     name (normalised) is NAME, as /files/FILE
+    /files/FILE      that file of DIR
 """
 import hashlib
 import http.server
 import os
+import re
 import socketserver
 import ssl
 import sys
@@ -68,8 +73,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
 
+    def index(self, p):
+        """Serve the package index of KD_HTTPD_INDEX (PEP 503); False when
+        p is not one of its routes."""
+        root = os.environ.get("KD_HTTPD_INDEX")
+        if not root or not p.startswith(("/simple/", "/files/")):
+            return False
+        norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+        if p.startswith("/simple/"):
+            name = norm(p[len("/simple/"):].strip("/"))
+            links = "".join('<a href="/files/%s">%s</a>\n' % (f, f)
+                            for f in sorted(os.listdir(root))
+                            if norm(re.split(r"-[0-9]", f, 1)[0]) == name)
+            self.send_body(200, ("<html><body>\n%s</body></html>\n" % links).encode(),
+                           [("Content-Type", "text/html")])
+            return True
+        f = os.path.join(root, p[len("/files/"):])
+        if "/" in p[len("/files/"):] or not os.path.isfile(f):
+            self.send_body(404, b"no such file\n")
+            return True
+        with open(f, "rb") as fh:
+            self.send_body(200, fh.read())
+        return True
+
     def route(self):
         p = self.path.split("?", 1)[0]
+        if self.index(p):
+            return None
         if p == "/ok":
             return self.send_body(200, BODY, [("ETag", '"v1-abc"'),
                                               ("Last-Modified", "Tue, 02 Jan 2024 03:04:05 GMT")])

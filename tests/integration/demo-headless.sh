@@ -126,7 +126,7 @@ comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
 W="$KD_TMP/replay"
 check "replay: the plan's venv, install, probe and entry point are absolute, exact vectors" sh -c "
 	grep -qx '/usr/bin/python3 -m venv --system-site-packages .venv-rebuild' '$KD_TMP/plan' &&
-	grep -qx '$W/.venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt' '$KD_TMP/plan' &&
+	grep -qx '$W/.venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 --report kernodeck/pip-report.part.json --require-hashes --no-deps -r kernodeck/requirements-lock.txt' '$KD_TMP/plan' &&
 	grep -q '^$W/.venv-rebuild/bin/python .*/probe.py --expect cpu\$' '$KD_TMP/plan' &&
 	grep -qx '$W/.venv-rebuild/bin/python embed.py --out outputs' '$KD_TMP/plan'"
 

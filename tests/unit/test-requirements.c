@@ -329,6 +329,129 @@ test_include_cycle(void **state)
 	rmdir(dir);
 }
 
+/* The syntax findings of a one-line file (0 when pip would read it). */
+static size_t
+syntax_findings(const char *text, const char *code, char *msg, size_t len)
+{
+	json_t *t = mem(text);
+	const json_t *f;
+	size_t i, n = 0;
+
+	msg[0] = '\0';
+	json_array_foreach(json_object_get(t, "findings"), i, f)
+		if (strcmp(json_string_value(json_object_get(f, "code")), code) == 0 &&
+		    strcmp(json_string_value(json_object_get(f, "severity")), "fail") == 0) {
+			if (n++ == 0)
+				snprintf(msg, len, "%s", json_string_value(json_object_get(f,
+									"message")));
+		}
+	json_decref(t);
+	return n;
+}
+
+/* Environment markers by PEP 508's grammar: cases in the spirit of the
+ * marker tests of packaging and pip (written here). */
+static void
+test_markers_pep508(void **state)
+{
+	static const char *const good[] = {
+		"a==1 ; python_version >= \"3.8\"\n",
+		"a==1; python_version<'3.12' and sys_platform == 'linux'\n",
+		"a==1 ; (os_name == 'nt' or os_name == 'posix') and extra == 'gpu'\n",
+		"a==1 ; 'linux' in sys_platform\n",
+		"a==1 ; platform_machine not in 'arm64 aarch64'\n",
+		"a==1 ; python_full_version === '3.11.2'\n",
+		"a==1 ; implementation_name == \"cpython\" and platform_python_implementation != 'PyPy'\n",
+		"a @ https://example.org/a-1.0-py3-none-any.whl ; python_version > '3'\n",
+		"a==1 ; ((python_version >= '3.8'))\n",
+	};
+	static const struct { const char *line, *why; } bad[] = {
+		{ "a==1 ; python_version >= 3.8\n", "not quoted" },
+		{ "a==1 ; pyversion >= '3.8'\n", "pyversion is not a marker variable" },
+		{ "a==1 ; python_version >= '3.8' and\n", "ends where a variable" },
+		{ "a==1 ; or python_version >= '3.8'\n", "or is not a marker variable" },
+		{ "a==1 ; (python_version >= '3.8'\n", "not closed" },
+		{ "a==1 ; python_version >= '3.8')\n", "without its" },
+		{ "a==1 ; python_version >= '3.8' ; os_name == 'nt'\n", "second ';'" },
+		{ "a==1 ; 'a' == 'b'\n", "variable on one side" },
+		{ "a==1 ; python_version\n", "comparison is expected" },
+		{ "a==1 ; python_version not '3'\n", "followed by \"in\"" },
+		{ "a==1 ; python_version == '3\n", "not closed" },
+		{ "a==1 ;\n", "empty marker" },
+	};
+	char msg[1024];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		if (syntax_findings(good[i], "syntax", msg, sizeof msg) != 0)
+			fail_msg("refused: %s-> %s", good[i], msg);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (syntax_findings(bad[i].line, "syntax", msg, sizeof msg) != 1 ||
+		    strstr(msg, bad[i].why) == NULL || strstr(msg, "line 1") == NULL)
+			fail_msg("%s-> \"%s\" (want \"%s\")", bad[i].line, msg, bad[i].why);
+}
+
+/* --hash: the algorithms pip allows, each with its length; -e with
+ * #egg=name[extra]; a wheel's version from its name; a URL pip cannot
+ * fetch. */
+static void
+test_pip_agreement(void **state)
+{
+	static const struct { const char *line; size_t n; } hashes[] = {
+		{ "a==1 --hash=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", 0 },
+		{ "a==1 --hash=sha384:0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef\n", 0 },
+		{ "a==1 --hash=sha512:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", 0 },
+		{ "a==1 --hash=md5:0123456789abcdef0123456789abcdef\n", 1 },
+		{ "a==1 --hash=sha1:0123456789abcdef0123456789abcdef01234567\n", 1 },
+		{ "a==1 --hash=sha256:0123456789abcdef\n", 1 },
+		{ "a==1 --hash=sha256:zz23456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", 1 },
+	};
+	char msg[1024];
+	json_t *t;
+	const json_t *r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof hashes / sizeof *hashes; i++)
+		/* a refused --hash leaves the requirement without one: a second finding */
+		if ((syntax_findings(hashes[i].line, "hashes", msg, sizeof msg) > 0) != (hashes[i].n > 0))
+			fail_msg("%s-> %s", hashes[i].line, msg[0] ? msg : "accepted");
+	assert_true(syntax_findings("a==1 --hash=md5:0123456789abcdef0123456789abcdef\n",
+				    "hashes", msg, sizeof msg) >= 1);
+	assert_non_null(strstr(msg, "sha256, sha384 and sha512"));
+
+	t = mem("-e git+https://example.org/r.git@0123456789abcdef0123456789abcdef01234567"
+		"#egg=My_Pkg[gpu,test]\n");
+	r = json_array_get(json_object_get(t, "requirements"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "name")), "My_Pkg");
+	assert_string_equal(json_string_value(json_object_get(r, "canonical_name")), "my-pkg");
+	assert_int_equal(json_array_size(json_object_get(r, "extras")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "extras"), 1)),
+			    "test");
+	json_decref(t);
+
+	t = mem("./wheels/torch-2.3.1+cpu-cp311-cp311-linux_x86_64.whl\n"
+		"https://example.org/w/numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.whl\n");
+	r = json_array_get(json_object_get(t, "requirements"), 0);
+	assert_string_equal(json_string_value(json_object_get(r, "version")), "2.3.1+cpu");
+	assert_string_equal(json_string_value(json_object_get(r, "specifier")), "==2.3.1+cpu");
+	assert_string_equal(json_string_value(json_object_get(r, "local_label")), "cpu");
+	r = json_array_get(json_object_get(t, "requirements"), 1);
+	assert_string_equal(json_string_value(json_object_get(r, "version")), "1.26.4");
+	json_decref(t);
+
+	assert_int_equal(syntax_findings("https://example.org/a-1.0.tar.gz\n", "syntax", msg,
+					 sizeof msg), 0);
+	assert_int_equal(syntax_findings("ftp://example.org/a-1.0.tar.gz\n", "syntax", msg,
+					 sizeof msg), 1);
+	assert_non_null(strstr(msg, "pip cannot fetch a ftp: URL"));
+	assert_int_equal(syntax_findings("a @ s3://bucket/a-1.0-py3-none-any.whl\n", "syntax", msg,
+					 sizeof msg), 1);
+	assert_int_equal(syntax_findings("a @ git+ssh://git@example.org/a.git@v1\n", "syntax", msg,
+					 sizeof msg), 0);
+}
+
 int
 main(void)
 {
@@ -341,6 +464,8 @@ main(void)
 		cmocka_unit_test(test_clean_file),
 		cmocka_unit_test(test_reading_rules),
 		cmocka_unit_test(test_include_cycle),
+		cmocka_unit_test(test_markers_pep508),
+		cmocka_unit_test(test_pip_agreement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

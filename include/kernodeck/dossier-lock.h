@@ -1,0 +1,41 @@
+/*
+ * dossier-lock.h - the lock a dossier carries (src/features/dossier-lock.c):
+ * what the rebuild installed, each artefact with its digest, in two forms.
+ *
+ *   pylock.toml            PEP 751 (lock-version 1.0): one [[packages]] per
+ *                          distribution pip installed, with its wheels /
+ *                          sdist / archive / vcs / directory entry (url,
+ *                          hashes); the index it came from.  [tool.kernodeck]
+ *                          holds what the rebuild did not install (system,
+ *                          base, venv: provided) and the accelerator build
+ *                          (+cu121, +rocm6.1, +cpu; the CUDA or ROCm version
+ *                          it needs, the minimum driver when known); a
+ *                          package's tool.kernodeck its path under the
+ *                          project for an artefact of a find-links folder.
+ *   requirements-lock.txt  the same in pip's hash-checking form: the rebuild
+ *                          file's index and find-links options, --no-deps in
+ *                          the install line, name==version --hash=sha256:...
+ *                          per distribution; what cannot be hashed (VCS,
+ *                          directories) is named in a comment.
+ *
+ * Both come from rebuild.yaml's origins (origin.h).  replay and
+ * procedure.sh install requirements-lock.txt by default.
+ */
+#ifndef KD_DOSSIER_LOCK_H
+#define KD_DOSSIER_LOCK_H
+
+#include <jansson.h>
+
+struct kd_ctx;
+
+#define DOSSIER_PYLOCK    "pylock.toml"
+#define DOSSIER_REQ_LOCK  "requirements-lock.txt"
+
+/* pylock.toml (malloc'd), or NULL when the rebuild recorded no origins. */
+char *dossier_pylock(const struct kd_ctx *ctx, const json_t *origins);
+/* requirements-lock.txt (malloc'd), or NULL likewise. */
+char *dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins);
+/* Can pip check this origin entry's hash (an artefact with a SHA-256)? */
+int dossier_lock_hashable(const json_t *origin);
+
+#endif

@@ -1,0 +1,328 @@
+/*
+ * dossier-lock.c - the dossier's lock (dossier-lock.h): pylock.toml after
+ * PEP 751 and requirements-lock.txt in pip's hash-checking form, both from
+ * the origins stage 3 recorded.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernodeck/ctx.h"
+#include "kernodeck/dossier-lock.h"
+#include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-system.h"
+#include "kernodeck/pep440.h"
+#include "kernodeck/rebuild.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/toml.h"
+#include "kernodeck/variant.h"
+
+static const char *
+str_of(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int
+is(const char *s, const char *t)
+{
+	return s != NULL && strcmp(s, t) == 0;
+}
+
+/* Did pip install it (it has no provider)? */
+static int
+installed_by_pip(const json_t *o)
+{
+	return json_object_get(o, "provider") == NULL;
+}
+
+int
+dossier_lock_hashable(const json_t *o)
+{
+	return installed_by_pip(o) && str_of(o, "sha256") != NULL &&
+	       !is(str_of(o, "origin"), "vcs") && !is(str_of(o, "origin"), "directory");
+}
+
+/* Does a file name end with suffix? */
+static int
+ends(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* key = "value" on a line, when value is not NULL. */
+static void
+kv(FILE *f, const char *key, const char *value)
+{
+	if (value == NULL)
+		return;
+	fprintf(f, "%s = ", key);
+	toml_put_string(f, value);
+	fputc('\n', f);
+}
+
+/* {name = ..., url = ..., hashes = {sha256 = ...}} of an artefact. */
+static void
+artefact(FILE *f, const json_t *o, int with_name)
+{
+	fputc('{', f);
+	if (with_name && str_of(o, "file") != NULL) {
+		fputs("name = ", f);
+		toml_put_string(f, str_of(o, "file"));
+		fputs(", ", f);
+	}
+	fputs("url = ", f);
+	toml_put_string(f, str_of(o, "url") ? str_of(o, "url") : "");
+	fputs(", hashes = {sha256 = ", f);
+	toml_put_string(f, str_of(o, "sha256"));
+	fputs("}}", f);
+}
+
+/* The path of a file: URL under the project folder, relative to it. */
+static const char *
+project_path(const struct kd_ctx *ctx, const char *url)
+{
+	size_t n = strlen(ctx->project_dir);
+
+	if (url == NULL || strncmp(url, "file://", 7) != 0 ||
+	    strncmp(url + 7, ctx->project_dir, n) != 0 || url[7 + n] != '/')
+		return NULL;
+	return url + 7 + n + 1;
+}
+
+/* One [[packages]] of a distribution pip installed. */
+static void
+pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o)
+{
+	const char *origin = str_of(o, "origin"), *file = str_of(o, "file");
+
+	fputs("\n[[packages]]\n", f);
+	kv(f, "name", str_of(o, "canonical_name"));
+	if (!is(origin, "directory"))
+		kv(f, "version", str_of(o, "version"));
+	if (is(origin, "index"))
+		kv(f, "index", str_of(o, "source"));
+	if (is(origin, "vcs")) {
+		fputs("vcs = {type = ", f);
+		toml_put_string(f, str_of(o, "vcs") ? str_of(o, "vcs") : "git");
+		fputs(", url = ", f);
+		toml_put_string(f, str_of(o, "url") ? str_of(o, "url") : "");
+		if (str_of(o, "requested_revision") != NULL) {
+			fputs(", requested-revision = ", f);
+			toml_put_string(f, str_of(o, "requested_revision"));
+		}
+		fputs(", commit-id = ", f);
+		toml_put_string(f, str_of(o, "commit") ? str_of(o, "commit") : "");
+		fputs("}\n", f);
+	} else if (is(origin, "directory")) {
+		fputs("directory = {path = ", f);
+		toml_put_string(f, str_of(o, "source") ? str_of(o, "source") : "");
+		fprintf(f, ", editable = %s}\n", json_is_true(json_object_get(o, "editable")) ?
+			"true" : "false");
+	} else if (str_of(o, "sha256") == NULL) {
+		fputs("# no digest was recorded for this artefact: it is not locked\n", f);
+	} else if (is(origin, "url")) {
+		fputs("archive = ", f);
+		artefact(f, o, 0);
+		fputc('\n', f);
+	} else if (ends(file, ".whl")) {
+		fputs("wheels = [", f);
+		artefact(f, o, 1);
+		fputs("]\n", f);
+	} else {
+		fputs("sdist = ", f);
+		artefact(f, o, 1);
+		fputc('\n', f);
+	}
+	fputs("\n[packages.tool.kernodeck]\n", f);
+	kv(f, "origin", origin);
+	kv(f, "source", str_of(o, "source"));
+	fprintf(f, "requested = %s\n", json_is_true(json_object_get(o, "requested")) ?
+		"true" : "false");
+	kv(f, "project-path", project_path(ctx, str_of(o, "url")));
+}
+
+/* [tool.kernodeck.accelerator]: the PyTorch build and what it needs. */
+static void
+pylock_accelerator(FILE *f, const struct kd_ctx *ctx, const json_t *origins)
+{
+	const json_t *sys = kd_ctx_obs(ctx, stage_pos(&kd_stage_system));
+	const json_t *o;
+	const char *torch = NULL, *cuda = obs_system_plan_cuda(sys);
+	char local[KD_PEP440_MAX_LOCAL], build[KD_PEP440_MAX_LOCAL + 2];
+	size_t i;
+
+	json_array_foreach(origins, i, o)
+		if (is(str_of(o, "canonical_name"), "torch"))
+			torch = str_of(o, "version");
+	fputs("\n[tool.kernodeck.accelerator]\n", f);
+	kv(f, "kind", obs_system_plan_kind(sys));
+	kv(f, "variant", obs_system_plan_tag(sys));
+	kv(f, "torch", torch);
+	if (torch != NULL && pep440_local_of(torch, local, sizeof local)[0]) {
+		snprintf(build, sizeof build, "+%s", local);
+		kv(f, "build", build);
+	}
+	kv(f, "cuda", cuda);
+	kv(f, "rocm", obs_system_plan_rocm(sys));
+	kv(f, "min-driver", cuda ? variant_cuda_min_driver(cuda) : NULL);
+}
+
+/* [[tool.kernodeck.provided]]: what the venv holds that pip did not
+ * install, and who provides it. */
+static void
+pylock_provided(FILE *f, const json_t *origins)
+{
+	const json_t *o, *pv;
+	size_t i;
+
+	json_array_foreach(origins, i, o) {
+		if (installed_by_pip(o))
+			continue;
+		pv = json_object_get(o, "provider");
+		fputs("\n[[tool.kernodeck.provided]]\n", f);
+		kv(f, "name", str_of(o, "canonical_name"));
+		kv(f, "version", str_of(o, "version"));
+		kv(f, "origin", str_of(o, "origin"));
+		kv(f, "provider", str_of(pv, "kind"));
+		kv(f, "package", str_of(pv, "package"));
+		kv(f, "package-version", str_of(pv, "version"));
+		kv(f, "channel", str_of(pv, "channel"));
+		kv(f, "path", str_of(pv, "path"));
+	}
+}
+
+/* The memory stream's text, or NULL. */
+static char *
+close_text(FILE *f, char **buf)
+{
+	if (fclose(f) != 0) {
+		free(*buf);
+		return NULL;
+	}
+	return *buf;
+}
+
+char *
+dossier_pylock(const struct kd_ctx *ctx, const json_t *origins)
+{
+	const json_t *rb = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild)), *o;
+	const char *pyv = obs_rebuild_origins_python(rb) ? obs_rebuild_origins_python(rb) :
+			  obs_system_python_chosen_version(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
+	char *buf = NULL, rp[32];
+	size_t len = 0, i;
+	FILE *f;
+
+	if (!json_is_array(origins) || (f = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	fputs("# What kernodeck's rebuild installed, as a PEP 751 lock file (pylock.toml,\n"
+	      "# https://packaging.python.org/specifications/pylock-toml/): each artefact\n"
+	      "# with its digest.  " DOSSIER_REQ_LOCK " beside it is the same lock for pip:\n"
+	      "#   python -m pip install --require-hashes --no-deps -r " DOSSIER_REQ_LOCK "\n"
+	      "# A find-links artefact's path under the project is its tool.kernodeck\n"
+	      "# project-path; [tool.kernodeck] names what pip did not install.\n", f);
+	kv(f, "lock-version", "1.0");
+	if (pyv != NULL) {
+		int maj = 0, min = 0;
+		if (sscanf(pyv, "%d.%d", &maj, &min) == 2) {
+			snprintf(rp, sizeof rp, "==%d.%d.*", maj, min);
+			kv(f, "requires-python", rp);
+		}
+	}
+	kv(f, "created-by", "kernodeck");
+	json_array_foreach(origins, i, o)
+		if (installed_by_pip(o))
+			pylock_package(f, ctx, o);
+	fputs("\n[tool.kernodeck]\n", f);
+	kv(f, "rebuild-file", REBUILD_REQUIREMENTS);
+	kv(f, "pip-lock", DOSSIER_REQ_LOCK);
+	pylock_accelerator(f, ctx, origins);
+	pylock_provided(f, origins);
+	return close_text(f, &buf);
+}
+
+/* An option line per value of a list, once. */
+static void
+option_lines(FILE *f, const char *opt, const json_t *values, json_t *seen)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(values, i, v) {
+		const char *s = json_string_value(v);
+		if (s == NULL || json_object_get(seen, s) != NULL)
+			continue;
+		json_object_set_new(seen, s, json_true());
+		fprintf(f, "%s %s\n", opt, s);
+	}
+}
+
+char *
+dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
+{
+	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
+	const json_t *lint = obs_rebuild_requirements_lint(obs), *o;
+	json_t *seen = json_object(), *fl = json_array();
+	char *buf = NULL;
+	size_t len = 0, i, provided = 0;
+	FILE *f;
+
+	if (!json_is_array(origins) || (f = open_memstream(&buf, &len)) == NULL) {
+		json_decref(seen);
+		json_decref(fl);
+		return NULL;
+	}
+	fputs("# The lock of kernodeck's rebuild in pip's hash-checking form (" DOSSIER_PYLOCK
+	      "\n# beside it is the same lock, PEP 751).  Exactly these artefacts, no\n"
+	      "# resolution, from the project folder:\n"
+	      "#   .venv-rebuild/bin/python -m pip install --require-hashes --no-deps -r "
+	      DOSSIER_REQ_LOCK "\n", f);
+	json_array_foreach(origins, i, o)
+		provided += !installed_by_pip(o);
+	if (provided > 0) {
+		int col = 80;
+		fputs("# Provided, not installed by pip (system site packages, a base "
+		      "environment, the venv):", f);
+		json_array_foreach(origins, i, o) {
+			const char *v = str_of(o, "version") ? str_of(o, "version") : "?";
+			if (installed_by_pip(o))
+				continue;
+			if (col + strlen(str_of(o, "canonical_name")) + strlen(v) > 76)
+				col = fprintf(f, "\n#  ");
+			col += fprintf(f, " %s==%s", str_of(o, "canonical_name"), v);
+		}
+		fputc('\n', f);
+	}
+	if (json_is_true(json_object_get(lint, "no_index")))
+		fputs("--no-index\n", f);
+	if (str_of(lint, "index_url") != NULL)
+		fprintf(f, "--index-url %s\n", str_of(lint, "index_url"));
+	option_lines(f, "--extra-index-url", json_object_get(lint, "extra_index_urls"), seen);
+	option_lines(f, "--find-links", json_object_get(lint, "find_links"), seen);
+	json_array_foreach(origins, i, o)
+		if (is(str_of(o, "origin"), "find-links") && str_of(o, "source") != NULL)
+			json_array_append(fl, json_object_get(o, "source"));
+	option_lines(f, "--find-links", fl, seen);
+	json_array_foreach(origins, i, o) {
+		if (!installed_by_pip(o))
+			continue;
+		if (dossier_lock_hashable(o) && is(str_of(o, "origin"), "url"))
+			fprintf(f, "%s @ %s --hash=sha256:%s\n", str_of(o, "canonical_name"),
+				str_of(o, "url"), str_of(o, "sha256"));
+		else if (dossier_lock_hashable(o))
+			fprintf(f, "%s==%s --hash=sha256:%s\n", str_of(o, "canonical_name"),
+				str_of(o, "version"), str_of(o, "sha256"));
+		else
+			fprintf(f, "# not hash-checkable by pip (a VCS checkout, a folder, or no "
+				"digest): %s==%s from %s\n", str_of(o, "canonical_name"),
+				str_of(o, "version") ? str_of(o, "version") : "?",
+				str_of(o, "source") ? str_of(o, "source") : "?");
+	}
+	json_decref(seen);
+	json_decref(fl);
+	return close_text(f, &buf);
+}
