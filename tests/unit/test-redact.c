@@ -550,6 +550,69 @@ test_large(void **state)
 	free(buf);
 }
 
+/* A known value in every spelling: percent-encoded in either case,
+ * JSON-escaped, split by a line break (in a text and in a stream). */
+static void
+test_spellings(void **state)
+{
+	struct redact_stream st = { 0 };
+	char *u, *a, *b;
+	size_t n;
+	(void)state;
+
+	redact_value_clear();
+	assert_int_equal(redact_value_add("GIT_PASSWORD", "pw:Zq8/vK3@x"), 1);
+	u = red("q=pw%3aZq8%2fvK3%40x&r=1 and pw%3AZq8%2FvK3%40x and pw:Zq8/vK3@x");
+	assert_string_equal(u, "q=${GIT_PASSWORD}&r=1 and ${GIT_PASSWORD} and ${GIT_PASSWORD}");
+	free(u);
+	u = red("{\"p\": \"pw:Zq8\\/\\u0076K3@x\", \"q\": \"pw:Zq8/\\u0076K3\\u0040x\"}");
+	assert_string_equal(u, "{\"p\": \"${GIT_PASSWORD}\", \"q\": \"${GIT_PASSWORD}\"}");
+	free(u);
+	/* split by a line break: both lines keep their shape */
+	u = red("token pw:Zq8\n/vK3@x done\nnext line\n");
+	assert_string_equal(u, "token ${GIT_PASSWORD}\n${GIT_PASSWORD} done\nnext line\n");
+	free(u);
+	u = red("a pw:Zq8/v\r\n   K3@x\n");
+	assert_string_equal(u, "a ${GIT_PASSWORD}\r\n   ${GIT_PASSWORD}\n");
+	free(u);
+	/* the same in a stream: the line knows the next one */
+	a = redact_stream_next(&st, "token pw:Z", 10, "q8/vK3@x done", 13, &n);
+	assert_string_equal(a, "token ${GIT_PASSWORD}");
+	b = redact_stream_next(&st, "q8/vK3@x done", 13, NULL, 0, &n);
+	assert_string_equal(b, "${GIT_PASSWORD} done");
+	assert_int_equal(st.carry, 0);
+	free(a);
+	free(b);
+	/* a prefix alone is not the value */
+	u = red("token pw:Zq8\nnothing here\n");
+	assert_string_equal(u, "token pw:Zq8\nnothing here\n");
+	free(u);
+	redact_value_clear();
+}
+
+/* A redaction inside a YAML flow collection keeps the file YAML: the
+ * value ends at the flow indicator, and the plain scalar is quoted. */
+static void
+test_flow(void **state)
+{
+	char *u;
+	(void)state;
+
+	u = red("  entry_point: [python, run.py, --password=Xk29vLq0Pz]\n");
+	assert_string_equal(u, "  entry_point: [python, run.py, \"--password=${PASSWORD}\"]\n");
+	free(u);
+	u = red("db: {user: bob, password: Xk29vLq0Pz, port: 5432}\n");
+	assert_string_equal(u, "db: {user: bob, password: \"${PASSWORD}\", port: 5432}\n");
+	free(u);
+	u = red("args: [\"--token=Xk29vLq0Pz\", x]\n");
+	assert_string_equal(u, "args: [\"--token=${TOKEN}\", x]\n");
+	free(u);
+	/* not YAML: a log's bracket */
+	u = red("Epoch [1/10 --token=Xk29vLq0Pz\n");
+	assert_string_equal(u, "Epoch [1/10 --token=${TOKEN}\n");
+	free(u);
+}
+
 int
 main(void)
 {
@@ -566,6 +629,8 @@ main(void)
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_credential_files),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_spellings),
+		cmocka_unit_test(test_flow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
