@@ -107,8 +107,65 @@ pct_decode(const char *s, size_t n)
 	return o;
 }
 
+/* Base64 (standard or URL-safe, padding optional) decoded into a malloc'd
+ * string; NULL when it is not base64 of printable text. */
+static char *
+b64_text(const char *s, size_t n)
+{
+	static const char al[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = malloc(n + 1);
+	size_t k = 0;
+	unsigned acc = 0;
+	int bits = 0;
+
+	if (o == NULL)
+		return NULL;
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		char c = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+		const char *p = c ? strchr(al, c) : NULL;
+		if (p == NULL)
+			goto bad;
+		acc = (acc << 6) | (unsigned)(p - al);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			o[k] = (char)((acc >> bits) & 0xff);
+			if (!isprint((unsigned char)o[k]))
+				goto bad;
+			k++;
+		}
+	}
+	o[k] = '\0';
+	return o;
+bad:
+	free(o);
+	return NULL;
+}
+
+/* A Basic authorization (CI checkouts write one into .git/config as an
+ * http.<url>.extraheader): base64 of user:password; both user:password
+ * and the password alone become known values, since a project may print
+ * the token inside it alone. */
+static size_t
+add_basic(const char *name, const char *v, size_t n)
+{
+	char *dec = b64_text(v, n), *c;
+	size_t added = 0;
+
+	if (dec == NULL)
+		return 0;
+	if ((c = strchr(dec, ':')) != NULL) {
+		added += add_value(name, dec);
+		added += add_value(name, c + 1);
+	}
+	free(dec);
+	return added;
+}
+
 /* Register one finding's value: for URL userinfo the password (or the
- * token alone), as written and percent-decoded. */
+ * token alone), as written and percent-decoded; for a Basic
+ * authorization, also what it encodes. */
 static size_t
 add_span(const char *name, const char *kind, const char *v, size_t n)
 {
@@ -121,8 +178,10 @@ add_span(const char *name, const char *kind, const char *v, size_t n)
 		n -= (size_t)(c + 1 - v);
 		v = c + 1;
 	}
+	if (strcmp(kind, "authorization-basic") == 0)
+		added += add_basic(name, v, n);
 	if ((raw = strndup(v, n)) == NULL)
-		return 0;
+		return added;
 	added += add_value(name, raw);
 	if ((dec = pct_decode(v, n)) != NULL && strcmp(dec, raw) != 0)
 		added += add_value(name, dec);

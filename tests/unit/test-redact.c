@@ -15,6 +15,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
@@ -399,6 +400,36 @@ test_collect(void **state)
 	assert_int_equal(rmdir(home), 0);
 }
 
+/* A CI checkout's .git/config: http.<url>.extraheader holds a Basic
+ * authorization; the token inside it is hidden wherever it is printed
+ * alone, and user:token too. */
+static void
+test_basic(void **state)
+{
+	char dir[] = "/tmp/kd-test-basic-XXXXXX", p[600];
+	char *u;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/.git", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/.git/config", dir);
+	write_file(p, "[http \"https://github.com/\"]\n"
+		      "\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46UnE3dFcybXo5S3BMeDRWYg==\n");
+	redact_value_clear();
+	assert_true(secrets_collect_project(dir) >= 2);
+	u = red("token Rq7tW2mz9KpLx4Vb and x-access-token:Rq7tW2mz9KpLx4Vb and Rq7tW2mz9K\npLx4Vb");
+	assert_null(strstr(u, "Rq7tW2mz9KpLx4Vb"));
+	assert_null(strstr(u, "Rq7tW2mz9K"));
+	assert_null(strstr(u, "pLx4Vb"));
+	free(u);
+	redact_value_clear();
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof p, "%s/.git", dir);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Look-alikes: nothing found, nothing changed. */
 static void
 test_lookalikes(void **state)
@@ -622,6 +653,7 @@ main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_lookalikes),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_names),
