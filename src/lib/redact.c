@@ -875,15 +875,21 @@ scan_options(struct scan *s, size_t ls, size_t le)
 		while (ne < le && (is_word(t[ne]) || t[ne] == '-'))
 			ne++;
 		p = t + ne;
-		if (ne >= le || (t[ne] != ' ' && t[ne] != '\t') || ne - nb >= sizeof name)
+		/* [python, run.py, --password, VALUE]: the next item */
+		size_t vsep = ne;
+		int fq;
+		if (ne + 1 < le && t[ne] == ',' && t[ne + 1] == ' ' && flow_at(t, ls, ne, &fq) > 0 &&
+		    !fq)
+			vsep = ne + 1;
+		if (ne >= le || (t[vsep] != ' ' && t[vsep] != '\t') || ne - nb >= sizeof name)
 			continue;
 		name_of(t + nb, ne - nb, name, sizeof name);
 		user = strcmp(name, "USER") == 0 || (nb - o == 1 && strcmp(name, "U") == 0);
 		if (!user && (nb - o != 2 || secret_name(name) == 0))
 			continue;
-		assign_value(t, ne, le, 0, &vo, &vn);
+		assign_value(t, vsep, le, 0, &vo, &vn);
 		flow_trim(t, ls, vo, &vn);
-		if (vn == 0 || t[vo] == '-' || !literal_value(t, ne, vo, vn, 0, name))
+		if (vn == 0 || t[vo] == '-' || !literal_value(t, vsep, vo, vn, 0, name))
 			continue;
 		if (user) {
 			const char *c = memchr(t + vo, ':', vn);
@@ -897,6 +903,229 @@ scan_options(struct scan *s, size_t ls, size_t le)
 			continue;
 		}
 		add(s, vo, vn, "secret-option", name, P_ASSIGN);
+	}
+}
+
+/* --- URL query parameters ------------------------------------------------- */
+
+/* Does a query parameter's name (folded to NAME) belong to a family that
+ * carries credentials? */
+static int
+query_family(const char *n)
+{
+	static const char *const words[] = {
+		"TOKEN", "KEY", "SECRET", "AUTH", "PASS", "PWD", "SESSION", "JWT", "BEARER",
+		"CREDENTIAL", "SIGNATURE", "SIG", "CODE",
+	};
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(n, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* A value that looks random enough to be a credential: ?code=python and
+ * ?page=2 are not. */
+static int
+query_random(const char *v, size_t n)
+{
+	int up = 0, lo = 0;
+
+	if (n < 8 || is_placeholder(v, n) || !looks_random(v, n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		up |= isupper((unsigned char)v[i]) != 0;
+		lo |= islower((unsigned char)v[i]) != 0;
+	}
+	return has_alpha_and_digit(v, n) || (n >= 16 && up && lo);
+}
+
+/* NAME=VALUE pairs of a URL's query (after '?', between '&'): by the name's
+ * family (access_token, api-key, X-Amz-Credential, sig, code, ...), when
+ * the value looks random.  Presigned URLs (AWS, Google Cloud Storage,
+ * Azure SAS, CloudFront, Alibaba OSS) are families of these. */
+static void
+scan_query(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t, *q = t + ls;
+	char name[64];
+
+	while ((q = memchr(q, '?', (size_t)(t + le - q))) != NULL) {
+		size_t p = (size_t)(q - t) + 1;
+		q++;
+		while (p < le) {
+			size_t nb = p, ne, vb, ve;
+			while (p < le && (is_word(t[p]) || t[p] == '-' || t[p] == '.'))
+				p++;
+			ne = p;
+			if (p >= le || t[p] != '=' || ne == nb || ne - nb >= sizeof name)
+				break;
+			vb = ve = p + 1;
+			while (ve < le && !isspace((unsigned char)t[ve]) &&
+			       !strchr("&#\"'<>`,;)]}", t[ve]))
+				ve++;
+			name_of(t + nb, ne - nb, name, sizeof name);
+			for (char *c = name; *c; c++)
+				if (!is_word(*c))
+					*c = '_';
+			if (query_family(name) && query_random(t + vb, ve - vb)) {
+				/* a name the assignments know keeps their kind */
+				const char *kind = assign_kind(name);
+				if (secret_name(name) == 0 && strcmp(kind, "secret-assignment") == 0)
+					kind = "url-query-secret";
+				add(s, vb, ve - vb, kind, name, P_URL);
+			}
+			p = ve;
+			if (p >= le || t[p] != '&')
+				break;
+			p++;
+		}
+	}
+}
+
+/* --- command lines that carry a secret by convention ---------------------- */
+
+/* A tool's option that takes a password (-p VALUE, -pVALUE) or its
+ * positional key (wandb login VALUE), and the variable the tool reads the
+ * same from. */
+static const struct tool {
+	const char *word, *sub;   /* the program, and its subcommand or NULL */
+	const char *opt;          /* the option; NULL: the first positional word */
+	int attached;             /* -pVALUE too */
+	const char *name;
+} tools[] = {
+	{ "mysql", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqldump", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqladmin", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqlimport", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mariadb", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mariadb-dump", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "sshpass", NULL, "-p", 1, "SSHPASS" },
+	{ "docker", "login", "-p", 0, "DOCKER_PASSWORD" },
+	{ "podman", "login", "-p", 0, "REGISTRY_PASSWORD" },
+	{ "nerdctl", "login", "-p", 0, "REGISTRY_PASSWORD" },
+	{ "helm", "registry", "-p", 0, "HELM_REGISTRY_PASSWORD" },
+	{ "twine", "upload", "-p", 0, "TWINE_PASSWORD" },
+	{ "redis-cli", NULL, "-a", 0, "REDISCLI_AUTH" },
+	{ "wandb", "login", NULL, 0, "WANDB_API_KEY" },
+};
+
+/* The next word of a command line at or after t[p]: its core (quotes, a
+ * YAML or JSON list's brackets and commas stripped) in [*b, *e); the
+ * index after the word, or le. */
+static size_t
+next_word(const char *t, size_t p, size_t le, size_t *b, size_t *e)
+{
+	size_t w;
+
+	while (p < le && isspace((unsigned char)t[p]))
+		p++;
+	w = p;
+	while (p < le && !isspace((unsigned char)t[p]))
+		p++;
+	*b = w;
+	*e = p;
+	while (*b < *e && strchr("[{\"'", t[*b]))
+		(*b)++;
+	while (*e > *b && strchr(",]}\"'", t[*e - 1]))
+		(*e)--;
+	return p;
+}
+
+static int
+core_is(const char *t, size_t b, size_t e, const char *w)
+{
+	size_t n = strlen(w);
+
+	return e - b == n && memcmp(t + b, w, n) == 0;
+}
+
+/* Does a word end a command (;, &&, ||, |)? */
+static int
+command_end(const char *t, size_t b, size_t e)
+{
+	return e > b && strchr(";&|", t[e - 1]) != NULL;
+}
+
+static void
+scan_tool_at(struct scan *s, size_t ls, size_t le, const struct tool *tl, size_t p)
+{
+	const char *t = s->t;
+	size_t b, e, vb, ve;
+
+	if (tl->sub != NULL) {
+		/* the subcommand, after the tool's own options */
+		do {
+			p = next_word(t, p, le, &b, &e);
+		} while (b < e && t[b] == '-' && !command_end(t, b, e));
+		if (!core_is(t, b, e, tl->sub))
+			return;
+	}
+	while (p < le) {
+		p = next_word(t, p, le, &b, &e);
+		if (b >= e || command_end(t, b, e))
+			return;
+		if (tl->opt == NULL) {
+			/* wandb login [--relogin] [--host URL] KEY */
+			if (t[b] == '-') {
+				if (core_is(t, b, e, "--host") || core_is(t, b, e, "--cloud"))
+					p = next_word(t, p, le, &vb, &ve);
+				continue;
+			}
+			vb = b;
+			ve = e;
+		} else if (core_is(t, b, e, tl->opt)) {
+			p = next_word(t, p, le, &vb, &ve);
+		} else if (tl->attached && e - b > 2 && memcmp(t + b, tl->opt, 2) == 0 &&
+			   e - b - 2 >= REDACT_VALUE_MIN / 2) {
+			vb = b + 2;   /* -pVALUE, -p'VALUE' */
+			ve = e;
+			if (t[vb] == '"' || t[vb] == '\'')
+				vb++;
+		} else {
+			continue;
+		}
+		if (ve > vb && t[vb] != '-' && t[vb] != '$' && !is_placeholder(t + vb, ve - vb) &&
+		    !command_end(t, vb, ve))
+			add(s, vb, ve - vb, "secret-option", tl->name, P_ASSIGN);
+		return;
+	}
+}
+
+/* Each tool of the table named on the line (as a word, or a path's last
+ * part): the secret its options carry.  One pass over the line: only a
+ * word that starts like a tool's name is compared. */
+static void
+scan_tools(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t;
+
+	/* the first letters of the tools' names */
+	static const unsigned char first[256] = {
+		['m'] = 1, ['s'] = 1, ['d'] = 1, ['p'] = 1, ['n'] = 1, ['h'] = 1, ['t'] = 1,
+		['r'] = 1, ['w'] = 1,
+	};
+
+	for (size_t i = ls; i < le; i++) {
+		unsigned char c = (unsigned char)t[i];
+		if (!first[c] || (i > ls && !isspace((unsigned char)t[i - 1]) && t[i - 1] != '/' &&
+				  t[i - 1] != '[' && t[i - 1] != '"' && t[i - 1] != '\'' &&
+				  t[i - 1] != ','))
+			continue;
+		for (size_t k = 0; k < sizeof tools / sizeof tools[0]; k++) {
+			size_t n, end;
+			if (tools[k].word[0] != (char)c || i + 1 >= le || tools[k].word[1] != t[i + 1])
+				continue;
+			n = strlen(tools[k].word);
+			end = i + n;
+			if (end > le || memcmp(t + i, tools[k].word, n) != 0)
+				continue;
+			if (end < le && !isspace((unsigned char)t[end]) && !strchr("\"',", t[end]))
+				continue;
+			while (end < le && strchr("\"',", t[end]) != NULL)
+				end++;   /* the rest of a list item: "sshpass", */
+			scan_tool_at(s, ls, le, &tools[k], end);
+		}
 	}
 }
 
@@ -1466,6 +1695,8 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st,
 		scan_shapes(s, ls, le);
 		scan_assign(s, ls, le);
 		scan_options(s, ls, le);
+		scan_query(s, ls, le);
+		scan_tools(s, ls, le);
 		netrc = scan_netrc(s, ls, le, netrc);
 		if (nknown > 0) {
 			scan_known_spelled(s, ls, le);
