@@ -36,7 +36,8 @@ char **plan_base_query(const char *python);
  * probe's path (kd_share_path("probe.py")). */
 char **plan_probe(const char *project_dir, const char *probe, const json_t *ref);
 /* code.entry_point, "python"/"python3" first standing for the project's
- * interpreter (*uses_venv set).  NULL with *why set when the entry point
+ * interpreter (*uses_venv set); a ${NAME} in an argument is the variable's
+ * value when it is set (a credential the dossier asks for as env:NAME).  NULL with *why set when the entry point
  * is not an argument vector of strings. */
 char **plan_entry(const char *project_dir, const json_t *ep, int *uses_venv, const char **why);
 /* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */

@@ -14,6 +14,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
+#include "kernodeck/redact.h"
 #include "kernodeck/yamlio.h"
 
 /* A vector of n copies of the NULL-ended list that follows; NULL when a
@@ -124,6 +125,51 @@ plan_probe(const char *project_dir, const char *probe, const json_t *ref)
 	return v;
 }
 
+/* An argument with ${NAME} (what `dossier --redact` writes in place of a
+ * credential on the command line) gets the variable's value when it is
+ * set, and the value is hidden wherever it would be shown or written
+ * (redact_value_add); malloc'd.  An unset variable stays as written. */
+static char *
+expand_refs(const char *s)
+{
+	size_t cap = strlen(s) + 1, o = 0;
+	char *out = strstr(s, "${") ? malloc(cap) : strdup(s);
+
+	if (out == NULL || strstr(s, "${") == NULL)
+		return out;
+	while (*s) {
+		const char *e = s[0] == '$' && s[1] == '{' ? strchr(s + 2, '}') : NULL;
+		char name[128];
+		const char *v = NULL;
+		size_t n = e ? (size_t)(e - s - 2) : 0;
+		if (e != NULL && n > 0 && n < sizeof name && strspn(s + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_") == n) {
+			memcpy(name, s + 2, n);
+			name[n] = '\0';
+			if ((v = getenv(name)) != NULL)
+				redact_value_add(name, v);
+		}
+		size_t vl = v ? strlen(v) : 1;
+		if (o + vl + 1 > cap) {
+			char *nb = realloc(out, cap = (o + vl + 1) * 2);
+			if (nb == NULL) {
+				free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		if (v != NULL) {
+			memcpy(out + o, v, vl);
+			o += vl;
+			s = e + 1;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 char **
 plan_entry(const char *project_dir, const json_t *ep, int *uses_venv, const char **why)
 {
@@ -156,7 +202,7 @@ plan_entry(const char *project_dir, const json_t *ep, int *uses_venv, const char
 			v[n++] = plan_venv_python(project_dir);
 			*uses_venv = 1;
 		} else {
-			v[n++] = strdup(s);
+			v[n++] = expand_refs(s);
 		}
 		if (v[n - 1] == NULL) {
 			*why = "out of memory";

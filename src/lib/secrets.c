@@ -250,36 +250,63 @@ collect_under(char *const *envp, const char *var, const char *fallback, const ch
 	return secrets_collect_file(path);
 }
 
-/* pip's configuration files (site, user, global, PIP_CONFIG_FILE). */
-static size_t
-collect_pip(char *const *envp)
+static void
+pip_push(json_t *a, const char *path)
+{
+	if (path != NULL && path[0] != '\0')
+		json_array_append_new(a, json_string(path));
+}
+
+json_t *
+secrets_pip_files(char *const *envp)
 {
 	const char *home = env_get(envp, "HOME"), *xdg = env_get(envp, "XDG_CONFIG_DIRS");
-	const char *venv = env_get(envp, "VIRTUAL_ENV");
+	const char *venv = env_get(envp, "VIRTUAL_ENV"), *xch = env_get(envp, "XDG_CONFIG_HOME");
 	char path[4096];
-	size_t added = secrets_collect_file(env_get(envp, "PIP_CONFIG_FILE"));
+	json_t *a = json_array();
 
-	added += secrets_collect_file("/etc/pip.conf");
+	if (a == NULL)
+		return NULL;
+	pip_push(a, env_get(envp, "PIP_CONFIG_FILE"));
+	pip_push(a, "/etc/pip.conf");
 	if (xdg != NULL && xdg[0] != '\0') {
 		char *dirs = strdup(xdg), *save = NULL;
 		for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
 		     d = strtok_r(NULL, ":", &save)) {
 			snprintf(path, sizeof path, "%s/pip/pip.conf", d);
-			added += secrets_collect_file(path);
+			pip_push(a, path);
 		}
 		free(dirs);
 	} else {
-		added += secrets_collect_file("/etc/xdg/pip/pip.conf");
+		pip_push(a, "/etc/xdg/pip/pip.conf");
 	}
-	added += collect_under(envp, "XDG_CONFIG_HOME", ".config", "pip/pip.conf");
+	if (xch != NULL && xch[0] != '\0')
+		snprintf(path, sizeof path, "%s/pip/pip.conf", xch);
+	else if (home != NULL)
+		snprintf(path, sizeof path, "%s/.config/pip/pip.conf", home);
+	if ((xch != NULL && xch[0] != '\0') || home != NULL)
+		pip_push(a, path);
 	if (home != NULL) {
 		snprintf(path, sizeof path, "%s/.pip/pip.conf", home);
-		added += secrets_collect_file(path);
+		pip_push(a, path);
 	}
 	if (venv != NULL) {
 		snprintf(path, sizeof path, "%s/pip.conf", venv);
-		added += secrets_collect_file(path);
+		pip_push(a, path);
 	}
+	return a;
+}
+
+/* pip's configuration files (site, user, global, PIP_CONFIG_FILE). */
+static size_t
+collect_pip(char *const *envp)
+{
+	json_t *files = secrets_pip_files(envp), *f;
+	size_t i, added = 0;
+
+	json_array_foreach(files, i, f)
+		added += secrets_collect_file(json_string_value(f));
+	json_decref(files);
 	return added;
 }
 
@@ -316,6 +343,31 @@ secrets_collect(char *const *envp)
 	added += collect_under(envp, "XDG_CONFIG_HOME", ".config", "git/credentials");
 	added += secrets_collect_file(env_get(envp, "GIT_CONFIG_GLOBAL"));
 	added += secrets_collect_file("/etc/gitconfig");
+	return added;
+}
+
+size_t
+secrets_collect_argv(const json_t *argv)
+{
+	size_t i, len = 0, added;
+	json_t *a;
+	char *line, *p;
+
+	json_array_foreach(argv, i, a)
+		len += json_is_string(a) ? json_string_length(a) + 1 : 0;
+	if (len == 0 || (line = p = malloc(len + 1)) == NULL)
+		return 0;
+	/* one line, as a shell would show it: "--password VALUE", "-p VALUE" */
+	json_array_foreach(argv, i, a) {
+		if (!json_is_string(a))
+			continue;
+		memcpy(p, json_string_value(a), json_string_length(a));
+		p += json_string_length(a);
+		*p++ = ' ';
+	}
+	*p = '\0';
+	added = collect_text(line, (size_t)(p - line));
+	free(line);
 	return added;
 }
 
