@@ -499,25 +499,29 @@ test_url(void **state)
 	free(u);
 }
 
+/* Each text redacts to its expected form. */
+static void
+expect_red(const char *const (*pairs)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *u = red(pairs[i][0]);
+		assert_string_equal(u, pairs[i][1]);
+		free(u);
+	}
+}
+
 /* The replacement names what must be provided. */
 static void
 test_names(void **state)
 {
-	char *u;
+	static const char *const pairs[][2] = {
+		{ "HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJ\n", "HF_TOKEN=${HF_TOKEN}\n" },
+		{ "  db_password: 'x9!kq'\n", "  db_password: '${DB_PASSWORD}'\n" },
+		{ "run --api-key=Zk83hQ0pLm2Xv7Rt5Yw1 --n 3", "run --api-key=${API_KEY} --n 3" },
+		{ "Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==", "Authorization: Basic ${BASIC_AUTH}" },
+	};
 	(void)state;
-
-	u = red("HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJ\n");
-	assert_string_equal(u, "HF_TOKEN=${HF_TOKEN}\n");
-	free(u);
-	u = red("  db_password: 'x9!kq'\n");
-	assert_string_equal(u, "  db_password: '${DB_PASSWORD}'\n");
-	free(u);
-	u = red("run --api-key=Zk83hQ0pLm2Xv7Rt5Yw1 --n 3");
-	assert_string_equal(u, "run --api-key=${API_KEY} --n 3");
-	free(u);
-	u = red("Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==");
-	assert_string_equal(u, "Authorization: Basic ${BASIC_AUTH}");
-	free(u);
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
 }
 
 static void
@@ -632,22 +636,39 @@ test_spellings(void **state)
 static void
 test_flow(void **state)
 {
-	char *u;
+	static const char *const pairs[][2] = {
+		{ "  entry_point: [python, run.py, --password=Xk29vLq0Pz]\n",
+		  "  entry_point: [python, run.py, \"--password=${PASSWORD}\"]\n" },
+		{ "db: {user: bob, password: Xk29vLq0Pz, port: 5432}\n",
+		  "db: {user: bob, password: \"${PASSWORD}\", port: 5432}\n" },
+		{ "args: [\"--token=Xk29vLq0Pz\", x]\n", "args: [\"--token=${TOKEN}\", x]\n" },
+		{ "run: [python, run.py, --password, Xk29vLq0Pz, --n, 3]\n",
+		  "run: [python, run.py, --password, \"${PASSWORD}\", --n, 3]\n" },
+		/* not YAML: a log's bracket */
+		{ "Epoch [1/10 --token=Xk29vLq0Pz\n", "Epoch [1/10 --token=${TOKEN}\n" },
+	};
 	(void)state;
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
+}
 
-	u = red("  entry_point: [python, run.py, --password=Xk29vLq0Pz]\n");
-	assert_string_equal(u, "  entry_point: [python, run.py, \"--password=${PASSWORD}\"]\n");
-	free(u);
-	u = red("db: {user: bob, password: Xk29vLq0Pz, port: 5432}\n");
-	assert_string_equal(u, "db: {user: bob, password: \"${PASSWORD}\", port: 5432}\n");
-	free(u);
-	u = red("args: [\"--token=Xk29vLq0Pz\", x]\n");
-	assert_string_equal(u, "args: [\"--token=${TOKEN}\", x]\n");
-	free(u);
-	/* not YAML: a log's bracket */
-	u = red("Epoch [1/10 --token=Xk29vLq0Pz\n");
-	assert_string_equal(u, "Epoch [1/10 --token=${TOKEN}\n");
-	free(u);
+/* Shapes of issue 27: URL query parameters by family, command lines by
+ * convention, and their look-alikes kept. */
+static void
+test_shapes3(void **state)
+{
+	static const char *const pairs[][2] = {
+		{ "GET /v1?page=2&access_token=Zk83hQ0pLm2Xv7 200", "GET /v1?page=2&access_token=${ACCESS_TOKEN} 200" },
+		{ "https://h/x?code=4aZ0bX9Lq2Ww&state=ok", "https://h/x?code=${CODE}&state=ok" },
+		{ "https://h/x?code=python&page=2&key-size=2048", "https://h/x?code=python&page=2&key-size=2048" },
+		{ "sshpass -p Zk83hQ0pLm2Xv7 ssh node3", "sshpass -p ${SSHPASS} ssh node3" },
+		{ "mysql -u root -pZk83hQ0pLm2Xv7 runs", "mysql -u root -p${MYSQL_PWD} runs" },
+		{ "docker login -u ci -p Zk83hQ0pLm2Xv7 r.example.com", "docker login -u ci -p ${DOCKER_PASSWORD} r.example.com" },
+		{ "wandb login Zk83hQ0pLm2Xv7aa11bb22cc33dd44ee55ff66", "wandb login ${WANDB_API_KEY}" },
+		{ "docker run -p 8080:80 nginx && ssh -p 2222 node3", "docker run -p 8080:80 nginx && ssh -p 2222 node3" },
+		{ "python train.py --key-size 2048", "python train.py --key-size 2048" },
+	};
+	(void)state;
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
 }
 
 int
@@ -669,6 +690,7 @@ main(void)
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_spellings),
 		cmocka_unit_test(test_flow),
+		cmocka_unit_test(test_shapes3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
