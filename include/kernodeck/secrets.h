@@ -38,6 +38,9 @@ size_t secrets_collect_project(const char *project);
  * joined as one command line: hidden by value wherever it appears, in a
  * log, a written file or the terminal.  Returns the number registered. */
 size_t secrets_collect_argv(const json_t *argv);
+/* An argument vector's strings as one line, each followed by a blank, as
+ * the rules read it (malloc'd; *len its length), or NULL. */
+char *secrets_argv_line(const json_t *argv, size_t *len);
 /* pip's configuration files, in the order pip reads them
  * ($PIP_CONFIG_FILE, /etc/pip.conf, $XDG_CONFIG_DIRS/pip/pip.conf,
  * ~/.config/pip/pip.conf, ~/.pip/pip.conf, $VIRTUAL_ENV/pip.conf): a JSON

@@ -266,12 +266,11 @@ entry_creds(const struct kd_ctx *ctx, json_t *a)
 		"(kernodeck puts the variable's value in place of ${NAME} when it runs it)";
 	json_t *ep = yamlio_get(ctx->ref, "code.entry_point"), *x;
 	size_t i, len = 0;
-	char *line, *p, where[128];
+	char *line, where[128];
 
 	json_array_foreach(ep, i, x) {
 		const char *s = json_string_value(x), *r;
 		char nm[CREDS_NAME_CAP];
-		len += s ? strlen(s) + 1 : 0;
 		for (r = s ? strstr(s, "${") : NULL; r != NULL; r = strstr(r + 2, "${")) {
 			size_t n = strspn(r + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 					  "0123456789_");
@@ -283,19 +282,10 @@ entry_creds(const struct kd_ctx *ctx, json_t *a)
 			cred_add(a, "env", nm, purpose, where);
 		}
 	}
-	if (len == 0 || (line = p = malloc(len + 1)) == NULL)
+	if ((line = secrets_argv_line(ep, &len)) == NULL)
 		return;
-	json_array_foreach(ep, i, x) {
-		const char *s = json_string_value(x);
-		if (s == NULL)
-			continue;
-		memcpy(p, s, strlen(s));
-		p += strlen(s);
-		*p++ = ' ';
-	}
-	*p = '\0';
 	struct redact_finding f[8];
-	size_t n = redact_scan(line, (size_t)(p - line), f, 8);
+	size_t n = redact_scan(line, len, f, 8);
 	for (size_t k = 0; k < n && k < 8; k++)
 		cred_add(a, "env", f[k].name, purpose, "reference.yaml code.entry_point");
 	free(line);

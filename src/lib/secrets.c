@@ -346,18 +346,17 @@ secrets_collect(char *const *envp)
 	return added;
 }
 
-size_t
-secrets_collect_argv(const json_t *argv)
+char *
+secrets_argv_line(const json_t *argv, size_t *lenp)
 {
-	size_t i, len = 0, added;
+	size_t i, len = 0;
 	json_t *a;
 	char *line, *p;
 
 	json_array_foreach(argv, i, a)
 		len += json_is_string(a) ? json_string_length(a) + 1 : 0;
-	if (len == 0 || (line = p = malloc(len + 1)) == NULL)
-		return 0;
-	/* one line, as a shell would show it: "--password VALUE", "-p VALUE" */
+	if ((line = p = malloc(len + 1)) == NULL)
+		return NULL;
 	json_array_foreach(argv, i, a) {
 		if (!json_is_string(a))
 			continue;
@@ -366,7 +365,19 @@ secrets_collect_argv(const json_t *argv)
 		*p++ = ' ';
 	}
 	*p = '\0';
-	added = collect_text(line, (size_t)(p - line));
+	*lenp = (size_t)(p - line);
+	return line;
+}
+
+size_t
+secrets_collect_argv(const json_t *argv)
+{
+	size_t len = 0, added;
+	char *line = secrets_argv_line(argv, &len);
+
+	if (line == NULL)
+		return 0;
+	added = collect_text(line, len);
 	free(line);
 	return added;
 }
