@@ -16,10 +16,13 @@
  * google-api-key, google-oauth-secret, google-oauth-token, slack-token,
  * slack-webhook, discord-webhook, npm-token, pypi-token, sendgrid-key,
  * telegram-token, jwt, azure-key, azure-sas, url-signature (presigned URLs'
- * X-Amz-Signature, X-Goog-Signature, sig=), secret-assignment (NAME=VALUE,
+ * X-Amz-Signature, X-Goog-Signature, sig=), url-query-secret (a query
+ * parameter of a credential's name family with a random value),
+ * secret-assignment (NAME=VALUE,
  * NAME: VALUE, "NAME": "VALUE" where NAME ends in _TOKEN, _SECRET,
  * _PASSWORD, _PASSWD, _PASS, _PWD, _KEY...), secret-option (--password
- * VALUE, -u user:password), netrc-password.
+ * VALUE, -u user:password, and tools' conventions: mysql -p, sshpass -p,
+ * docker login -p, wandb login KEY, ...), netrc-password.
  *
  * By value: known-value, a value registered with redact_value_add()
  * (secrets.c collects them from the environment and the configuration

@@ -16,6 +16,15 @@
  *                        where NAME ends in _TOKEN, _SECRET, _PASSWORD,
  *                        _PASSWD, _KEY (or is one of those words)
  *   netrc-password       "password VALUE" in .netrc syntax
+ *   url-query-secret     ?NAME=VALUE of a credential's name family
+ *   secret-option        --password VALUE, and tools' conventions
+ *                        (mysql -pVALUE, sshpass -p, wandb login KEY)
+ *   known-value          a value registered by redact_value_add, as
+ *                        written, percent-encoded, JSON-escaped, or split
+ *                        by a line break
+ *
+ * A replacement in a plain scalar of a YAML flow collection quotes the
+ * scalar (redact_apply), so that a redacted file still parses the same.
  *
  * Overlapping spans are merged (the most specific kind wins, the name of an
  * assignment wins).  Values that are references (${NAME}, $NAME), masks,
