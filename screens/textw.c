@@ -66,7 +66,8 @@ visible(const char *s, int flags, char **tofree)
 	size_t n = strlen(s);
 
 	*tofree = NULL;
-	if (termout_unsafe(s, n) == 0 && ((flags & TERMOUT_KEEP_NL) || memchr(s, '\n', n) == NULL))
+	if (termout_unsafe(s, n) == 0 && ((flags & TERMOUT_KEEP_NL) || memchr(s, '\n', n) == NULL) &&
+	    !termout_secret(s, n))
 		return s;
 	if ((*tofree = termout_clean(s, n, flags, NULL)) == NULL)
 		return s;

@@ -16,14 +16,23 @@
  * google-api-key, google-oauth-secret, google-oauth-token, slack-token,
  * slack-webhook, discord-webhook, npm-token, pypi-token, sendgrid-key,
  * telegram-token, jwt, azure-key, azure-sas, url-signature (presigned URLs'
- * X-Amz-Signature, X-Goog-Signature, sig=), secret-assignment (NAME=VALUE,
+ * X-Amz-Signature, X-Goog-Signature, sig=), url-query-secret (a query
+ * parameter of a credential's name family with a random value),
+ * secret-assignment (NAME=VALUE,
  * NAME: VALUE, "NAME": "VALUE" where NAME ends in _TOKEN, _SECRET,
  * _PASSWORD, _PASSWD, _PASS, _PWD, _KEY...), secret-option (--password
- * VALUE, -u user:password), netrc-password.
+ * VALUE, -u user:password, and tools' conventions: mysql -p, sshpass -p,
+ * docker login -p, wandb login KEY, ...), netrc-password.
  *
  * By value: known-value, a value registered with redact_value_add()
  * (secrets.c collects them from the environment and the configuration
- * files at start), wherever it appears, whatever its shape.
+ * files at start), wherever it appears, whatever its shape: as written,
+ * percent-encoded in either case, JSON-escaped (\u0076, \/, \"), and
+ * split by a line break (both lines keep their shape).
+ *
+ * A replacement inside a plain scalar of a YAML flow collection
+ * ([python, run.py, --password=VALUE]) quotes that scalar, so that the
+ * file still parses to the same tree with only the value replaced.
  *
  * References (${NAME}, $NAME), masks and placeholders are not findings, so
  * redacting twice changes nothing.
@@ -50,6 +59,8 @@ struct redact_stream {
 	int in_key;          /* inside a private key block */
 	int netrc;           /* the previous line was .netrc syntax */
 	size_t redacted;     /* findings replaced so far */
+	size_t carry;        /* the next line starts with the rest of a known value: its length */
+	char carry_name[64]; /* and that value's ${NAME} */
 };
 
 /* A malloc'd redacted copy; *lenp gets its length. */
@@ -58,6 +69,11 @@ char *redact_text(const char *text, size_t len, size_t *lenp);
  * block that began on an earlier line is hidden up to its END line. */
 char *redact_stream_line(struct redact_stream *st, const char *line, size_t len,
 			 size_t *lenp);
+/* The same, knowing the line that follows (NULL: none yet): a known
+ * value split by the line break (an output's wrapping) is hidden on both
+ * lines, each keeping its own ${NAME}; the next call hides the rest. */
+char *redact_stream_next(struct redact_stream *st, const char *line, size_t len,
+			 const char *next, size_t nextlen, size_t *lenp);
 /* Register a value to hide wherever it appears, replaced by ${name};
  * returns 1 when added, 0 when too short, too long, a placeholder or known
  * already, -1 without memory. */

@@ -101,7 +101,9 @@ int reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_e
 
 #define REFERENCE_MAX_ARGS 256    /* the entry point's argument vector */
 /* code.entry_point as an argv.h vector, "python"/"python3" first standing
- * for the project's interpreter (*uses_venv set).  NULL with *why set when
+ * for the project's interpreter (*uses_venv set); a ${NAME} in an argument
+ * is the variable's value when it is set (a credential the dossier asks
+ * for as env:NAME).  NULL with *why set when
  * the entry point is not an argument vector of strings. */
 char **reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv,
 			    const char **why);

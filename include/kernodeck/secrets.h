@@ -33,6 +33,19 @@ size_t secrets_collect_file(const char *path);
  * context opens, since main does not know the project.  Returns the number
  * registered. */
 size_t secrets_collect_project(const char *project);
+/* Register what the rules find in an argument vector (the reference's
+ * code.entry_point: --password VALUE, sshpass -p VALUE, ...), its words
+ * joined as one command line: hidden by value wherever it appears, in a
+ * log, a written file or the terminal.  Returns the number registered. */
+size_t secrets_collect_argv(const json_t *argv);
+/* An argument vector's strings as one line, each followed by a blank, as
+ * the rules read it (malloc'd; *len its length), or NULL. */
+char *secrets_argv_line(const json_t *argv, size_t *len);
+/* pip's configuration files, in the order pip reads them
+ * ($PIP_CONFIG_FILE, /etc/pip.conf, $XDG_CONFIG_DIRS/pip/pip.conf,
+ * ~/.config/pip/pip.conf, ~/.pip/pip.conf, $VIRTUAL_ENV/pip.conf): a JSON
+ * array of paths (missing files included). */
+json_t *secrets_pip_files(char *const *envp);
 /* What the rules find in a file: line, kind and name of each finding, and
  * the value's length, never the value. */
 int inspect_secrets(const char *path, json_t **out, struct kd_err *err);

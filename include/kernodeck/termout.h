@@ -28,6 +28,10 @@ enum {
 	TERMOUT_KEEP_NL = 1 << 0,   /* newline kept (else shown as \x0a) */
 };
 
+/* Would the redaction (redact.c) change s?  Everything termout shows
+ * passes it first (termout_clean, termout_str, the stdio filter), so that
+ * nothing printed holds what a written file may not. */
+int termout_secret(const char *s, size_t n);
 /* s[0..n) made safe to print (malloc'd, NUL-terminated, *outlen its length
  * when outlen is not NULL); NULL only when out of memory. */
 char *termout_clean(const char *s, size_t n, int flags, size_t *outlen);

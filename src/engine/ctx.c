@@ -335,6 +335,8 @@ load_ref(struct kd_ctx *ctx, struct kd_err *err)
 	if ((rc = ref_check_schema(ctx->ref_path, &ctx->refdoc, err)) != 0)
 		return rc;
 	ctx->ref = json_incref(ctx->refdoc.root);
+	/* a credential on the entry point's command line, hidden by value */
+	secrets_collect_argv(json_object_get(json_object_get(ctx->ref, "code"), "entry_point"));
 	if (!known || refid_cached(ctx, &after, ctx->ref_id) != 0) {
 		kd_ref_identity(ctx->ref, ctx->ref_id);
 		if (known)
@@ -515,6 +517,7 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 	yamlio_doc_free(&ctx->refdoc);
 	ctx->refdoc = doc;
 	ctx->ref = json_incref(doc.root);
+	secrets_collect_argv(json_object_get(json_object_get(ctx->ref, "code"), "entry_point"));
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);

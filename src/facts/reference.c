@@ -576,6 +576,53 @@ reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *
 	return 0;
 }
 
+/* An argument with ${NAME} (what `dossier --redact` writes in place of a
+ * credential on the command line) gets the variable's value when it is
+ * set, and the value is hidden wherever it would be shown or written
+ * (redact_value_add); malloc'd.  An unset variable stays as written. */
+static char *
+expand_refs(const char *s)
+{
+	size_t cap = strlen(s) + 1, o = 0;
+	char *out;
+
+	if (strstr(s, "${") == NULL)
+		return strdup(s);
+	if ((out = malloc(cap)) == NULL)
+		return NULL;
+	while (*s) {
+		const char *e = s[0] == '$' && s[1] == '{' ? strchr(s + 2, '}') : NULL;
+		const char *v = NULL;
+		char name[128];
+		size_t n = e ? (size_t)(e - s - 2) : 0, vl;
+		if (e != NULL && n > 0 && n < sizeof name && strspn(s + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789_") == n) {
+			memcpy(name, s + 2, n);
+			name[n] = '\0';
+			if ((v = getenv(name)) != NULL)
+				redact_value_add(name, v);
+		}
+		vl = v ? strlen(v) : 1;
+		if (o + vl + 1 > cap) {
+			char *nb = realloc(out, cap = (o + vl + 1) * 2);
+			if (nb == NULL) {
+				free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		if (v != NULL) {
+			memcpy(out + o, v, vl);
+			o += vl;
+			s = e + 1;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* See reference.h. */
 /* Is s an interpreter's name: python, python3, python3.11, or a path whose
  * last part is one? */
@@ -650,7 +697,7 @@ reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv, 
 			v[n++] = venv_python(project_dir);
 			*uses_venv = 1;
 		} else {
-			v[n++] = strdup(s);
+			v[n++] = expand_refs(s);
 		}
 		if (v[n - 1] == NULL) {
 			*why = "out of memory";

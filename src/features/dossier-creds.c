@@ -17,6 +17,8 @@
 #include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/redact.h"
+#include "kernodeck/secrets.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -45,6 +47,9 @@ cred_add(json_t *a, const char *kind, const char *name, const char *purpose,
 	if (v == NULL) {
 		if (strcmp(kind, "env") == 0)
 			snprintf(how, sizeof how, "set %s in the environment", name);
+		else if (strcmp(kind, "pip") == 0)
+			snprintf(how, sizeof how, "set %s in the environment, or the same setting "
+				 "with its credential in pip's configuration (pip config set)", name);
 		else
 			snprintf(how, sizeof how, "a netrc entry (machine %s, in $NETRC or ~/.netrc)%s",
 				 name, strstr(purpose, "git") ? " or a git credential helper" : "");
@@ -249,20 +254,171 @@ data_creds(const struct kd_ctx *ctx, json_t *a)
 	}
 }
 
-/* The git remote, when its URL held a credential (stripped from it). */
+/* The entry point's command line: each ${NAME} in an argument (what
+ * `dossier --redact` writes in place of a value; kernodeck puts the
+ * variable's value there when it runs it) and each credential the rules
+ * find in it still (--password VALUE, sshpass -p VALUE), by the name of
+ * the variable that should provide it. */
+static void
+entry_creds(const struct kd_ctx *ctx, json_t *a)
+{
+	static const char purpose[] = "a credential on the entry point's command line "
+		"(kernodeck puts the variable's value in place of ${NAME} when it runs it)";
+	json_t *ep = yamlio_get(ctx->ref, "code.entry_point"), *x;
+	size_t i, len = 0;
+	char *line, where[128];
+
+	json_array_foreach(ep, i, x) {
+		const char *s = json_string_value(x), *r;
+		char nm[CREDS_NAME_CAP];
+		for (r = s ? strstr(s, "${") : NULL; r != NULL; r = strstr(r + 2, "${")) {
+			size_t n = strspn(r + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					  "0123456789_");
+			if (n == 0 || n >= sizeof nm || r[2 + n] != '}')
+				continue;
+			snprintf(nm, sizeof nm, "%.*s", (int)n, r + 2);
+			snprintf(where, sizeof where, "reference.yaml code.entry_point (argument %zu)",
+				 i + 1);
+			cred_add(a, "env", nm, purpose, where);
+		}
+	}
+	if ((line = secrets_argv_line(ep, &len)) == NULL)
+		return;
+	struct redact_finding f[8];
+	size_t n = redact_scan(line, len, f, 8);
+	for (size_t k = 0; k < n && k < 8; k++)
+		cred_add(a, "env", f[k].name, purpose, "reference.yaml code.entry_point");
+	free(line);
+}
+
+/* Does a line of text hold a (and b, when not NULL), in any case? */
+static int
+has_line_ci(const char *text, const char *a, const char *b)
+{
+	const char *p = text;
+
+	while (p != NULL && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char l[1024];
+		snprintf(l, sizeof l, "%.*s", (int)(n < sizeof l ? n : sizeof l - 1), p);
+		for (char *c = l; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		if (strstr(l, a) != NULL && (b == NULL || strstr(l, b) != NULL))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* A file read whole (NULL when missing); the caller frees it. */
+static char *
+read_text(const char *dir, const char *rel)
+{
+	char *p = dir ? fsutil_join(dir, rel) : NULL, *buf = NULL;
+	size_t len = 0;
+
+	if (p == NULL || fsutil_read_file(p, CREDS_FILE_CAP, &buf, &len, NULL) != 0)
+		buf = NULL;
+	free(p);
+	return buf;
+}
+
+/* The git remote's account, by its real source: the remote URL's
+ * userinfo (stripped by repo.c), an http.extraheader with an
+ * Authorization in the project's .git/config (what CI checkouts write),
+ * git's credential store (~/.git-credentials), a credential helper or the
+ * netrc. */
 static void
 remote_creds(const struct kd_ctx *ctx, json_t *a)
 {
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_reference));
-	const char *url = obs_reference_code_remote(obs);
-	char host[256];
+	const char *url = obs_reference_code_remote(obs), *home = getenv("HOME");
+	int had = obs_reference_code_remote_had_credentials(obs);
+	char *cfg = read_text(ctx->project_dir, ".git/config");
+	char *store = read_text(home, ".git-credentials"), *user = read_text(home, ".gitconfig");
+	int header = cfg != NULL && has_line_ci(cfg, "extraheader", "authorization");
+	char host[256], at[300], src[700];
 
-	if (!obs_reference_code_remote_had_credentials(obs) || url == NULL)
-		return;
-	if (!line_host(url, strlen(url), host, sizeof host))
-		snprintf(host, sizeof host, "the remote's host");
-	cred_add(a, "netrc", host, "the git remote's account (its URL held a credential, "
-		 "which the dossier leaves out)", "the git remote (code.remote; procedure.sh's REPO)");
+	if (had || header) {
+		if (url == NULL || !line_host(url, strlen(url), host, sizeof host))
+			snprintf(host, sizeof host, "the remote's host");
+		snprintf(at, sizeof at, "@%s", host);
+		snprintf(src, sizeof src, "the git remote's account (its credential came from %s%s%s%s%s; "
+			 "the dossier leaves it out)",
+			 had ? "the remote URL's userinfo" : "",
+			 had && header ? " and " : "",
+			 header ? "an http.extraheader Authorization in the project's .git/config, "
+				  "as a CI checkout writes it" : "",
+			 store != NULL && strstr(store, at) != NULL ?
+				 "; git's credential store (~/.git-credentials) holds one too" : "",
+			 (cfg != NULL && has_line_ci(cfg, "helper", NULL)) ||
+			 (user != NULL && has_line_ci(user, "helper", NULL)) ?
+				 "; a git credential helper is configured" :
+			 netrc_has(host) ? "; the netrc has an entry" : "");
+		cred_add(a, "netrc", host, src, "the git remote (code.remote; procedure.sh's REPO)");
+	}
+	free(cfg);
+	free(store);
+	free(user);
+}
+
+/* What pip's configuration and the PIP_* variables supplied to the
+ * rebuild: an index, extra index or find-links URL with an account (or
+ * another credential), named by the variable pip reads the same setting
+ * from (index-url: PIP_INDEX_URL). */
+static void
+pip_creds(json_t *a)
+{
+	extern char **environ;
+	json_t *files = secrets_pip_files(environ), *f;
+	char name[CREDS_NAME_CAP], where[CREDS_NAME_CAP + 64], purpose[4200];
+	size_t i;
+
+	for (char **e = environ; *e != NULL; e++) {
+		const char *eq = strchr(*e, '=');
+		if (strncmp(*e, "PIP_", 4) != 0 || eq == NULL || (size_t)(eq - *e) >= sizeof name)
+			continue;
+		snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+		if (!secrets_env_name(name) && redact_scan(eq + 1, strlen(eq + 1), NULL, 0) == 0)
+			continue;
+		snprintf(where, sizeof where, "the environment (%s, which pip read for the rebuild)",
+			 name);
+		cred_add(a, "env", name, "the package index's account (pip's setting, with its "
+			 "credential)", where);
+	}
+	json_array_foreach(files, i, f) {
+		const char *path = json_string_value(f);
+		char *buf = NULL;
+		size_t len = 0, ln = 0;
+		if (fsutil_read_file(path, CREDS_FILE_CAP, &buf, &len, NULL) != 0)
+			continue;
+		for (char *l = buf; l != NULL && *l; ) {
+			char *nl = strchr(l, '\n');
+			size_t n = nl ? (size_t)(nl - l) : strlen(l), k = 0;
+			const char *eq = memchr(l, '=', n);
+			ln++;
+			if (eq != NULL && redact_scan(l, n, NULL, 0) > 0) {
+				const char *b = l;
+				while (b < eq && (*b == ' ' || *b == '\t'))
+					b++;
+				k = (size_t)snprintf(name, sizeof name, "PIP_");
+				for (; b < eq && k + 1 < sizeof name && *b != ' ' && *b != '\t'; b++)
+					name[k++] = *b == '-' ? '_' : (char)toupper((unsigned char)*b);
+				name[k] = '\0';
+				if (k > 4) {
+					snprintf(where, sizeof where, "pip's configuration line %zu", ln);
+					snprintf(purpose, sizeof purpose, "the package index's account, which "
+						 "pip's configuration %s gave the rebuild", path);
+					cred_add(a, "pip", name, purpose, where);
+				}
+			}
+			l = nl ? nl + 1 : NULL;
+		}
+		memset(buf, 0, len);
+		free(buf);
+	}
+	json_decref(files);
 }
 
 json_t *
@@ -282,6 +438,8 @@ dossier_credentials(const struct kd_ctx *ctx)
 		if (!seen)
 			scan_rebuild(ctx, rel, a, queue);
 	}
+	entry_creds(ctx, a);
+	pip_creds(a);
 	remote_creds(ctx, a);
 	json_decref(queue);
 	return a;
@@ -351,7 +509,7 @@ dossier_creds_procedure(const json_t *creds)
 		const char *n = json_string_value(json_object_get(v, "name"));
 		const char *p = json_string_value(json_object_get(v, "provide"));
 		const char *w = json_string_value(json_array_get(json_object_get(v, "where"), 0));
-		int env = strncmp(p, "env:", 4) == 0;
+		int env = strncmp(p, "env:", 4) == 0 || strncmp(p, "pip:", 4) == 0;
 		/* a name that is not a shell variable's is never put in code */
 		for (const char *c = n; env && *c; c++)
 			if (!(isalnum((unsigned char)*c) || *c == '_') || isdigit((unsigned char)n[0]))
@@ -362,7 +520,11 @@ dossier_creds_procedure(const json_t *creds)
 			 env ? "set" : "no netrc entry for", n,
 			 json_string_value(json_object_get(v, "for")), p, w ? w : "the rebuild");
 		q = dossier_shell_quote(msg);
-		if (env) {
+		if (env && strncmp(p, "pip:", 4) == 0) {
+			/* pip's configuration may hold it: only noted */
+			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s' (unless pip'\\''s configuration "
+				"holds it)' >&2; fi\n", n, q);
+		} else if (env) {
 			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s >&2; exit 3; fi\n", n, q);
 		} else {
 			char *qh = dossier_shell_quote(n);

@@ -16,6 +16,15 @@
  *                        where NAME ends in _TOKEN, _SECRET, _PASSWORD,
  *                        _PASSWD, _KEY (or is one of those words)
  *   netrc-password       "password VALUE" in .netrc syntax
+ *   url-query-secret     ?NAME=VALUE of a credential's name family
+ *   secret-option        --password VALUE, and tools' conventions
+ *                        (mysql -pVALUE, sshpass -p, wandb login KEY)
+ *   known-value          a value registered by redact_value_add, as
+ *                        written, percent-encoded, JSON-escaped, or split
+ *                        by a line break
+ *
+ * A replacement in a plain scalar of a YAML flow collection quotes the
+ * scalar (redact_apply), so that a redacted file still parses the same.
  *
  * Overlapping spans are merged (the most specific kind wins, the name of an
  * assignment wins).  Values that are references (${NAME}, $NAME), masks,
@@ -53,6 +62,13 @@ struct scan {
 	int oom;
 	unsigned char shape_first[256];   /* 1 + the first shape whose prefix starts so */
 	unsigned char shape_next[128];    /* 1 + the next shape with the same first byte */
+	const char *next;                 /* a stream's next line (or NULL) */
+	size_t nextlen;
+	size_t carry;                     /* what of the next line a split value takes */
+	char carry_name[64];
+	char *dec;                        /* a line decoded (%XX, \uXXXX), and where */
+	size_t *map;                      /* each decoded byte's spelling starts */
+	size_t dcap;
 };
 
 static void
@@ -185,6 +201,109 @@ has_alpha_and_digit(const char *v, size_t n)
 			d = 1;
 	}
 	return a && d;
+}
+
+/* --- YAML flow collections ---------------------------------------------- */
+
+/* The last byte before t[p] that is not a blank, or '\n' at the line's
+ * start ls. */
+static char
+before(const char *t, size_t ls, size_t p)
+{
+	while (p > ls && (t[p - 1] == ' ' || t[p - 1] == '\t'))
+		p--;
+	return p > ls ? t[p - 1] : '\n';
+}
+
+/* Does a quote or a bracket at t[i] open a YAML (or TOML, JSON) node: at
+ * the line's start or after an indicator?  "it's" and "Epoch [1/10" do
+ * not. */
+static int
+opens_node(const char *t, size_t ls, size_t i)
+{
+	char b = before(t, ls, i);
+
+	return b == '\n' || strchr(":-,[{=", b) != NULL;
+}
+
+/* The depth of YAML flow collections at t[p] on the line from ls, outside
+ * quotes; *quoted set when t[p] is inside a quoted scalar. */
+static int
+flow_at(const char *t, size_t ls, size_t p, int *quoted)
+{
+	unsigned char stack[32];
+	int sp = 0, depth = 0;
+	char q = 0;
+
+	for (size_t i = ls; i < p; i++) {
+		char c = t[i];
+		if (q != 0) {
+			if (q == '"' && c == '\\')
+				i++;   /* an escape in a double-quoted scalar */
+			else if (c == q && q == '\'' && i + 1 < p && t[i + 1] == '\'')
+				i++;   /* '' in a single-quoted one */
+			else if (c == q)
+				q = 0;
+			continue;
+		}
+		if ((c == '"' || c == '\'') && opens_node(t, ls, i)) {
+			q = c;
+		} else if (c == '[' || c == '{') {
+			int fl = opens_node(t, ls, i);
+			if (sp < 32)
+				stack[sp++] = (unsigned char)fl;
+			depth += fl;
+		} else if ((c == ']' || c == '}') && sp > 0) {
+			depth -= stack[--sp];
+		}
+	}
+	*quoted = q != 0;
+	return depth;
+}
+
+/* Is [off, end) inside a plain scalar of a flow collection, where ${NAME}
+ * would end the scalar?  Sets the scalar's bounds [*qs, *qe). */
+static int
+flow_scalar(const char *t, size_t len, size_t off, size_t end, size_t *qs, size_t *qe)
+{
+	size_t ls = off, b = off, e = end;
+	int quoted;
+
+	while (ls > 0 && t[ls - 1] != '\n')
+		ls--;
+	if (memchr(t + ls, '[', off - ls) == NULL && memchr(t + ls, '{', off - ls) == NULL)
+		return 0;
+	if (flow_at(t, ls, off, &quoted) == 0 || quoted)
+		return 0;
+	while (b > ls && !strchr("[{,", t[b - 1]) &&
+	       !((t[b - 1] == ' ' || t[b - 1] == '\t') && b - 1 > ls && t[b - 2] == ':'))
+		b--;
+	while (b < off && (t[b] == ' ' || t[b] == '\t'))
+		b++;
+	while (e < len && t[e] != '\n' && !strchr(",]}", t[e]) &&
+	       !(t[e] == ':' && (e + 1 >= len || t[e + 1] == ' ')))
+		e++;
+	while (e > end && (t[e - 1] == ' ' || t[e - 1] == '\t' || t[e - 1] == '\r'))
+		e--;
+	*qs = b;
+	*qe = e;
+	return 1;
+}
+
+/* An unquoted value inside a flow collection ends at the flow indicators
+ * ",", "]" and "}" (YAML's own rule): [run.py, --password=VALUE]. */
+static void
+flow_trim(const char *t, size_t ls, size_t vo, size_t *vn)
+{
+	const char *e = t + vo, *end = t + vo + *vn;
+	int quoted;
+
+	if (vo > ls && (t[vo - 1] == '"' || t[vo - 1] == '\''))
+		return;
+	while (e < end && *e != ',' && *e != ']' && *e != '}')
+		e++;
+	if (e < end && flow_at(t, ls, vo, &quoted) > 0 && !quoted)
+		*vn = (size_t)(e - (t + vo));
 }
 
 /* --- URL userinfo ------------------------------------------------------- */
@@ -765,14 +884,21 @@ scan_options(struct scan *s, size_t ls, size_t le)
 		while (ne < le && (is_word(t[ne]) || t[ne] == '-'))
 			ne++;
 		p = t + ne;
-		if (ne >= le || (t[ne] != ' ' && t[ne] != '\t') || ne - nb >= sizeof name)
+		/* [python, run.py, --password, VALUE]: the next item */
+		size_t vsep = ne;
+		int fq;
+		if (ne + 1 < le && t[ne] == ',' && t[ne + 1] == ' ' && flow_at(t, ls, ne, &fq) > 0 &&
+		    !fq)
+			vsep = ne + 1;
+		if (ne >= le || (t[vsep] != ' ' && t[vsep] != '\t') || ne - nb >= sizeof name)
 			continue;
 		name_of(t + nb, ne - nb, name, sizeof name);
 		user = strcmp(name, "USER") == 0 || (nb - o == 1 && strcmp(name, "U") == 0);
 		if (!user && (nb - o != 2 || secret_name(name) == 0))
 			continue;
-		assign_value(t, ne, le, 0, &vo, &vn);
-		if (vn == 0 || t[vo] == '-' || !literal_value(t, ne, vo, vn, 0, name))
+		assign_value(t, vsep, le, 0, &vo, &vn);
+		flow_trim(t, ls, vo, &vn);
+		if (vn == 0 || t[vo] == '-' || !literal_value(t, vsep, vo, vn, 0, name))
 			continue;
 		if (user) {
 			const char *c = memchr(t + vo, ':', vn);
@@ -786,6 +912,229 @@ scan_options(struct scan *s, size_t ls, size_t le)
 			continue;
 		}
 		add(s, vo, vn, "secret-option", name, P_ASSIGN);
+	}
+}
+
+/* --- URL query parameters ------------------------------------------------- */
+
+/* Does a query parameter's name (folded to NAME) belong to a family that
+ * carries credentials? */
+static int
+query_family(const char *n)
+{
+	static const char *const words[] = {
+		"TOKEN", "KEY", "SECRET", "AUTH", "PASS", "PWD", "SESSION", "JWT", "BEARER",
+		"CREDENTIAL", "SIGNATURE", "SIG", "CODE",
+	};
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(n, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* A value that looks random enough to be a credential: ?code=python and
+ * ?page=2 are not. */
+static int
+query_random(const char *v, size_t n)
+{
+	int up = 0, lo = 0;
+
+	if (n < 8 || is_placeholder(v, n) || !looks_random(v, n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		up |= isupper((unsigned char)v[i]) != 0;
+		lo |= islower((unsigned char)v[i]) != 0;
+	}
+	return has_alpha_and_digit(v, n) || (n >= 16 && up && lo);
+}
+
+/* NAME=VALUE pairs of a URL's query (after '?', between '&'): by the name's
+ * family (access_token, api-key, X-Amz-Credential, sig, code, ...), when
+ * the value looks random.  Presigned URLs (AWS, Google Cloud Storage,
+ * Azure SAS, CloudFront, Alibaba OSS) are families of these. */
+static void
+scan_query(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t, *q = t + ls;
+	char name[64];
+
+	while ((q = memchr(q, '?', (size_t)(t + le - q))) != NULL) {
+		size_t p = (size_t)(q - t) + 1;
+		q++;
+		while (p < le) {
+			size_t nb = p, ne, vb, ve;
+			while (p < le && (is_word(t[p]) || t[p] == '-' || t[p] == '.'))
+				p++;
+			ne = p;
+			if (p >= le || t[p] != '=' || ne == nb || ne - nb >= sizeof name)
+				break;
+			vb = ve = p + 1;
+			while (ve < le && !isspace((unsigned char)t[ve]) &&
+			       !strchr("&#\"'<>`,;)]}", t[ve]))
+				ve++;
+			name_of(t + nb, ne - nb, name, sizeof name);
+			for (char *c = name; *c; c++)
+				if (!is_word(*c))
+					*c = '_';
+			if (query_family(name) && query_random(t + vb, ve - vb)) {
+				/* a name the assignments know keeps their kind */
+				const char *kind = assign_kind(name);
+				if (secret_name(name) == 0 && strcmp(kind, "secret-assignment") == 0)
+					kind = "url-query-secret";
+				add(s, vb, ve - vb, kind, name, P_URL);
+			}
+			p = ve;
+			if (p >= le || t[p] != '&')
+				break;
+			p++;
+		}
+	}
+}
+
+/* --- command lines that carry a secret by convention ---------------------- */
+
+/* A tool's option that takes a password (-p VALUE, -pVALUE) or its
+ * positional key (wandb login VALUE), and the variable the tool reads the
+ * same from. */
+static const struct tool {
+	const char *word, *sub;   /* the program, and its subcommand or NULL */
+	const char *opt;          /* the option; NULL: the first positional word */
+	int attached;             /* -pVALUE too */
+	const char *name;
+} tools[] = {
+	{ "mysql", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqldump", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqladmin", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mysqlimport", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mariadb", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "mariadb-dump", NULL, "-p", 1, "MYSQL_PWD" },
+	{ "sshpass", NULL, "-p", 1, "SSHPASS" },
+	{ "docker", "login", "-p", 0, "DOCKER_PASSWORD" },
+	{ "podman", "login", "-p", 0, "REGISTRY_PASSWORD" },
+	{ "nerdctl", "login", "-p", 0, "REGISTRY_PASSWORD" },
+	{ "helm", "registry", "-p", 0, "HELM_REGISTRY_PASSWORD" },
+	{ "twine", "upload", "-p", 0, "TWINE_PASSWORD" },
+	{ "redis-cli", NULL, "-a", 0, "REDISCLI_AUTH" },
+	{ "wandb", "login", NULL, 0, "WANDB_API_KEY" },
+};
+
+/* The next word of a command line at or after t[p]: its core (quotes, a
+ * YAML or JSON list's brackets and commas stripped) in [*b, *e); the
+ * index after the word, or le. */
+static size_t
+next_word(const char *t, size_t p, size_t le, size_t *b, size_t *e)
+{
+	size_t w;
+
+	while (p < le && isspace((unsigned char)t[p]))
+		p++;
+	w = p;
+	while (p < le && !isspace((unsigned char)t[p]))
+		p++;
+	*b = w;
+	*e = p;
+	while (*b < *e && strchr("[{\"'", t[*b]))
+		(*b)++;
+	while (*e > *b && strchr(",]}\"'", t[*e - 1]))
+		(*e)--;
+	return p;
+}
+
+static int
+core_is(const char *t, size_t b, size_t e, const char *w)
+{
+	size_t n = strlen(w);
+
+	return e - b == n && memcmp(t + b, w, n) == 0;
+}
+
+/* Does a word end a command (;, &&, ||, |)? */
+static int
+command_end(const char *t, size_t b, size_t e)
+{
+	return e > b && strchr(";&|", t[e - 1]) != NULL;
+}
+
+static void
+scan_tool_at(struct scan *s, size_t ls, size_t le, const struct tool *tl, size_t p)
+{
+	const char *t = s->t;
+	size_t b, e, vb, ve;
+
+	if (tl->sub != NULL) {
+		/* the subcommand, after the tool's own options */
+		do {
+			p = next_word(t, p, le, &b, &e);
+		} while (b < e && t[b] == '-' && !command_end(t, b, e));
+		if (!core_is(t, b, e, tl->sub))
+			return;
+	}
+	while (p < le) {
+		p = next_word(t, p, le, &b, &e);
+		if (b >= e || command_end(t, b, e))
+			return;
+		if (tl->opt == NULL) {
+			/* wandb login [--relogin] [--host URL] KEY */
+			if (t[b] == '-') {
+				if (core_is(t, b, e, "--host") || core_is(t, b, e, "--cloud"))
+					p = next_word(t, p, le, &vb, &ve);
+				continue;
+			}
+			vb = b;
+			ve = e;
+		} else if (core_is(t, b, e, tl->opt)) {
+			p = next_word(t, p, le, &vb, &ve);
+		} else if (tl->attached && e - b > 2 && memcmp(t + b, tl->opt, 2) == 0 &&
+			   e - b - 2 >= REDACT_VALUE_MIN / 2) {
+			vb = b + 2;   /* -pVALUE, -p'VALUE' */
+			ve = e;
+			if (t[vb] == '"' || t[vb] == '\'')
+				vb++;
+		} else {
+			continue;
+		}
+		if (ve > vb && t[vb] != '-' && t[vb] != '$' && !is_placeholder(t + vb, ve - vb) &&
+		    !command_end(t, vb, ve))
+			add(s, vb, ve - vb, "secret-option", tl->name, P_ASSIGN);
+		return;
+	}
+}
+
+/* Each tool of the table named on the line (as a word, or a path's last
+ * part): the secret its options carry.  One pass over the line: only a
+ * word that starts like a tool's name is compared. */
+static void
+scan_tools(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t;
+
+	/* the first letters of the tools' names */
+	static const unsigned char first[256] = {
+		['m'] = 1, ['s'] = 1, ['d'] = 1, ['p'] = 1, ['n'] = 1, ['h'] = 1, ['t'] = 1,
+		['r'] = 1, ['w'] = 1,
+	};
+
+	for (size_t i = ls; i < le; i++) {
+		unsigned char c = (unsigned char)t[i];
+		if (!first[c] || (i > ls && !isspace((unsigned char)t[i - 1]) && t[i - 1] != '/' &&
+				  t[i - 1] != '[' && t[i - 1] != '"' && t[i - 1] != '\'' &&
+				  t[i - 1] != ','))
+			continue;
+		for (size_t k = 0; k < sizeof tools / sizeof tools[0]; k++) {
+			size_t n, end;
+			if (tools[k].word[0] != (char)c || i + 1 >= le || tools[k].word[1] != t[i + 1])
+				continue;
+			n = strlen(tools[k].word);
+			end = i + n;
+			if (end > le || memcmp(t + i, tools[k].word, n) != 0)
+				continue;
+			if (end < le && !isspace((unsigned char)t[end]) && !strchr("\"',", t[end]))
+				continue;
+			while (end < le && strchr("\"',", t[end]) != NULL)
+				end++;   /* the rest of a list item: "sshpass", */
+			scan_tool_at(s, ls, le, &tools[k], end);
+		}
 	}
 }
 
@@ -852,10 +1201,22 @@ scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 			h++;
 		/* or a header in a quoted string: -H 'Private-Token: VALUE' */
 		int header = h != j && (t[j - 1] == '"' || t[j - 1] == '\'');
-		if (!quoted && h != j && !header)
+		/* or a key of a flow mapping: {user: bob, password: VALUE} */
+		int fq, flowkey = !quoted && h != j && strchr("{,", before(t, ls, j)) != NULL &&
+				  flow_at(t, ls, j, &fq) > 0 && !fq;
+		if (!quoted && h != j && !header && !flowkey)
 			return;
-		if (!quoted && !header && yaml_prose(t, sep + 1, le))
+		if (!quoted && !header && !flowkey && yaml_prose(t, sep + 1, le))
 			return;
+		if (flowkey) {
+			/* one word up to the flow indicator, not prose */
+			assign_value(t, sep + 1, le, 1, &vo, &vn);
+			size_t e = vo + vn;
+			while (e < le && (t[e] == ' ' || t[e] == '\t'))
+				e++;
+			if (e < le && t[e] != ',' && t[e] != '}')
+				return;
+		}
 	} else if (j > ls && (t[j - 1] == '(' || t[j - 1] == ',')) {
 		/* a keyword argument: f(token=name) passes a variable */
 		assign_value(t, sep + 1, le, 0, &vo, &vn);
@@ -869,6 +1230,7 @@ scan_assign_at(struct scan *s, size_t ls, size_t le, size_t sep)
 	if (kind == 0)
 		return;
 	assign_value(t, sep + 1, le, quoted, &vo, &vn);
+	flow_trim(t, ls, vo, &vn);
 	if (!literal_value(t, sep, vo, vn, quoted, name))
 		return;
 	if (kind == 2) {
@@ -1108,7 +1470,192 @@ redact_value_clear(void)
 	nknown = known_cap = 0;
 }
 
-/* Every place of every known value in the whole text. */
+static int
+hexval(int c)
+{
+	return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+}
+
+/* The value of n hex digits at p (n <= 4), or -1. */
+static long
+hex_at(const char *p, const char *end, int n)
+{
+	long v = 0;
+
+	if (end - p < n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		int h = hexval((unsigned char)p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* An escape at p: %XX (either case), \uXXXX, \xHH, \/ \" \\ \'; its
+ * length (0: none) and the code point it spells in *v. */
+static int
+escape_at(const char *p, const char *end, long *v)
+{
+	if (p[0] == '%')
+		return (*v = hex_at(p + 1, end, 2)) >= 0 ? 3 : 0;
+	if (p[0] != '\\' || p + 1 >= end)
+		return 0;
+	if (p[1] == 'u')
+		return (*v = hex_at(p + 2, end, 4)) >= 0 && (*v < 0xd800 || *v > 0xdfff) ? 6 : 0;
+	if (p[1] == 'x')
+		return (*v = hex_at(p + 2, end, 2)) >= 0 ? 4 : 0;
+	if (strchr("/\"\\'", p[1]) != NULL) {
+		*v = (unsigned char)p[1];
+		return 2;
+	}
+	return 0;
+}
+
+/* The line [ls, le) with its escapes decoded into s->dec; s->map[i] is
+ * where the spelling of dec[i] starts, map[dn] the line's end.  Returns
+ * dn, or 0 when the line holds no escape. */
+static size_t
+decode_line(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t;
+	size_t dn = 0, i = ls;
+	int any = 0;
+
+	if (le - ls + 1 > s->dcap) {
+		size_t nc = le - ls + 1;
+		char *d = realloc(s->dec, nc);
+		size_t *m = d ? realloc(s->map, nc * sizeof *m) : NULL;
+		if (d != NULL)
+			s->dec = d;
+		if (m == NULL) {
+			s->oom = 1;
+			return 0;
+		}
+		s->map = m;
+		s->dcap = nc;
+	}
+	while (i < le) {
+		long v = 0;
+		int l = escape_at(t + i, t + le, &v);
+		/* an escape spells one byte here; a character beyond ASCII is
+		 * its UTF-8 bytes, at most as many as its spelling */
+		unsigned char u[3];
+		int nu = 0;
+		if (l > 0 && v < 0x80)
+			u[nu++] = (unsigned char)v;
+		else if (l > 0 && v < 0x800) {
+			u[nu++] = (unsigned char)(0xc0 | (v >> 6));
+			u[nu++] = (unsigned char)(0x80 | (v & 0x3f));
+		} else if (l == 6) {
+			u[nu++] = (unsigned char)(0xe0 | (v >> 12));
+			u[nu++] = (unsigned char)(0x80 | ((v >> 6) & 0x3f));
+			u[nu++] = (unsigned char)(0x80 | (v & 0x3f));
+		} else {
+			l = 0;
+		}
+		if (l == 0) {
+			s->dec[dn] = t[i];
+			s->map[dn++] = i++;
+			continue;
+		}
+		for (int k = 0; k < nu; k++) {
+			s->dec[dn] = (char)u[k];
+			s->map[dn++] = i;
+		}
+		i += (size_t)l;
+		any = 1;
+	}
+	s->map[dn] = le;
+	return any ? dn : 0;
+}
+
+/* Known values spelled with escapes on one line: percent-encoded (either
+ * case: RFC 3986 makes them equal), JSON- or Python-escaped. */
+static void
+scan_known_spelled(struct scan *s, size_t ls, size_t le)
+{
+	size_t dn;
+
+	if (memchr(s->t + ls, '%', le - ls) == NULL && memchr(s->t + ls, '\\', le - ls) == NULL)
+		return;
+	if ((dn = decode_line(s, ls, le)) == 0)
+		return;
+	for (size_t k = 0; k < nknown; k++) {
+		const char *p = s->dec, *end = s->dec + dn, *h;
+		while ((h = memmem(p, (size_t)(end - p), known[k].value, known[k].len)) != NULL) {
+			size_t a = (size_t)(h - s->dec), b = a + known[k].len;
+			/* as written, the plain search found it */
+			if (s->map[b] - s->map[a] != known[k].len)
+				add(s, s->map[a], s->map[b] - s->map[a], "known-value", known[k].name,
+				    P_VALUE);
+			p = h + known[k].len;
+		}
+	}
+}
+
+/* A known value split by a line break: its first *pre bytes end the text
+ * a[0..an), the rest starts b[0..bn).  Returns the value's index + 1, or
+ * 0. */
+static size_t
+split_value(const char *a, size_t an, const char *b, size_t bn, size_t *pre)
+{
+	if (an == 0 || bn == 0)
+		return 0;
+	for (size_t k = 0; k < nknown; k++) {
+		const char *v = known[k].value, *c = v + 1;
+		size_t n = known[k].len;
+		/* the rest starts with b[0]: each place of it in the value */
+		while ((c = memchr(c, b[0], (size_t)(v + n - c))) != NULL) {
+			size_t j = (size_t)(c - v);
+			if (j <= an && n - j <= bn && memcmp(a + an - j, v, j) == 0 &&
+			    memcmp(b, c, n - j) == 0) {
+				*pre = j;
+				return k + 1;
+			}
+			c++;
+		}
+	}
+	return 0;
+}
+
+/* Across the line break after [ls, le): the next line (after its
+ * indentation) is in the text, or a stream's next line. */
+static void
+scan_known_split(struct scan *s, size_t ls, size_t le)
+{
+	const char *t = s->t, *b;
+	size_t ae = le, bn, pre = 0, k, skip = 0;
+
+	if (ae > ls && t[ae - 1] == '\r')
+		ae--;
+	if (le < s->len) {
+		const char *nl;
+		b = t + le + 1;
+		nl = memchr(b, '\n', s->len - le - 1);
+		bn = nl ? (size_t)(nl - b) : s->len - le - 1;
+	} else if (s->next != NULL) {
+		b = s->next;
+		bn = s->nextlen;
+	} else {
+		return;
+	}
+	while (skip < bn && (b[skip] == ' ' || b[skip] == '\t'))
+		skip++;
+	if ((k = split_value(t + ls, ae - ls, b + skip, bn - skip, &pre)) == 0)
+		return;
+	add(s, ae - pre, pre, "known-value", known[k - 1].name, P_VALUE);
+	if (le < s->len) {
+		add(s, (size_t)(b - t) + skip, known[k - 1].len - pre, "known-value",
+		    known[k - 1].name, P_VALUE);
+	} else {
+		s->carry = known[k - 1].len - pre;
+		snprintf(s->carry_name, sizeof s->carry_name, "%s", known[k - 1].name);
+	}
+}
+
+/* Every place of every known value in the whole text, as written. */
 static void
 scan_known(struct scan *s)
 {
@@ -1125,7 +1672,8 @@ scan_known(struct scan *s)
 /* Run every detector, then sort and merge overlapping spans.  st (or
  * NULL) carries a private key block and a .netrc entry across calls. */
 static int
-collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
+collect(const char *text, size_t len, struct scan *s, struct redact_stream *st,
+	const char *next, size_t nextlen)
 {
 	size_t ls = 0, inkey = 0, n = 0;
 	int netrc = 0;
@@ -1133,10 +1681,19 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 	memset(s, 0, sizeof *s);
 	s->t = text;
 	s->len = len;
+	s->next = next;
+	s->nextlen = nextlen;
 	shape_index(s);
 	if (st != NULL) {
 		inkey = st->in_key ? 1 : 0;
 		netrc = st->netrc;
+		/* the rest of a known value the previous line ended with */
+		size_t skip = 0;
+		while (skip < len && (text[skip] == ' ' || text[skip] == '\t'))
+			skip++;
+		if (st->carry > 0 && st->carry <= len - skip)
+			add(s, skip, st->carry, "known-value", st->carry_name, P_VALUE);
+		st->carry = 0;
 	}
 	while (ls < len) {
 		const char *nl = memchr(text + ls, '\n', len - ls);
@@ -1147,7 +1704,13 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 		scan_shapes(s, ls, le);
 		scan_assign(s, ls, le);
 		scan_options(s, ls, le);
+		scan_query(s, ls, le);
+		scan_tools(s, ls, le);
 		netrc = scan_netrc(s, ls, le, netrc);
+		if (nknown > 0) {
+			scan_known_spelled(s, ls, le);
+			scan_known_split(s, ls, le);
+		}
 		ls = le + 1;
 	}
 	if (inkey && inkey - 1 < len) {
@@ -1160,8 +1723,14 @@ collect(const char *text, size_t len, struct scan *s, struct redact_stream *st)
 	if (st != NULL) {
 		st->in_key = inkey != 0;
 		st->netrc = netrc;
+		st->carry = s->carry;
+		memcpy(st->carry_name, s->carry_name, sizeof st->carry_name);
 	}
 	scan_known(s);
+	free(s->dec);
+	free(s->map);
+	s->dec = NULL;
+	s->map = NULL;
 	if (s->oom)
 		return -1;
 	if (s->n > 1)  /* qsort's base may not be NULL, even for 0 elements */
@@ -1198,7 +1767,7 @@ redact_scan(const char *text, size_t len, struct redact_finding *out, size_t max
 	size_t pos = 0;
 	int line = 1;
 
-	if (collect(text, len, &s, NULL) < 0) {
+	if (collect(text, len, &s, NULL, NULL, 0) < 0) {
 		free(s.v);
 		return 0;
 	}
@@ -1216,25 +1785,55 @@ redact_scan(const char *text, size_t len, struct redact_finding *out, size_t max
 	return s.n;
 }
 
+/* Copy [p, e) of a plain scalar being quoted: '"' and '\' escaped. */
+static size_t
+copy_quoted(char *o, size_t olen, const char *p, const char *e)
+{
+	for (; p < e; p++) {
+		if (*p == '"' || *p == '\\')
+			o[olen++] = '\\';
+		o[olen++] = *p;
+	}
+	return olen;
+}
+
 char *
 redact_apply(const char *text, size_t len, const struct redact_finding *f, size_t n,
 	     size_t *lenp)
 {
-	size_t cap = len + 1, olen = 0, pos = 0;
+	size_t cap = 2 * len + 1, olen = 0, pos = 0;
 	char *o;
 
 	for (size_t i = 0; i < n; i++)
-		cap += strlen(f[i].name) + 3;
+		cap += strlen(f[i].name) + 5;
 	o = malloc(cap);
 	if (o == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
+		size_t qs, qe, p;
 		if (f[i].off < pos || f[i].off + f[i].len > len)
 			continue;   /* out of order or out of range: skip */
-		memcpy(o + olen, text + pos, f[i].off - pos);
-		olen += f[i].off - pos;
-		olen += (size_t)snprintf(o + olen, cap - olen, "${%s}", f[i].name);
-		pos = f[i].off + f[i].len;
+		if (!flow_scalar(text, len, f[i].off, f[i].off + f[i].len, &qs, &qe) || qs < pos) {
+			memcpy(o + olen, text + pos, f[i].off - pos);
+			olen += f[i].off - pos;
+			olen += (size_t)snprintf(o + olen, cap - olen, "${%s}", f[i].name);
+			pos = f[i].off + f[i].len;
+			continue;
+		}
+		/* a plain scalar of a flow collection: written double-quoted,
+		 * every finding in it replaced */
+		memcpy(o + olen, text + pos, qs - pos);
+		olen += qs - pos;
+		o[olen++] = '"';
+		for (p = qs; i < n && f[i].off >= p && f[i].off + f[i].len <= qe; i++) {
+			olen = copy_quoted(o, olen, text + p, text + f[i].off);
+			olen += (size_t)snprintf(o + olen, cap - olen, "${%s}", f[i].name);
+			p = f[i].off + f[i].len;
+		}
+		i--;
+		olen = copy_quoted(o, olen, text + p, text + qe);
+		o[olen++] = '"';
+		pos = qe;
 	}
 	memcpy(o + olen, text + pos, len - pos);
 	olen += len - pos;
@@ -1247,13 +1846,13 @@ redact_apply(const char *text, size_t len, const struct redact_finding *f, size_
 /* One pass of the rules over a text: its findings replaced. */
 static char *
 redact_once(const char *text, size_t len, size_t *lenp, struct redact_stream *st,
-	    size_t *nfound)
+	    const char *next, size_t nextlen, size_t *nfound)
 {
 	struct scan s;
 	struct redact_finding *f;
 	char *o;
 
-	if (collect(text, len, &s, st) < 0) {
+	if (collect(text, len, &s, st, next, nextlen) < 0) {
 		free(s.v);
 		return NULL;
 	}
@@ -1278,26 +1877,31 @@ redact_once(const char *text, size_t len, size_t *lenp, struct redact_stream *st
 /* The rules, again on their own output while it changes (at most
  * REDACT_PASSES passes): a replacement can join what was apart (a key
  * block's END line swallowed by a value around it), and the result must
- * hold nothing the scan would find. */
+ * hold nothing the scan would find.  Only the first pass looks at the next
+ * line and takes the rest of a value the previous line ended with. */
 static char *
-redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
+redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st,
+	  const char *next, size_t nextlen)
 {
 	struct redact_stream s0 = { 0 }, sp;
-	size_t n = 0, olen = 0;
+	size_t n = 0, olen = 0, carry = 0;
 	char *o;
 
 	if (st != NULL)
 		s0 = *st;
-	o = redact_once(text, len, &olen, st, &n);
-	if (st != NULL && o != NULL)
+	s0.carry = 0;
+	o = redact_once(text, len, &olen, st, next, nextlen, &n);
+	if (st != NULL && o != NULL) {
 		st->redacted += n;
+		carry = st->carry;
+	}
 	/* each pass starts from the state before the line; the last one's
 	 * state is the one carried on */
 	for (int pass = 1; o != NULL && n > 0 && pass < REDACT_PASSES; pass++) {
 		size_t nlen = 0;
 		char *again;
 		sp = s0;
-		again = redact_once(o, olen, &nlen, st != NULL ? &sp : NULL, &n);
+		again = redact_once(o, olen, &nlen, st != NULL ? &sp : NULL, NULL, 0, &n);
 		free(o);
 		o = again;
 		olen = nlen;
@@ -1306,6 +1910,8 @@ redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
 			st->netrc = sp.netrc;
 		}
 	}
+	if (st != NULL)
+		st->carry = carry;
 	if (lenp != NULL)
 		*lenp = olen;
 	return o;
@@ -1314,13 +1920,20 @@ redact_st(const char *text, size_t len, size_t *lenp, struct redact_stream *st)
 char *
 redact_text(const char *text, size_t len, size_t *lenp)
 {
-	return redact_st(text, len, lenp, NULL);
+	return redact_st(text, len, lenp, NULL, NULL, 0);
 }
 
 char *
 redact_stream_line(struct redact_stream *st, const char *line, size_t len, size_t *lenp)
 {
-	return redact_st(line, len, lenp, st);
+	return redact_st(line, len, lenp, st, NULL, 0);
+}
+
+char *
+redact_stream_next(struct redact_stream *st, const char *line, size_t len, const char *next,
+		   size_t nextlen, size_t *lenp)
+{
+	return redact_st(line, len, lenp, st, next, nextlen);
 }
 
 char *

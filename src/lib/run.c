@@ -68,6 +68,9 @@ struct runner {
 	int logfd;
 	char *line;          /* the line being assembled, KD_CAP_LINE bytes */
 	size_t line_len;
+	char *held;          /* the last line, held until the next one is seen */
+	size_t held_len;
+	int held_nl, has_held;
 	char *logbuf;        /* redacted output not yet written to the log */
 	size_t log_len;
 	size_t log_head;     /* output bytes the log keeps from the start */
@@ -456,14 +459,20 @@ out_put(struct runner *rn, const char *p, size_t n)
 	cap_put(rn->cap, p, n);
 }
 
-/* One line of output (without its newline), redacted before anyone sees
- * it.  Without memory to redact, the line is dropped, never kept raw. */
+/* The line held, redacted before anyone sees it, knowing the line that
+ * follows (NULL: none came within a poll): a known value the output's
+ * wrapping split is hidden on both.  Without memory to redact, the line is
+ * dropped, never kept raw. */
 static void
-emit_line(struct runner *rn, const char *s, size_t n, int newline)
+emit_held(struct runner *rn, const char *next, size_t nextlen)
 {
 	size_t rlen;
-	char *red = redact_stream_line(&rn->rs, s, n, &rlen);
+	char *red;
 
+	if (!rn->has_held)
+		return;
+	rn->has_held = 0;
+	red = redact_stream_next(&rn->rs, rn->held, rn->held_len, next, nextlen, &rlen);
 	if (red == NULL)
 		return;
 	rn->r->lines++;
@@ -471,9 +480,21 @@ emit_line(struct runner *rn, const char *s, size_t n, int newline)
 	if (rn->o->on_line != NULL)
 		rn->o->on_line(rn->o->u, red, rlen);
 	out_put(rn, red, rlen);
-	if (newline)
+	if (rn->held_nl)
 		out_put(rn, "\n", 1);
 	free(red);
+}
+
+/* One line of output (without its newline): the line before it goes out,
+ * this one is held. */
+static void
+emit_line(struct runner *rn, const char *s, size_t n, int newline)
+{
+	emit_held(rn, s, n);
+	memcpy(rn->held, s, n);
+	rn->held_len = n;
+	rn->held_nl = newline;
+	rn->has_held = 1;
 }
 
 /* Cut raw output into lines; a line longer than KD_CAP_LINE is split. */
@@ -650,10 +671,14 @@ supervise(struct runner *rn, pid_t pid, int fd, char *buf)
 				close(fd);
 				fd = -1;
 			}
+		} else if (rn->has_held) {
+			emit_held(rn, NULL, 0);   /* no more output for now */
+			log_flush(rn);
 		}
 	}
 	if (rn->line_len > 0)
 		emit_line(rn, rn->line, rn->line_len, 0);
+	emit_held(rn, NULL, 0);
 	rn->line_len = 0;
 	end_all(rn, pid, grace);
 	rn->r->elapsed_s = mono_now() - t0;
@@ -767,9 +792,10 @@ run_exec(const struct run_opts *o, struct run_result *r, struct capbuf *cap,
 	}
 	rn.ring = malloc(rn.ring_cap);
 	rn.line = malloc(KD_CAP_LINE);
+	rn.held = malloc(KD_CAP_LINE);
 	rn.logbuf = malloc(RUN_LOG_BUF);
 	buf = malloc(RUN_READ_SIZE);
-	if (!rn.ring || !rn.line || !rn.logbuf || !buf || !(envp = build_env(o, mark, &pathvar))) {
+	if (!rn.ring || !rn.line || !rn.held || !rn.logbuf || !buf || !(envp = build_env(o, mark, &pathvar))) {
 		kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", o->argv[0]);
 		goto out;
 	}
@@ -881,6 +907,7 @@ out:
 	free(buf);
 	free(rn.ring);
 	free(rn.line);
+	free(rn.held);
 	free(rn.logbuf);
 	free(rn.ltail);
 	free(envp);

@@ -107,8 +107,65 @@ pct_decode(const char *s, size_t n)
 	return o;
 }
 
+/* Base64 (standard or URL-safe, padding optional) decoded into a malloc'd
+ * string; NULL when it is not base64 of printable text. */
+static char *
+b64_text(const char *s, size_t n)
+{
+	static const char al[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = malloc(n + 1);
+	size_t k = 0;
+	unsigned acc = 0;
+	int bits = 0;
+
+	if (o == NULL)
+		return NULL;
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		char c = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+		const char *p = c ? strchr(al, c) : NULL;
+		if (p == NULL)
+			goto bad;
+		acc = (acc << 6) | (unsigned)(p - al);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			o[k] = (char)((acc >> bits) & 0xff);
+			if (!isprint((unsigned char)o[k]))
+				goto bad;
+			k++;
+		}
+	}
+	o[k] = '\0';
+	return o;
+bad:
+	free(o);
+	return NULL;
+}
+
+/* A Basic authorization (CI checkouts write one into .git/config as an
+ * http.<url>.extraheader): base64 of user:password; both user:password
+ * and the password alone become known values, since a project may print
+ * the token inside it alone. */
+static size_t
+add_basic(const char *name, const char *v, size_t n)
+{
+	char *dec = b64_text(v, n), *c;
+	size_t added = 0;
+
+	if (dec == NULL)
+		return 0;
+	if ((c = strchr(dec, ':')) != NULL) {
+		added += add_value(name, dec);
+		added += add_value(name, c + 1);
+	}
+	free(dec);
+	return added;
+}
+
 /* Register one finding's value: for URL userinfo the password (or the
- * token alone), as written and percent-decoded. */
+ * token alone), as written and percent-decoded; for a Basic
+ * authorization, also what it encodes. */
 static size_t
 add_span(const char *name, const char *kind, const char *v, size_t n)
 {
@@ -121,8 +178,10 @@ add_span(const char *name, const char *kind, const char *v, size_t n)
 		n -= (size_t)(c + 1 - v);
 		v = c + 1;
 	}
+	if (strcmp(kind, "authorization-basic") == 0)
+		added += add_basic(name, v, n);
 	if ((raw = strndup(v, n)) == NULL)
-		return 0;
+		return added;
 	added += add_value(name, raw);
 	if ((dec = pct_decode(v, n)) != NULL && strcmp(dec, raw) != 0)
 		added += add_value(name, dec);
@@ -191,36 +250,63 @@ collect_under(char *const *envp, const char *var, const char *fallback, const ch
 	return secrets_collect_file(path);
 }
 
-/* pip's configuration files (site, user, global, PIP_CONFIG_FILE). */
-static size_t
-collect_pip(char *const *envp)
+static void
+pip_push(json_t *a, const char *path)
+{
+	if (path != NULL && path[0] != '\0')
+		json_array_append_new(a, json_string(path));
+}
+
+json_t *
+secrets_pip_files(char *const *envp)
 {
 	const char *home = env_get(envp, "HOME"), *xdg = env_get(envp, "XDG_CONFIG_DIRS");
-	const char *venv = env_get(envp, "VIRTUAL_ENV");
+	const char *venv = env_get(envp, "VIRTUAL_ENV"), *xch = env_get(envp, "XDG_CONFIG_HOME");
 	char path[4096];
-	size_t added = secrets_collect_file(env_get(envp, "PIP_CONFIG_FILE"));
+	json_t *a = json_array();
 
-	added += secrets_collect_file("/etc/pip.conf");
+	if (a == NULL)
+		return NULL;
+	pip_push(a, env_get(envp, "PIP_CONFIG_FILE"));
+	pip_push(a, "/etc/pip.conf");
 	if (xdg != NULL && xdg[0] != '\0') {
 		char *dirs = strdup(xdg), *save = NULL;
 		for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
 		     d = strtok_r(NULL, ":", &save)) {
 			snprintf(path, sizeof path, "%s/pip/pip.conf", d);
-			added += secrets_collect_file(path);
+			pip_push(a, path);
 		}
 		free(dirs);
 	} else {
-		added += secrets_collect_file("/etc/xdg/pip/pip.conf");
+		pip_push(a, "/etc/xdg/pip/pip.conf");
 	}
-	added += collect_under(envp, "XDG_CONFIG_HOME", ".config", "pip/pip.conf");
+	if (xch != NULL && xch[0] != '\0')
+		snprintf(path, sizeof path, "%s/pip/pip.conf", xch);
+	else if (home != NULL)
+		snprintf(path, sizeof path, "%s/.config/pip/pip.conf", home);
+	if ((xch != NULL && xch[0] != '\0') || home != NULL)
+		pip_push(a, path);
 	if (home != NULL) {
 		snprintf(path, sizeof path, "%s/.pip/pip.conf", home);
-		added += secrets_collect_file(path);
+		pip_push(a, path);
 	}
 	if (venv != NULL) {
 		snprintf(path, sizeof path, "%s/pip.conf", venv);
-		added += secrets_collect_file(path);
+		pip_push(a, path);
 	}
+	return a;
+}
+
+/* pip's configuration files (site, user, global, PIP_CONFIG_FILE). */
+static size_t
+collect_pip(char *const *envp)
+{
+	json_t *files = secrets_pip_files(envp), *f;
+	size_t i, added = 0;
+
+	json_array_foreach(files, i, f)
+		added += secrets_collect_file(json_string_value(f));
+	json_decref(files);
 	return added;
 }
 
@@ -257,6 +343,42 @@ secrets_collect(char *const *envp)
 	added += collect_under(envp, "XDG_CONFIG_HOME", ".config", "git/credentials");
 	added += secrets_collect_file(env_get(envp, "GIT_CONFIG_GLOBAL"));
 	added += secrets_collect_file("/etc/gitconfig");
+	return added;
+}
+
+char *
+secrets_argv_line(const json_t *argv, size_t *lenp)
+{
+	size_t i, len = 0;
+	json_t *a;
+	char *line, *p;
+
+	json_array_foreach(argv, i, a)
+		len += json_is_string(a) ? json_string_length(a) + 1 : 0;
+	if ((line = p = malloc(len + 1)) == NULL)
+		return NULL;
+	json_array_foreach(argv, i, a) {
+		if (!json_is_string(a))
+			continue;
+		memcpy(p, json_string_value(a), json_string_length(a));
+		p += json_string_length(a);
+		*p++ = ' ';
+	}
+	*p = '\0';
+	*lenp = (size_t)(p - line);
+	return line;
+}
+
+size_t
+secrets_collect_argv(const json_t *argv)
+{
+	size_t len = 0, added;
+	char *line = secrets_argv_line(argv, &len);
+
+	if (line == NULL)
+		return 0;
+	added = collect_text(line, len);
+	free(line);
 	return added;
 }
 

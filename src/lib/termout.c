@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernodeck/fsutil.h"
+#include "kernodeck/redact.h"
 #include "kernodeck/termout.h"
 
 #define TERMOUT_WORST 6   /* bytes out per byte in, at most: \u009b */
@@ -126,15 +127,27 @@ clean_into(const unsigned char *s, size_t n, int flags, int final, char *out, si
 	return i;
 }
 
+int
+termout_secret(const char *s, size_t n)
+{
+	return redact_scan(s, n, NULL, 0) > 0;
+}
+
 char *
 termout_clean(const char *s, size_t n, int flags, size_t *outlen)
 {
-	char *out;
+	char *out, *red;
 	size_t o = 0;
 
-	if (n > (SIZE_MAX - 1) / TERMOUT_WORST || (out = malloc(n * TERMOUT_WORST + 1)) == NULL)
+	/* what is shown passes the redaction files pass */
+	if ((red = redact_text(s, n, &n)) == NULL)
 		return NULL;
-	clean_into((const unsigned char *)s, n, flags, 1, out, &o);
+	if (n > (SIZE_MAX - 1) / TERMOUT_WORST || (out = malloc(n * TERMOUT_WORST + 1)) == NULL) {
+		free(red);
+		return NULL;
+	}
+	clean_into((const unsigned char *)red, n, flags, 1, out, &o);
+	free(red);
 	out[o] = '\0';
 	if (outlen != NULL)
 		*outlen = o;
@@ -145,11 +158,14 @@ const char *
 termout_str(const char *s, int flags, char *buf, size_t len)
 {
 	size_t n = s ? strlen(s) : 0, i = 0, o = 0;
-	char one[TERMOUT_WORST + 4];
+	char one[TERMOUT_WORST + 4], *red;
 
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
+	if (s == NULL || (red = redact_text(s, n, &n)) == NULL)
+		return buf;
+	s = red;
 	/* one character at a time, so that an escape is never cut */
 	while (i < n) {
 		uint32_t cp;
@@ -165,6 +181,7 @@ termout_str(const char *s, int flags, char *buf, size_t len)
 		i += (size_t)l;
 	}
 	buf[o] = '\0';
+	free(red);
 	return buf;
 }
 
@@ -226,13 +243,23 @@ static ssize_t
 cookie_write(void *cookie, const char *buf, size_t size)
 {
 	struct tcookie *c = cookie;
+	size_t rn;
+	/* a write (a line: stdout is line-buffered) is redacted whole */
+	char *red = redact_text(buf, size, &rn);
 
-	for (size_t off = 0; off < size; ) {
-		size_t n = size - off < TERMOUT_CHUNK ? size - off : TERMOUT_CHUNK;
-		if (cookie_piece(c, buf + off, n) != 0)
+	if (red == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t off = 0; off < rn; ) {
+		size_t n = rn - off < TERMOUT_CHUNK ? rn - off : TERMOUT_CHUNK;
+		if (cookie_piece(c, red + off, n) != 0) {
+			free(red);
 			return -1;
+		}
 		off += n;
 	}
+	free(red);
 	return (ssize_t)size;
 }
 

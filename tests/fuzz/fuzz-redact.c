@@ -3,8 +3,11 @@
  * log, a rebuild file or a dossier may hold.  Properties: the scan and the
  * redaction agree (a finding if and only if the text changes), the
  * redacted text holds nothing more to find, redacting it again changes
- * nothing, and redacting the text line by line as a stream (run.c) leaves
- * nothing to find either.
+ * nothing, and redacting the text line by line as a stream (run.c, each
+ * line knowing the next) leaves nothing to find either.  Two values are
+ * known (as secrets_collect registers them), so that their spellings
+ * (percent-encoded, JSON-escaped) and their splits by a line break are
+ * exercised: fuzz-redact.dict holds them.
  */
 #include "config.h"
 
@@ -27,9 +30,12 @@ by_lines(const char *t, size_t n, size_t *lenp)
 	size_t ol = 0, ls = 0;
 
 	while (ls <= n) {
-		const char *nl = memchr(t + ls, '\n', n - ls);
+		const char *nl = memchr(t + ls, '\n', n - ls), *nn = NULL;
 		size_t le = nl ? (size_t)(nl - t) : n, rl;
-		char *r = redact_stream_line(&st, t + ls, le - ls, &rl), *no;
+		if (nl != NULL)
+			nn = memchr(nl + 1, '\n', n - le - 1);
+		char *r = redact_stream_next(&st, t + ls, le - ls, nl ? nl + 1 : NULL,
+					     nl ? (nn ? (size_t)(nn - nl - 1) : n - le - 1) : 0, &rl), *no;
 		if (r == NULL || (no = realloc(o, ol + rl + 2)) == NULL) {
 			free(r);
 			free(o);
@@ -58,6 +64,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (t == NULL)
 		return 0;
+	if (redact_value_count() == 0) {
+		redact_value_add("FUZZ_PASSWORD", "pw:Zq8/vK3@x");
+		redact_value_add("FUZZ_TOKEN", "Tk9\"q\\w7Lm2");
+	}
 	n = redact_scan(t, size, NULL, 0);
 	o = redact_text(t, size, &ol);
 	if (o == NULL) {

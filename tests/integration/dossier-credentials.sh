@@ -7,6 +7,13 @@
 # the reference's text; dossier.yaml lists env:NAME and netrc:HOST with
 # where each was needed, the README says it, procedure.sh stops naming a
 # variable that is not set, and no value is in any file kernodeck wrote.
+# Issue 27: the entry point carries --password=VALUE in a YAML flow
+# sequence, PIP_INDEX_URL and pip.conf (PIP_CONFIG_FILE) hold accounts, and
+# .git/config a CI checkout's http.extraheader Basic authorization whose
+# token the project prints alone: the values are in no written or printed
+# text, `dossier --redact` leaves reference.yaml valid YAML, and
+# dossier.yaml names env:PASSWORD, env:PIP_INDEX_URL, pip:PIP_EXTRA_INDEX_URL
+# and the remote's credential by its source.
 . "$KD_SRCDIR/tests/lib.sh"
 export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
@@ -21,6 +28,15 @@ NETPW="netPw-7Qz2-kL9x"
 git -C "$P" remote add origin "https://$RTOK@git.invalid/lab/p.git"
 git -C "$P" config http.extraHeader "Authorization: Bearer $HTOK"
 printf 'machine files.lab.invalid\n  login bob\n  password %s\n' "$NETPW" >"$HOME/.netrc"
+EPW="entryPw-4Kq9-Zx2"
+BTOK="ghsBasic7Qw2Lm9Xv4Tz"
+ENVPIP="envPip-8Wq3-Lz5"
+CONFPIP="confPip-2Rt6-Yx1"
+git -C "$P" config http.https://git.invalid/.extraheader \
+	"AUTHORIZATION: basic $(printf 'x-access-token:%s' "$BTOK" | base64 -w0)"
+printf '[global]\nextra-index-url = https://ci:%s@mirror2.lab.invalid/simple\n' "$CONFPIP" >"$KD_TMP/pip.conf"
+export PIP_CONFIG_FILE="$KD_TMP/pip.conf"
+export PIP_INDEX_URL="https://bob:$ENVPIP@pypi.lab.invalid/simple"
 cat >"$P/requirements-rebuild.txt" <<'REQ'
 --index-url https://${LAB_INDEX_TOKEN}@pypi.lab.invalid/simple
 --extra-index-url https://files.lab.invalid/simple
@@ -32,11 +48,13 @@ printf -- '--extra-index-url https://__token__:${MIRROR_TOKEN}@mirror.invalid/si
 mkdir -p "$P/sub"
 printf 'requests==2.0\n-c pins.txt\n' >"$P/sub/more.txt"
 printf 'lab-tool @ git+https://oauth2:${SUB_TOKEN}@git.invalid/lab/tool.git\n' >"$P/sub/pins.txt"
-code_reference "$P" >"$P/kernodeck/reference.yaml"
+code_reference "$P" | sed "s|entry_point: \[python, main.py\]|entry_point: [python, main.py, --password=$EPW]|" \
+	>"$P/kernodeck/reference.yaml"
+check "the reference's entry point carries the password" grep -q -- "--password=$EPW]" "$P/kernodeck/reference.yaml"
 printf 'goal: close-values\nresult:\n  criterion: same output (the remote token is %s)\n' "$RTOK" \
 	>>"$P/kernodeck/reference.yaml"
 mkdir -p "$P/kernodeck/logs"
-printf 'cloning with token %s\nheader %s\n' "$RTOK" "$HTOK" >"$P/kernodeck/logs/clone.log"
+printf 'cloning with token %s\nheader %s\ntoken %s alone\n' "$RTOK" "$HTOK" "$BTOK" >"$P/kernodeck/logs/clone.log"
 # named by an observation, as a stage names its logs: the dossier holds
 # the logs that are named (issue 17, point 7)
 printf 'log: logs/clone.log\n...\n' >"$P/kernodeck/compute.yaml"
@@ -50,6 +68,8 @@ check "the remote's token alone (no shape) blocks the dossier: known by value (e
 check "the finding is a known value from the project's .git/config" \
 	grep -q "kernodeck/logs/clone.log:1: known-value" "$KD_TMP/d1.err"
 check "so is the header's token" grep -q "kernodeck/logs/clone.log:2: known-value" "$KD_TMP/d1.err"
+check "and the token inside the Basic extraheader, printed alone" \
+	grep -q "kernodeck/logs/clone.log:3: known-value" "$KD_TMP/d1.err"
 expect_exit 0 "the dossier is written with --redact" "$KD_BIN" dossier "$P" --redact
 Y="$P/kernodeck/dossier/dossier.yaml"
 sed -n '/^credentials:/,/^[a-z]/p' "$Y" | sed 's/^/# /' | head -40
@@ -64,17 +84,34 @@ check "where: the git remote" grep -q "the git remote (code.remote" "$Y"
 check "how: set the variable in the environment" grep -q "set LAB_INDEX_TOKEN in the environment" "$Y"
 check "how: a netrc entry for the host" grep -q "a netrc entry (machine files.lab.invalid" "$Y"
 R="$P/kernodeck/dossier/README.md"
+check "dossier.yaml lists the entry point's password as env:PASSWORD" grep -q "provide: env:PASSWORD\$" "$Y"
+check "where: the entry point's argument" grep -q "reference.yaml code.entry_point (argument 3)" "$Y"
+check "dossier.yaml lists PIP_INDEX_URL, which the environment supplied" \
+	grep -q "provide: env:PIP_INDEX_URL\$" "$Y"
+check "and pip's configuration's extra index, by pip's variable" \
+	grep -q "provide: pip:PIP_EXTRA_INDEX_URL\$" "$Y"
+check "the git remote's credential is named by its source (the extraheader)" \
+	grep -q "http.extraheader Authorization in the project's .git/config" "$Y"
+/usr/bin/python3 - "$P/kernodeck/reference.yaml" <<'PYEOF' >"$KD_TMP/ref.txt" 2>&1
+import sys, yaml
+print(yaml.safe_load(open(sys.argv[1]))["code"]["entry_point"])
+PYEOF
+r=$?
+sed 's/^/# /' "$KD_TMP/ref.txt"
+check "--redact left reference.yaml valid YAML (exit $r)" test "$r" -eq 0
+check "the argument is now a reference to the variable" grep -qF -- "'--password=\${PASSWORD}'" "$KD_TMP/ref.txt"
 check "the README has a Credentials to provide section" grep -q "^## Credentials to provide" "$R"
 check "the README names env:MIRROR_TOKEN" grep -q '^- `env:MIRROR_TOKEN`: set MIRROR_TOKEN' "$R"
 
 leaked=0
-for v in "$RTOK" "$HTOK" "$NETPW"; do
+for v in "$RTOK" "$HTOK" "$NETPW" "$EPW" "$BTOK" "$ENVPIP" "$CONFPIP"; do
 	if grep -rlF -- "$v" "$P/kernodeck" "$KD_TMP"/*.out "$KD_TMP"/*.err | grep -v '/reference.yaml$' | sed 's/^/# leaked in /' | grep .; then
 		leaked=$((leaked + 1))
 	fi
 done
-check "none of the 3 values is in a file kernodeck wrote" test "$leaked" -eq 0
+check "none of the 7 values is in a file kernodeck wrote or printed" test "$leaked" -eq 0
 check "nor in the dossier's reference" sh -c "! grep -qF '$RTOK' '$P/kernodeck/dossier/kernodeck/reference.yaml'"
+check "nor, after --redact, in the person's reference" sh -c "! grep -qF '$EPW' '$P/kernodeck/reference.yaml'"
 
 S="$P/kernodeck/dossier/procedure.sh"
 check "procedure.sh is valid bash" bash -n "$S"

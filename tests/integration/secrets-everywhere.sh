@@ -6,7 +6,13 @@
 # Every stage and the dossier run; no planted value may be in any file
 # kernodeck wrote (the state folder, the logs, the dossier, the venv's
 # kernodeck files), and every look-alike written by the entry point is
-# intact in its log.
+# intact in its log.  Issue 27: the corpus's query parameters, presigned
+# URLs, command lines, Basic authorizations and known values spelled
+# otherwise (percent-encoded, JSON-escaped, split by a line break) are
+# printed too; the entry point carries --password=VALUE in its YAML flow
+# sequence; .git/config holds a CI checkout's Basic extraheader whose token
+# the script prints alone; what kernodeck prints (check, dossier, inspect)
+# holds none of them either.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
@@ -32,7 +38,9 @@ out = sys.argv[2]
 with open(out + "/values.txt", "w") as f:
     for r in rows:
         if r[0] == "secret":
-            f.write(un(r[2]) + "\n")
+            f.write(un(r[2]) + "\n")   # a split value: each part
+            if len(r) > 5:
+                f.write(un(r[5]) + "\n")   # and the value a spelling stands for
 with open(out + "/planted.txt", "w") as f:
     for r in rows:
         if r[0] == "secret":
@@ -44,7 +52,7 @@ with open(out + "/lookalike.txt", "w") as f:
 with open(out + "/known.env", "w") as f:
     for r in rows:
         if r[1] == "known-value":
-            f.write("%s=%s\n" % (r[4], un(r[2])))
+            f.write("%s=%s\n" % (r[4], un(r[5] if len(r) > 5 else r[2])))
 PYEOF
 check "the corpus gives at least 150 planted values" test "$(wc -l <"$KD_TMP/values.txt")" -ge 150
 
@@ -75,6 +83,12 @@ INCTOK=$(grep -m1 '^glpat-' "$KD_TMP/values.txt")
 printf '# mirror: https://ci:%s@pypi.invalid/simple\n-r extra-rebuild.txt\n' "$RBPW" >>"$D/requirements-rebuild.txt"
 printf '# the token for the mirror: %s\n' "$INCTOK" >"$D/extra-rebuild.txt"
 echo "$RBPW" >>"$KD_TMP/values.txt"
+# a CI checkout's Basic authorization; the script prints its token alone
+BTOK="ghsBasicTok-5Wq8Lz2Rv7Xc"
+git -C "$D" config http.https://git.invalid/.extraheader \
+	"AUTHORIZATION: basic $(printf 'x-access-token:%s' "$BTOK" | base64 -w0)"
+echo "checkout token $BTOK" >>"$KD_TMP/planted.txt"
+echo "$BTOK" >>"$KD_TMP/values.txt"
 cp "$KD_TMP/planted.txt" "$D/planted.txt"
 cp "$KD_TMP/lookalike.txt" "$D/lookalike.txt"
 cat >>"$D/embed.py" <<'PYEOF'
@@ -90,12 +104,21 @@ print("netrc", open(_os.path.expanduser("~/.netrc")).read())
 print("pip.conf", open(_os.environ["PIP_CONFIG_FILE"]).read())
 print("gitconfig", open(_os.path.expanduser("~/.gitconfig")).read())
 PYEOF
+# the entry point takes --password=VALUE (the script drops it before its
+# own parser, and prints its argument vector)
+EPW="entryPw-Zq41-vL8x"
+sed -i 's/^import argparse$/import argparse\nimport sys as _sys\nprint("argv:", " ".join(_sys.argv))\n_sys.argv = [a for a in _sys.argv if not a.startswith("--password=")]/' \
+	"$D/embed.py"
+echo "$EPW" >>"$KD_TMP/values.txt"
 git -C "$D" add -A && git -C "$D" -c user.name=t -c user.email=t@t.invalid commit -qm plant
 # the reference: the new commit, and credentials in its free text
 REFTOK=$(grep -m1 '^sk-proj-' "$KD_TMP/values.txt")
 sed -i "s/^  commit: .*/  commit: $(git -C "$D" rev-parse HEAD)/; s|^  criterion: .*|  criterion: same neighbours (the mirror is https://ci:$RBPW@pypi.invalid; key $REFTOK)|" \
 	"$D/kernodeck/reference.yaml"
 check "the reference holds the planted free text" grep -q "$REFTOK" "$D/kernodeck/reference.yaml"
+sed -i "s|^  entry_point: \[python, embed.py, --out, outputs\]|  entry_point: [python, embed.py, --out, outputs, --password=$EPW]|" \
+	"$D/kernodeck/reference.yaml"
+check "the entry point carries the password" grep -q -- "--password=$EPW]" "$D/kernodeck/reference.yaml"
 
 "$KD_BIN" check "$D" >"$KD_TMP/check1.txt" 2>"$KD_TMP/check1.err"
 echo "# first check: exit $?"
@@ -136,6 +159,15 @@ r=$?
 check "the dossier is written with --redact (exit 0)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/dossier.err" | head -20
 check "the dossier exists" test -f "$D/kernodeck/dossier/dossier.yaml"
+check "the dossier asks for the entry point's password as env:PASSWORD" \
+	grep -q "provide: env:PASSWORD$" "$D/kernodeck/dossier/dossier.yaml"
+/usr/bin/python3 -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))['code']['entry_point'])" \
+	"$D/kernodeck/reference.yaml" >"$KD_TMP/ep.txt" 2>&1
+check "--redact left the reference valid YAML, the password a reference" \
+	grep -qF -- "'--password=\${PASSWORD}'" "$KD_TMP/ep.txt"
+"$KD_BIN" inspect secrets "$D/planted.txt" >"$KD_TMP/inspect.txt" 2>&1
+check "inspect secrets finds the planted lines (and prints no value)" \
+	test "$(grep -c known-value "$KD_TMP/inspect.txt")" -ge 1
 check "the sample log holds the entry point's output" \
 	sh -c "grep -lq 'secrets-everywhere\|lookalike\|Merge branch' '$D'/kernodeck/logs/*-sample.log"
 
@@ -145,7 +177,7 @@ check "the sample log holds the entry point's output" \
 WRITTEN="$KD_TMP/written.txt"
 find "$D/kernodeck" -type f ! -path "$D/kernodeck/reference.yaml" >"$WRITTEN"
 find "$D" -maxdepth 3 -path "$D/.venv*" -type f -name '*kernodeck*' >>"$WRITTEN"
-echo "$KD_TMP/check1.txt $KD_TMP/check1.err $KD_TMP/check2.txt $KD_TMP/check2.err $KD_TMP/dossier.out $KD_TMP/dossier.err" |
+echo "$KD_TMP/check1.txt $KD_TMP/check1.err $KD_TMP/check2.txt $KD_TMP/check2.err $KD_TMP/dossier.out $KD_TMP/dossier.err $KD_TMP/inspect.txt $KD_TMP/c.json" |
 	tr ' ' '\n' >>"$WRITTEN"
 check "kernodeck wrote at least 30 files" test "$(wc -l <"$WRITTEN")" -ge 30
 leaked=0 n=0

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
@@ -160,20 +161,20 @@ unescape(const char *s)
 }
 
 struct row {
-	char *verdict, *kind, *value, *text, *var;
+	char *verdict, *kind, *value, *text, *var, *raw;
 };
 
 /* Split one corpus row in place; 0 for a comment or a short row. */
 static int
 split_row(char *line, struct row *r)
 {
-	char *f[5] = { 0 };
+	char *f[6] = { 0 };
 	int n = 0;
 
 	if (line[0] == '#' || line[0] == '\0')
 		return 0;
 	f[n++] = line;
-	for (char *p = line; *p && n < 5; p++)
+	for (char *p = line; *p && n < 6; p++)
 		if (*p == '\t') {
 			*p = '\0';
 			f[n++] = p + 1;
@@ -185,6 +186,7 @@ split_row(char *line, struct row *r)
 	r->value = f[2];
 	r->text = f[3];
 	r->var = f[4];
+	r->raw = f[5];   /* a known value the text spells otherwise */
 	return 1;
 }
 
@@ -196,19 +198,24 @@ planted_row(const struct row *r, const char *text)
 {
 	struct redact_finding f[MAXF];
 	size_t len = strlen(text), n, m;
-	char *value = unescape(r->value), *out, *again;
-	int found = 0, ok;
+	char *value = unescape(r->value), *out, *again, *save = NULL;
+	int found = 1, ok, survived = 0;
 
 	n = redact_scan(text, len, f, MAXF);
-	for (size_t i = 0; i < n && i < MAXF; i++)
-		if (strcmp(f[i].kind, r->kind) == 0 && f[i].len >= strlen(value) &&
-		    memmem(text + f[i].off, f[i].len, value, strlen(value)) != NULL)
-			found = 1;
 	out = redact_text(text, len, &m);
 	assert_non_null(out);
+	/* a value split by a line break: each part is found and removed */
+	for (char *part = strtok_r(value, "\n", &save); part; part = strtok_r(NULL, "\n", &save)) {
+		int here = 0;
+		for (size_t i = 0; i < n && i < MAXF; i++)
+			if (strcmp(f[i].kind, r->kind) == 0 && f[i].len >= strlen(part) &&
+			    memmem(text + f[i].off, f[i].len, part, strlen(part)) != NULL)
+				here = 1;
+		found &= here;
+		survived |= strstr(out, part) != NULL;
+	}
 	again = redact_text(out, m, NULL);
-	ok = found && strstr(out, value) == NULL && redact_scan(out, m, f, MAXF) == 0 &&
-	     strcmp(again, out) == 0;
+	ok = found && !survived && redact_scan(out, m, f, MAXF) == 0 && strcmp(again, out) == 0;
 	if (!ok) {
 		print_message("  missed %s: %s\n", r->kind, r->text);
 		print_message("    -> %s\n", out);
@@ -241,7 +248,7 @@ test_corpus(void **state)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		snprintf(buf, sizeof buf, "%.*s", (int)n, p);
 		if (split_row(buf, &r) && strcmp(r.kind, "known-value") == 0 && r.var != NULL)
-			assert_int_equal(redact_value_add(r.var, r.value), 1);
+			assert_int_equal(redact_value_add(r.var, r.raw ? r.raw : r.value), 1);
 		p = e ? e + 1 : NULL;
 	}
 	for (line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -274,8 +281,8 @@ test_corpus(void **state)
 	}
 	print_message("  corpus: %zu planted (%zu missed), %zu look-alikes (%zu touched)\n",
 		      planted, missed, clean, touched);
-	assert_true(planted >= 150);
-	assert_true(clean >= 150);
+	assert_true(planted >= 300);   /* 248, and 73 of issue 27 */
+	assert_true(clean >= 240);     /* 188, and 63 of issue 27 */
 	assert_int_equal(missed, 0);
 	assert_true(touched <= 1);
 	assert_int_equal(disagree, 0);
@@ -399,6 +406,36 @@ test_collect(void **state)
 	assert_int_equal(rmdir(home), 0);
 }
 
+/* A CI checkout's .git/config: http.<url>.extraheader holds a Basic
+ * authorization; the token inside it is hidden wherever it is printed
+ * alone, and user:token too. */
+static void
+test_basic(void **state)
+{
+	char dir[] = "/tmp/kd-test-basic-XXXXXX", p[600];
+	char *u;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/.git", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/.git/config", dir);
+	write_file(p, "[http \"https://github.com/\"]\n"
+		      "\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46UnE3dFcybXo5S3BMeDRWYg==\n");
+	redact_value_clear();
+	assert_true(secrets_collect_project(dir) >= 2);
+	u = red("token Rq7tW2mz9KpLx4Vb and x-access-token:Rq7tW2mz9KpLx4Vb and Rq7tW2mz9K\npLx4Vb");
+	assert_null(strstr(u, "Rq7tW2mz9KpLx4Vb"));
+	assert_null(strstr(u, "Rq7tW2mz9K"));
+	assert_null(strstr(u, "pLx4Vb"));
+	free(u);
+	redact_value_clear();
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof p, "%s/.git", dir);
+	assert_int_equal(rmdir(p), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Look-alikes: nothing found, nothing changed. */
 static void
 test_lookalikes(void **state)
@@ -462,25 +499,29 @@ test_url(void **state)
 	free(u);
 }
 
+/* Each text redacts to its expected form. */
+static void
+expect_red(const char *const (*pairs)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *u = red(pairs[i][0]);
+		assert_string_equal(u, pairs[i][1]);
+		free(u);
+	}
+}
+
 /* The replacement names what must be provided. */
 static void
 test_names(void **state)
 {
-	char *u;
+	static const char *const pairs[][2] = {
+		{ "HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJ\n", "HF_TOKEN=${HF_TOKEN}\n" },
+		{ "  db_password: 'x9!kq'\n", "  db_password: '${DB_PASSWORD}'\n" },
+		{ "run --api-key=Zk83hQ0pLm2Xv7Rt5Yw1 --n 3", "run --api-key=${API_KEY} --n 3" },
+		{ "Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==", "Authorization: Basic ${BASIC_AUTH}" },
+	};
 	(void)state;
-
-	u = red("HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJ\n");
-	assert_string_equal(u, "HF_TOKEN=${HF_TOKEN}\n");
-	free(u);
-	u = red("  db_password: 'x9!kq'\n");
-	assert_string_equal(u, "  db_password: '${DB_PASSWORD}'\n");
-	free(u);
-	u = red("run --api-key=Zk83hQ0pLm2Xv7Rt5Yw1 --n 3");
-	assert_string_equal(u, "run --api-key=${API_KEY} --n 3");
-	free(u);
-	u = red("Authorization: Basic YWxpY2U6c2VjcmV0cGFzcw==");
-	assert_string_equal(u, "Authorization: Basic ${BASIC_AUTH}");
-	free(u);
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
 }
 
 static void
@@ -550,6 +591,86 @@ test_large(void **state)
 	free(buf);
 }
 
+/* A known value in every spelling: percent-encoded in either case,
+ * JSON-escaped, split by a line break (in a text and in a stream). */
+static void
+test_spellings(void **state)
+{
+	struct redact_stream st = { 0 };
+	char *u, *a, *b;
+	size_t n;
+	(void)state;
+
+	redact_value_clear();
+	assert_int_equal(redact_value_add("GIT_PASSWORD", "pw:Zq8/vK3@x"), 1);
+	u = red("q=pw%3aZq8%2fvK3%40x&r=1 and pw%3AZq8%2FvK3%40x and pw:Zq8/vK3@x");
+	assert_string_equal(u, "q=${GIT_PASSWORD}&r=1 and ${GIT_PASSWORD} and ${GIT_PASSWORD}");
+	free(u);
+	u = red("{\"p\": \"pw:Zq8\\/\\u0076K3@x\", \"q\": \"pw:Zq8/\\u0076K3\\u0040x\"}");
+	assert_string_equal(u, "{\"p\": \"${GIT_PASSWORD}\", \"q\": \"${GIT_PASSWORD}\"}");
+	free(u);
+	/* split by a line break: both lines keep their shape */
+	u = red("token pw:Zq8\n/vK3@x done\nnext line\n");
+	assert_string_equal(u, "token ${GIT_PASSWORD}\n${GIT_PASSWORD} done\nnext line\n");
+	free(u);
+	u = red("a pw:Zq8/v\r\n   K3@x\n");
+	assert_string_equal(u, "a ${GIT_PASSWORD}\r\n   ${GIT_PASSWORD}\n");
+	free(u);
+	/* the same in a stream: the line knows the next one */
+	a = redact_stream_next(&st, "token pw:Z", 10, "q8/vK3@x done", 13, &n);
+	assert_string_equal(a, "token ${GIT_PASSWORD}");
+	b = redact_stream_next(&st, "q8/vK3@x done", 13, NULL, 0, &n);
+	assert_string_equal(b, "${GIT_PASSWORD} done");
+	assert_int_equal(st.carry, 0);
+	free(a);
+	free(b);
+	/* a prefix alone is not the value */
+	u = red("token pw:Zq8\nnothing here\n");
+	assert_string_equal(u, "token pw:Zq8\nnothing here\n");
+	free(u);
+	redact_value_clear();
+}
+
+/* A redaction inside a YAML flow collection keeps the file YAML: the
+ * value ends at the flow indicator, and the plain scalar is quoted. */
+static void
+test_flow(void **state)
+{
+	static const char *const pairs[][2] = {
+		{ "  entry_point: [python, run.py, --password=Xk29vLq0Pz]\n",
+		  "  entry_point: [python, run.py, \"--password=${PASSWORD}\"]\n" },
+		{ "db: {user: bob, password: Xk29vLq0Pz, port: 5432}\n",
+		  "db: {user: bob, password: \"${PASSWORD}\", port: 5432}\n" },
+		{ "args: [\"--token=Xk29vLq0Pz\", x]\n", "args: [\"--token=${TOKEN}\", x]\n" },
+		{ "run: [python, run.py, --password, Xk29vLq0Pz, --n, 3]\n",
+		  "run: [python, run.py, --password, \"${PASSWORD}\", --n, 3]\n" },
+		/* not YAML: a log's bracket */
+		{ "Epoch [1/10 --token=Xk29vLq0Pz\n", "Epoch [1/10 --token=${TOKEN}\n" },
+	};
+	(void)state;
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
+}
+
+/* Shapes of issue 27: URL query parameters by family, command lines by
+ * convention, and their look-alikes kept. */
+static void
+test_shapes3(void **state)
+{
+	static const char *const pairs[][2] = {
+		{ "GET /v1?page=2&access_token=Zk83hQ0pLm2Xv7 200", "GET /v1?page=2&access_token=${ACCESS_TOKEN} 200" },
+		{ "https://h/x?code=4aZ0bX9Lq2Ww&state=ok", "https://h/x?code=${CODE}&state=ok" },
+		{ "https://h/x?code=python&page=2&key-size=2048", "https://h/x?code=python&page=2&key-size=2048" },
+		{ "sshpass -p Zk83hQ0pLm2Xv7 ssh node3", "sshpass -p ${SSHPASS} ssh node3" },
+		{ "mysql -u root -pZk83hQ0pLm2Xv7 runs", "mysql -u root -p${MYSQL_PWD} runs" },
+		{ "docker login -u ci -p Zk83hQ0pLm2Xv7 r.example.com", "docker login -u ci -p ${DOCKER_PASSWORD} r.example.com" },
+		{ "wandb login Zk83hQ0pLm2Xv7aa11bb22cc33dd44ee55ff66", "wandb login ${WANDB_API_KEY}" },
+		{ "docker run -p 8080:80 nginx && ssh -p 2222 node3", "docker run -p 8080:80 nginx && ssh -p 2222 node3" },
+		{ "python train.py --key-size 2048", "python train.py --key-size 2048" },
+	};
+	(void)state;
+	expect_red(pairs, sizeof pairs / sizeof pairs[0]);
+}
+
 int
 main(void)
 {
@@ -559,6 +680,7 @@ main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_lookalikes),
 		cmocka_unit_test(test_url),
 		cmocka_unit_test(test_names),
@@ -566,6 +688,9 @@ main(void)
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_credential_files),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_spellings),
+		cmocka_unit_test(test_flow),
+		cmocka_unit_test(test_shapes3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "kernodeck/redact.h"
 #include "kernodeck/termout.h"
 
 static void
@@ -77,36 +78,68 @@ test_str_and_unsafe(void **state)
 
 /* The filter on a pipe: a character split between two writes is kept
  * whole, an ESC is shown, whatever the boundaries. */
+/* What the stdio filter writes for s written in two pieces (cut at
+ * cut), into got. */
+static void
+through_filter(const char *s, size_t cut, char *got, size_t cap)
+{
+	int p[2], saved;
+	ssize_t n;
+	FILE *keep = stdout;
+
+	assert_int_equal(pipe(p), 0);
+	saved = dup(STDOUT_FILENO);
+	dup2(p[1], STDOUT_FILENO);
+	close(p[1]);
+	assert_int_equal(termout_install(1), 0);
+	fwrite(s, 1, cut, stdout);
+	fflush(stdout);
+	fwrite(s + cut, 1, strlen(s) - cut, stdout);
+	fclose(stdout);
+	stdout = keep;
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	n = read(p[0], got, cap - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	got[n] = '\0';
+}
+
 static void
 test_filter(void **state)
 {
 	static const char text[] = "ok \xe2\x9c\x93 \033[2J caf\xc3\xa9\n";
 	const char *want = "ok \xe2\x9c\x93 \\x1b[2J caf\xc3\xa9\n";
 	char got[256];
-	int p[2], saved;
-	ssize_t n;
-	FILE *keep = stdout;
 
 	(void)state;
 	for (size_t cut = 0; cut < sizeof text - 1; cut++) {
-		assert_int_equal(pipe(p), 0);
-		saved = dup(STDOUT_FILENO);
-		dup2(p[1], STDOUT_FILENO);
-		close(p[1]);
-		assert_int_equal(termout_install(1), 0);
-		fwrite(text, 1, cut, stdout);
-		fflush(stdout);
-		fwrite(text + cut, 1, sizeof text - 1 - cut, stdout);
-		fclose(stdout);
-		stdout = keep;
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-		n = read(p[0], got, sizeof got - 1);
-		close(p[0]);
-		assert_true(n > 0);
-		got[n] = '\0';
+		through_filter(text, cut, got, sizeof got);
 		assert_string_equal(got, want);
 	}
+}
+
+/* What is shown passes the redaction files pass: a known value and a
+ * shaped credential, through termout_clean, termout_str and the stdio
+ * filter; termout_secret says when there is one. */
+static void
+test_redacted(void **state)
+{
+	static const char line[] = "justification: key sk-proj-Zq8vN3kLm2Rt7Wx5pYc4Qa1 \033[2J hunter2hunter9x\n";
+	const char *want = "justification: key ${OPENAI_API_KEY} \\x1b[2J ${LAB_SECRET}\n";
+	char buf[256], got[256];
+
+	(void)state;
+	redact_value_clear();
+	assert_int_equal(redact_value_add("LAB_SECRET", "hunter2hunter9x"), 1);
+	assert_true(termout_secret(line, strlen(line)));
+	assert_false(termout_secret("nothing here", 12));
+	expect(line, strlen(line), TERMOUT_KEEP_NL, want);
+	termout_str("pw hunter2hunter9x", 0, buf, sizeof buf);
+	assert_string_equal(buf, "pw ${LAB_SECRET}");
+	through_filter(line, strlen(line), got, sizeof got);
+	assert_string_equal(got, want);
+	redact_value_clear();
 }
 
 /* termout_argv: plain words as they are, single quotes when needed, $'...'
@@ -145,6 +178,7 @@ main(void)
 		cmocka_unit_test(test_str_and_unsafe),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_argv),
+		cmocka_unit_test(test_redacted),
 	};
 	return cmocka_run_group_tests_name("termout", tests, NULL, NULL);
 }
