@@ -4,7 +4,7 @@
  *
  * The stages run exactly the vectors these functions return, and replay's
  * plan (src/features/replay.c) shows the same vectors before anything runs, each
- * argument a shell word (termout_argv): what a person confirms is what
+ * argument a shell word (quote_argv): what a person confirms is what
  * runs.  Every vector is NULL-terminated, its strings malloc'd; plan_free
  * releases it.  Relative paths (.venv-rebuild, requirements-rebuild.txt)
  * are taken from the project folder, where the stages run them.

@@ -17,6 +17,7 @@
 #include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -361,11 +362,11 @@ dossier_creds_procedure(const json_t *creds)
 		snprintf(msg, sizeof msg, "procedure.sh: %s %s (%s): %s is needed by %s",
 			 env ? "set" : "no netrc entry for", n,
 			 json_string_value(json_object_get(v, "for")), p, w ? w : "the rebuild");
-		q = dossier_shell_quote(msg);
+		q = quote_word(msg, 0);
 		if (env) {
 			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s >&2; exit 3; fi\n", n, q);
 		} else {
-			char *qh = dossier_shell_quote(n);
+			char *qh = quote_word(n, 0);
 			fprintf(f, "grep -qsw -- %s \"${NETRC:-$HOME/.netrc}\" || "
 				"echo %s' (a credential helper may hold it instead)' >&2\n", qh, q);
 			free(qh);
