@@ -1092,12 +1092,6 @@ redact_value_add(const char *name, const char *value)
 	return 1;
 }
 
-size_t
-redact_value_count(void)
-{
-	return nknown;
-}
-
 void
 redact_value_clear(void)
 {
