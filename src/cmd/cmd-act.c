@@ -1,6 +1,7 @@
 /*
- * cmd-act.c - `kernodeck act DIR --stage ID [ACTION [ARG]]`: a stage's
- * walkthrough actions headless.
+ * cmd-act.c - `kernodeck act DIR [--stage ID [ACTION [ARG]]] [--yes]
+ * [--python PATH] [--state-dir DIR]`: a stage's walkthrough actions
+ * headless.
  *
  * Without ACTION it lists the stage's actions (all stages' without
  * --stage): name, key, what ARG they take and, for a required ARG, those

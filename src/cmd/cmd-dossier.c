@@ -1,8 +1,9 @@
 /*
- * cmd-dossier.c - `kernodeck dossier [DIR] [--out DIR] [--relative]`: write
- * the dossier of a project headless, as stage 7 does, without running the
- * other stages.  A credential found blocks the write and is named (file,
- * line, kind), never shown.
+ * cmd-dossier.c - `kernodeck dossier [DIR] [--state-dir DIR] [--out DIR]
+ * [--relative] [--redact] [--leave-out FILE]...`: write the dossier of a
+ * project headless, as stage 7 does, without running the other stages.  A
+ * credential found blocks the write and is named (file, line, kind), never
+ * shown.
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * cmd-init.c - `kernodeck init [DIR]`: make a folder a project, as
+ * cmd-init.c - `kernodeck init [DIR] [--state-dir DIR]`: make a folder a project, as
  * `check --init` does before it runs the stages, without running them
  * (issue 17, point 13).  The work is reference_init's.
  */

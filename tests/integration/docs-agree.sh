@@ -17,6 +17,7 @@ check "--help, man page and README list the same options for every command" test
 r=$?
 check "inspect --help, man page and README list the same inspect kinds (one table)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/#   /' "$KD_TMP/kinds.out"
+check "no code or document points at DESIGN.md or STYLE.md (not in the repository)" sh -c "! grep -rnE '(^|[^/a-z])(DESIGN|STYLE)\\.md' '$KD_SRCDIR/src' '$KD_SRCDIR/include' '$KD_SRCDIR/screens' '$KD_SRCDIR/tools' '$KD_SRCDIR/tests/unit' '$KD_SRCDIR/tests/check-source.sh' '$KD_SRCDIR/README.md' '$KD_SRCDIR/doc'"
 check "no document points at ../shared" sh -c "! grep -rn '\.\./shared' '$KD_SRCDIR/README.md' '$KD_SRCDIR/doc' '$KD_SRCDIR/share/kernodeck.1.in'"
 missing=
 for l in $(grep -o '](doc/[^)]*)' "$KD_SRCDIR/README.md" | sed 's/^](//; s/)$//'); do
