@@ -12,6 +12,7 @@
 
 const struct kd_inspect_kind kd_inspect_kinds[] = {
 	{ "collect-env", inspect_collect_env, NULL },
+	{ "nvidia-smi", inspect_nvidia_smi, NULL },
 	{ "requirements", inspect_requirements, inspect_print_requirements },
 	{ "freeze", inspect_freeze, inspect_print_freeze },
 	{ "pip-check", inspect_pip_check, inspect_print_pip_check },
