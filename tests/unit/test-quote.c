@@ -53,28 +53,27 @@ test_words(void **state)
 	}
 }
 
+/* quote_word(s, flags) is want. */
+static void
+expect_word(const char *s, int flags, const char *want)
+{
+	char *q = quote_word(s, flags);
+
+	assert_non_null(q);
+	assert_string_equal(q, want);
+	free(q);
+}
+
 static void
 test_one_word(void **state)
 {
-	char *q;
-
 	(void)state;
-	q = quote_word("plain", 0);
-	assert_string_equal(q, "plain");
-	free(q);
+	expect_word("plain", 0, "plain");
 	/* not the first word: '=' stays plain */
-	q = quote_word("OMP_NUM_THREADS=4", 0);
-	assert_string_equal(q, "OMP_NUM_THREADS=4");
-	free(q);
-	q = quote_word("OMP_NUM_THREADS=4", QUOTE_FIRST);
-	assert_string_equal(q, "'OMP_NUM_THREADS=4'");
-	free(q);
-	q = quote_word("it's $HOME `x`", 0);
-	assert_string_equal(q, "'it'\\''s $HOME `x`'");
-	free(q);
-	q = quote_word("", 0);
-	assert_string_equal(q, "''");
-	free(q);
+	expect_word("OMP_NUM_THREADS=4", 0, "OMP_NUM_THREADS=4");
+	expect_word("OMP_NUM_THREADS=4", QUOTE_FIRST, "'OMP_NUM_THREADS=4'");
+	expect_word("it's $HOME `x`", 0, "'it'\\''s $HOME `x`'");
+	expect_word("", 0, "''");
 }
 
 /* What bash makes of "printf '%s\0' LINE": the words, NUL-separated. */
