@@ -12,6 +12,7 @@
 #include "kernodeck/cmd.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/report.h"
+#include "kernodeck/treeout.h"
 
 /* The kinds, after every usage of the command. */
 static void
@@ -63,7 +64,7 @@ cmd_inspect(int argc, char **argv)
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		return rc;
 	}
-	report_print_tree(stdout, out, fmt);
+	treeout_print_tree(stdout, out, fmt);
 	json_decref(out);
 	return KD_EXIT_OK;
 }

@@ -20,7 +20,7 @@
 
 #include "kernodeck/run.h"
 #include "kernodeck/sys-gpu.h"
-#include "kernodeck/sysinfo.h"
+#include "kernodeck/sysinfo-util.h"
 
 #define KD_CAP_SYS_GPUS 64      /* GPUs listed */
 #define KD_CAP_SYS_NODES 128    /* device nodes listed */

@@ -21,6 +21,7 @@
 #include "kernodeck/run.h"
 #include "kernodeck/sys-python.h"
 #include "kernodeck/sysinfo.h"
+#include "kernodeck/sysinfo-util.h"
 
 /* Asks for version, implementation and executable, and whether the venv
  * and ensurepip modules are there (find_spec: cheaper than importing). */

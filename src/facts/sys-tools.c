@@ -15,7 +15,7 @@
 
 #include "kernodeck/run.h"
 #include "kernodeck/sys-tools.h"
-#include "kernodeck/sysinfo.h"
+#include "kernodeck/sysinfo-util.h"
 
 /* The first dotted number in text ("12.2.0"; "V12.4.131" gives
  * "12.4.131"), into out. */
