@@ -41,7 +41,7 @@ in_range(int i, int only, int upto)
 static const char *
 overall_status(const struct kd_ctx *ctx, int only, int upto)
 {
-	int dev = 0;
+	int dev = 0, strict_failed = 0;
 
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		enum kd_status s = ctx->state.st[i].status;
@@ -51,8 +51,10 @@ overall_status(const struct kd_ctx *ctx, int only, int upto)
 			dev = 1;
 		else if (s != KD_ST_PASSED)
 			return kd_status_name(s);
+		if (ctx->strict_verdict && !stage_strict_ok(&ctx->state, i, NULL, 0))
+			strict_failed = 1;
 	}
-	return dev ? "deviation" : "passed";
+	return strict_failed ? "failed" : dev ? "deviation" : "passed";
 }
 
 /* Mark each deviation of a stage's tree that its check no longer needs. */
@@ -158,6 +160,17 @@ junit_nskipped(const struct kd_ctx *ctx, int only, int upto)
 	return n;
 }
 
+/* Is row r of stage i a failure: failing without a deviation, or under
+ * check --strict a warning not acknowledged or a deviation kernodeck
+ * recorded itself? */
+static int
+junit_fails(const struct kd_ctx *ctx, int i, const struct kd_row *r)
+{
+	if (r->status == KD_R_FAIL && stage_find_deviation(&ctx->state, i, r->id) == NULL)
+		return 1;
+	return ctx->strict_verdict && stage_row_strict_fails(&ctx->state, i, r);
+}
+
 /* Why stage i is a skipped test case: it did not run (check stopped
  * before it), was never checked, or is stale. */
 static const char *
@@ -168,7 +181,8 @@ junit_why_skipped(const struct kd_stage_state *ss, int after_stop)
 	       : "not run: the stage has no check results";
 }
 
-/* Row r of stage i as a test case: a failure unless deviated. */
+/* Row r of stage i as a test case: a failure (junit_fails), or its
+ * deviation. */
 static void
 junit_row(struct kd_junit *j, const struct kd_ctx *ctx, int i, const struct kd_row *r)
 {
@@ -177,7 +191,7 @@ junit_row(struct kd_junit *j, const struct kd_ctx *ctx, int i, const struct kd_r
 				   .name = r->id };
 	char *detail = NULL, *out = NULL;
 
-	if (r->status == KD_R_FAIL && d == NULL) {
+	if (junit_fails(ctx, i, r)) {
 		c.failure = r->first_error ? r->first_error : r->observed;
 		if (c.failure == NULL)
 			c.failure = "";
@@ -203,8 +217,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 			for (size_t k = 0; k < ctx->state.st[i].rows.n; k++) {
 				const struct kd_row *r = &ctx->state.st[i].rows.v[k];
 				tests++;
-				if (r->status == KD_R_FAIL && !stage_find_deviation(&ctx->state, i, r->id))
-					failures++;
+				failures += junit_fails(ctx, i, r);
 			}
 	if (junit_begin(&j, path, "kernodeck", (size_t)(tests + skipped), (size_t)failures, skipped,
 			err) != 0)
@@ -225,8 +238,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 		if (!in_range(i, only, upto))
 			continue;
 		for (size_t k = 0; k < ss->rows.n; k++)
-			f += ss->rows.v[k].status == KD_R_FAIL &&
-			     !stage_find_deviation(&ctx->state, i, ss->rows.v[k].id);
+			f += (size_t)junit_fails(ctx, i, &ss->rows.v[k]);
 		junit_suite(&j, "", kd_stages[i]->id, ss->rows.n, f, 0);
 		for (size_t k = 0; k < ss->rows.n; k++)
 			junit_row(&j, ctx, i, &ss->rows.v[k]);
