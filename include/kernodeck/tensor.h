@@ -81,6 +81,8 @@ int tensor_stats(const char *path, const struct kd_tensor *t, struct kd_stats *s
 int tensor_load(const char *path, const struct kd_tensor *t, double **vals,
 		struct kd_err *err);
 /* {dtype, byte_order, fortran_order, shape, count, offset, nbytes} */
+/* "[12, 16]" into buf. */
+const char *tensor_shape_str(const struct kd_tensor *t, char *buf, size_t len);
 json_t *tensor_header_json(const struct kd_tensor *t);
 /* {count, nan, posinf, neginf, min, max, mean} (min/max/mean null when no
  * finite value). */

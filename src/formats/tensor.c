@@ -305,6 +305,20 @@ tensor_load(const char *path, const struct kd_tensor *t, double **vals,
 	return 0;
 }
 
+const char *
+tensor_shape_str(const struct kd_tensor *t, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	o += (size_t)snprintf(buf, len, "[");
+	for (int i = 0; i < t->ndim && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%llu", i ? ", " : "",
+				      (unsigned long long)t->shape[i]);
+	if (o < len)
+		snprintf(buf + o, len - o, "]");
+	return buf;
+}
+
 json_t *
 tensor_header_json(const struct kd_tensor *t)
 {
