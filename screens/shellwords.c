@@ -3,15 +3,20 @@
  *
  * A small state machine over the bytes: outside quotes blanks end a word and
  * a backslash takes the next byte literally; inside '...' everything is
- * literal; inside "..." a backslash escapes only " \ $ ` (as POSIX sh).
- * An empty quoted string ('' or "") is a word of its own.
+ * literal; inside "..." a backslash escapes only " \ $ ` (as POSIX sh);
+ * inside $'...' (bash's ANSI-C quoting, the form quote.h writes a word
+ * holding a control character in) \n \t \r \\ \' \xHH and \uHHHH stand
+ * for what they name.  An empty quoted string ('' or "") is a word of its
+ * own.
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/quote.h"
 #include "kernodeck/shellwords.h"
 
 struct words {
@@ -54,6 +59,73 @@ is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The value of up to max hex digits at *p (advanced past them); -1 when
+ * there is none. */
+static long
+hex_digits(const char **p, int max)
+{
+	long v = -1;
+
+	for (int i = 0; i < max && isxdigit((unsigned char)**p); i++, (*p)++)
+		v = (v < 0 ? 0 : v * 16) + (isdigit((unsigned char)**p) ? **p - '0' :
+					    (tolower((unsigned char)**p) - 'a' + 10));
+	return v;
+}
+
+/* Code point cp as UTF-8 at buf + *pos. */
+static void
+put_utf8(char *buf, size_t *pos, unsigned long cp)
+{
+	if (cp < 0x80) {
+		buf[(*pos)++] = (char)cp;
+	} else if (cp < 0x800) {
+		buf[(*pos)++] = (char)(0xc0 | (cp >> 6));
+		buf[(*pos)++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		buf[(*pos)++] = (char)(0xe0 | (cp >> 12));
+		buf[(*pos)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		buf[(*pos)++] = (char)(0x80 | (cp & 0x3f));
+	}
+}
+
+/* The inside of $'...' from p (after the opening quote) into buf: returns
+ * the closing quote, or NULL when there is none.  An escape never writes
+ * more bytes than it takes, so buf (the line's length) has room. */
+static const char *
+ansi_c(const char *p, char *buf, size_t *pos)
+{
+	for (; *p != '\0' && *p != '\''; p++) {
+		const char *e = p + 2;
+		long v;
+
+		if (*p != '\\' || p[1] == '\0') {
+			buf[(*pos)++] = *p;
+			continue;
+		}
+		switch (p[1]) {
+		case 'n': buf[(*pos)++] = '\n'; break;
+		case 't': buf[(*pos)++] = '\t'; break;
+		case 'r': buf[(*pos)++] = '\r'; break;
+		case '\\': case '\'': case '"': buf[(*pos)++] = p[1]; break;
+		case 'x': case 'u':
+			if ((v = hex_digits(&e, p[1] == 'x' ? 2 : 4)) < 0)
+				goto other;
+			if (p[1] == 'x' && v > 0)
+				buf[(*pos)++] = (char)v;
+			else if (v > 0)
+				put_utf8(buf, pos, (unsigned long)v);
+			p = e - 2;
+			break;
+		default:
+		other:
+			buf[(*pos)++] = '\\';
+			buf[(*pos)++] = p[1];
+		}
+		p++;
+	}
+	return *p == '\'' ? p : NULL;
+}
+
 /* Split line into w; 0 or 1 with error. */
 static int
 split(const char *line, struct words *w, char *error, size_t elen)
@@ -87,6 +159,15 @@ split(const char *line, struct words *w, char *error, size_t elen)
 			}
 			buf[pos++] = p[1];
 			p += 2;
+		} else if (c == '$' && p[1] == '\'') {
+			const char *q = ansi_c(p + 2, buf, &pos);
+
+			if (q == NULL) {
+				snprintf(error, elen, "unbalanced $' at column %zu",
+					 (size_t)(p - line) + 1);
+				goto fail;
+			}
+			p = q + 1;
 		} else if (c == '\'') {
 			const char *q = strchr(p + 1, '\'');
 
@@ -194,83 +275,22 @@ shellwords_free(char **argv)
 }
 
 char *
-shellwords_quote(const char *word)
-{
-	size_t n = 0, len;
-	const char *p;
-	char *out, *o;
-	int plain = *word != '\0';
-
-	for (p = word; *p != '\0'; p++)
-		if (strchr(" \t\n\r'\"\\$`*?[]{}()<>|&;#~!=", *p) != NULL)
-			plain = 0;
-	len = strlen(word);
-	if (plain)
-		return strdup(word);
-	/* '...' with each ' written as '\'' */
-	for (p = word; *p != '\0'; p++)
-		n += *p == '\'' ? 4 : 1;
-	out = malloc(n + 3);
-	if (out == NULL)
-		return NULL;
-	o = out;
-	*o++ = '\'';
-	for (p = word; p < word + len; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return out;
-}
-
-char *
 shellwords_join(const json_t *arr)
 {
-	size_t i, len = 0, cap = 64;
-	char *out = malloc(cap);
+	size_t n = json_is_array(arr) ? json_array_size(arr) : 0;
+	char **words = calloc(n + 1, sizeof *words), *line = NULL;
+	size_t i;
 	json_t *v;
 
-	if (out == NULL)
+	if (words == NULL)
 		return NULL;
-	out[0] = '\0';
-	if (!json_is_array(arr))
-		return out;
-	json_array_foreach(arr, i, v) {
-		char *q, *js = NULL;
-		size_t ql;
-
-		if (json_is_string(v)) {
-			q = shellwords_quote(json_string_value(v));
-		} else {
-			js = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-			q = shellwords_quote(js ? js : "?");
-			free(js);
-		}
-		if (q == NULL)
-			continue;
-		ql = strlen(q);
-		if (len + ql + 2 > cap) {
-			char *n;
-
-			while (len + ql + 2 > cap)
-				cap *= 2;
-			n = realloc(out, cap);
-			if (n == NULL) {
-				free(q);
-				break;
-			}
-			out = n;
-		}
-		if (len > 0)
-			out[len++] = ' ';
-		memcpy(out + len, q, ql + 1);
-		len += ql;
-		free(q);
-	}
-	return out;
+	json_array_foreach(arr, i, v)
+		words[i] = json_is_string(v) ? strdup(json_string_value(v)) :
+			   json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	for (i = 0; i < n && words[i] != NULL; i++)
+		;
+	if (i == n)
+		line = quote_argv((const char *const *)words);
+	shellwords_free(words);
+	return line;
 }

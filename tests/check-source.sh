@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/check-source.sh - the house rules of STYLE.md, checked on the code.
+# tests/check-source.sh - the house rules of the code (doc/design.md), checked.
 #
 # Usage: check-source.sh [TOPDIR [LIBKDCORE]]   (default: the tree holding
 # this script; $KD_BUILDDIR/libkdcore.a)

@@ -4,8 +4,9 @@
  * table as the help overlay (KD_KEY_INFO in keys.h) plus each stage's own
  * actions (kd_stages[]) with their names for `kernodeck act`; @SYNOPSIS@
  * becomes the synopsis of the walkthrough and of every command, from their
- * declarations (kd_cmd_table, cmd.h) as `--help` prints them; @VERSION@
- * becomes the version given.
+ * declarations (kd_cmd_table, cmd.h) as `--help` prints them;
+ * @INSPECT_KINDS@ becomes the kinds of `kernodeck inspect` (kd_inspect_kinds,
+ * inspect.h), one .BR line each; @VERSION@ becomes the version given.
  *
  * usage: mankeys TEMPLATE VERSION > kernodeck.1
  */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "kernodeck/cmd.h"
+#include "kernodeck/inspect.h"
 #include "kernodeck/keys.h"
 #include "kernodeck/stage.h"
 
@@ -113,6 +115,17 @@ print_synopsis(FILE *fp)
 	fputs(".B kernodeck\n.BR \\-\\-help \" | \" \\-\\-version\n.hy\n", fp);
 }
 
+/* The kinds as a roff list: ".BR name ," each, the last ending with ".". */
+static void
+print_inspect_kinds(FILE *fp)
+{
+	for (const struct kd_inspect_kind *k = kd_inspect_kinds; k->name != NULL; k++) {
+		fputs(".BR ", fp);
+		roff(k->name, fp);
+		fputs(k[1].name != NULL ? " ,\n" : " .\n", fp);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -137,6 +150,10 @@ main(int argc, char **argv)
 		}
 		if (strcmp(line, "@SYNOPSIS@\n") == 0) {
 			print_synopsis(stdout);
+			continue;
+		}
+		if (strcmp(line, "@INSPECT_KINDS@\n") == 0) {
+			print_inspect_kinds(stdout);
 			continue;
 		}
 		while ((at = strstr(line, "@VERSION@")) != NULL) {

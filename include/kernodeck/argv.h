@@ -6,7 +6,7 @@
  * pip; baseenv.h: the base environment's query; probe.h: the probe;
  * reference.h: the entry point); the stages run exactly those vectors, and
  * replay's plan (src/features/replay.c) shows the same ones before
- * anything runs, each argument a shell word (termout_argv): what a person
+ * anything runs, each argument a shell word (quote_argv): what a person
  * confirms is what runs.  Relative paths (.venv-rebuild,
  * requirements-rebuild.txt) are taken from the project folder, where the
  * stages run them.

@@ -11,11 +11,14 @@
  *           .exec = cmd_NAME };
  *
  * and add X(NAME) to KD_CMD_LIST below, in the order `kernodeck --help`
- * lists it.  Adding an option: one line in its entry's options, one case
- * in its cmd_getopt loop.
+ * lists it.  A command that works on a project says so in its entry
+ * (.project = KD_PROJECT_LOCKED or KD_PROJECT_READ) and opens it with
+ * cmd_open_project once its options are read.  Adding an option: one line
+ * in its entry's options, one case in its cmd_getopt loop.
  *
  * Each exec is given argv starting at the command name and returns an
- * exit status (enum kd_exit, DESIGN.md section 2).
+ * exit status (enum kd_exit, below; the EXIT STATUS section of the man
+ * page).
  */
 #ifndef KD_CMD_H
 #define KD_CMD_H
@@ -43,6 +46,15 @@ struct kd_opt {
 	unsigned flags;
 };
 
+/* What a command needs of the project before it does anything (as git's
+ * RUN_SETUP): cmd_open_project opens it so, with one message and one
+ * mapping of its errors to exit statuses. */
+enum kd_cmd_project {
+	KD_PROJECT_NONE = 0,   /* no project: inspect, hash, diff, replay, fleet, demo */
+	KD_PROJECT_READ,       /* read, without the lock: what it does changes nothing */
+	KD_PROJECT_LOCKED,     /* under the lock; another kernodeck holding it is exit 3 */
+};
+
 struct kd_cmd_entry {
 	const char *name;          /* "check"; NULL for the walkthrough (`kernodeck [DIR]`) */
 	const char *args;          /* operands shown before the options ("[DIR]"), or NULL */
@@ -51,6 +63,7 @@ struct kd_cmd_entry {
 	const char *help;          /* what --help prints after a blank line, or NULL */
 	void (*usage_tail)(FILE *fp); /* printed after every usage (inspect's kinds), or NULL */
 	int stop_at_operand;       /* 1: options end at the first operand (hash) */
+	enum kd_cmd_project project;  /* how cmd_open_project opens the project */
 	int (*exec)(int argc, char **argv);  /* NULL for the walkthrough (screens/) */
 };
 
@@ -98,6 +111,16 @@ void cmd_put_wrapped(FILE *fp, const char *text, size_t first_col, size_t indent
 /* The man page's synopsis of an entry, in roff (one .B line for the
  * command, then the operands and options, then .br). */
 void cmd_synopsis_roff(const struct kd_cmd_entry *e, FILE *fp);
+
+struct kd_ctx;
+/* Open the project in dir (its state in state_dir, or NULL: DIR/kernodeck)
+ * as e->project says, or without the lock when how is KD_PROJECT_READ (a
+ * locked command's part that changes nothing; else pass e->project).  0,
+ * or, after "kernodeck NAME: WHY" on stderr and ctx closed, the exit
+ * status: KD_EXIT_USAGE for a project that cannot be read (KD_EINPUT),
+ * KD_EXIT_ENV for anything else (a write failed, the lock is held). */
+int cmd_open_project(const struct kd_cmd_entry *e, enum kd_cmd_project how,
+		     struct kd_ctx *ctx, const char *dir, const char *state_dir);
 
 /* Set by the program's main (src/main.c) to open the walkthrough on a
  * project; NULL in programs without screens/ (then `kernodeck demo` says

@@ -1,5 +1,6 @@
 /*
- * compare.h - the comparison rule of stages 1 and 6 (DESIGN.md section 1).
+ * compare.h - the comparison rule of stages 1 and 6 (doc/reference-format.md,
+ * "The comparison rule").
  *
  * An output and the reference output are held as struct cmp_data: rows x
  * cols elements (the first dimension is the row: one input item), each a

@@ -47,9 +47,5 @@ int contain_includes(const char *base, const char *rel, json_t **list, struct kd
  * at most 20, each passed to show. */
 void contain_show_diff(const char *a, const char *b, const char *name,
 		       void (*show)(void *u, const char *line), void *u);
-/* One argument of a command as the plan shows it: as it is when it holds
- * only letters, digits and -_./=:,+@%, else in single quotes ('\'' for a
- * quote); into buf, returned. */
-const char *contain_quote(const char *arg, char *buf, size_t len);
 
 #endif

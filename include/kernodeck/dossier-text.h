@@ -21,7 +21,5 @@ char *dossier_procedure(const struct kd_ctx *ctx, const json_t *tree);
 json_t *dossier_variant(const struct kd_ctx *ctx);
 /* [{stage, check, what, why, intentional, author, time}] */
 json_t *dossier_deviations(const struct kd_ctx *ctx);
-/* A string quoted for bash (single quotes), malloc'd. */
-char *dossier_shell_quote(const char *s);
 
 #endif

@@ -1,8 +1,12 @@
 /*
  * inspect.h - `kernodeck inspect KIND FILE`: what kernodeck understood from
  * one file, as a JSON tree.  One parser per kind, each in its own module;
- * the table is in src/cmd/cmd-inspect.c.  Each returns 0 and a new tree in *out,
- * or KD_EINPUT with err naming the file and line.
+ * the kinds are one table (kd_inspect_kinds, src/formats/inspect.c), from
+ * which come the command's lookup, the KIND list of its usage and the man
+ * page's list (tools/mankeys); tests/integration/docs-agree.sh checks the
+ * README's.  Adding a kind: its parser, and a row of that table.  Each
+ * parser returns 0 and a new tree in *out, or KD_EINPUT with err naming
+ * the file and line.
  */
 #ifndef KD_INSPECT_H
 #define KD_INSPECT_H
@@ -34,5 +38,18 @@ int inspect_print_freeze(FILE *fp, enum kd_format fmt, const char *path,
 			 struct kd_err *err);                                /* src/formats/parse-freeze.c */
 int inspect_print_pip_check(FILE *fp, enum kd_format fmt, const char *path,
 			    struct kd_err *err);                             /* src/formats/parse-pipcheck.c */
+
+struct kd_inspect_kind {
+	const char *name;   /* "pip-check": the KIND operand */
+	int (*parse)(const char *path, json_t **out, struct kd_err *err);
+	/* parse and print as it goes (the text formats above), or NULL */
+	int (*print)(FILE *fp, enum kd_format fmt, const char *path, struct kd_err *err);
+};
+
+/* The kinds, in the order the usage and the documents list them; a NULL
+ * name ends the table. */
+extern const struct kd_inspect_kind kd_inspect_kinds[];
+/* The kind named name, or NULL. */
+const struct kd_inspect_kind *inspect_kind(const char *name);
 
 #endif

@@ -24,8 +24,6 @@ struct kd_obs_file {
 #define KD_OBS_KEY(type, name, path, flags) { path, #type, flags },
 
 extern const struct kd_obs_file kd_obs_files[];
-/* The entry of an observation file name ("system.yaml"), or NULL. */
-const struct kd_obs_file *obs_file_find(const char *file);
 /* Whether node has the declared type (str, obj, arr, any, bool, int, num). */
 int obs_type_ok(const json_t *node, const char *type);
 

@@ -73,8 +73,6 @@ const char *pep503_canonical(const char *name, char *buf, size_t len);
 /* The same for the first nl bytes of name (it stops at a NUL byte too);
  * returns the length written. */
 size_t pep503_canonical_n(const char *name, size_t nl, char *buf, size_t len);
-/* malloc'd variant. */
-char *pep503_canonical_dup(const char *name);
 /* Is name a valid project name (letters, digits, '-', '_', '.', starting
  * and ending with a letter or digit)? */
 int pep503_valid_name(const char *name, size_t len);

@@ -78,6 +78,8 @@ char *redact_stream_next(struct redact_stream *st, const char *line, size_t len,
  * returns 1 when added, 0 when too short, too long, a placeholder or known
  * already, -1 without memory. */
 int redact_value_add(const char *name, const char *value);
+/* How many known values there are (the fuzz target registers its own when
+ * none). */
 size_t redact_value_count(void);
 void redact_value_clear(void);
 /* Strip userinfo from one URL into a malloc'd string; *had set to 1 when

@@ -24,9 +24,9 @@ int shellwords_split(const char *line, json_t **out, char *error, size_t len);
  * extra (may be NULL) is appended as a last argument. */
 char **shellwords_argv(const char *line, const char *extra, char *error, size_t len);
 void shellwords_free(char **argv);
-/* Quote one word so that shellwords_split gives it back (malloc'd). */
-char *shellwords_quote(const char *word);
-/* Join an array as a line (malloc'd); non-string items are printed as
+/* Join an array as a line of words quoted as every command kernodeck
+ * shows (quote_argv, quote.h), which shellwords_split gives back
+ * (malloc'd; NULL when out of memory); non-string items are printed as
  * JSON.  NULL or a non-array gives "". */
 char *shellwords_join(const json_t *arr);
 

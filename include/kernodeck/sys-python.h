@@ -1,7 +1,7 @@
 /*
  * sys-python.h - the interpreters of this machine and the one chosen for
- * the rebuild (DESIGN.md section 1: --python, else the reference's path,
- * else the first python3.X on PATH with the reference's major.minor, else
+ * the rebuild (--python, else the reference's path, else the first
+ * python3.X on PATH with the reference's major.minor, else
  * /usr/bin/python3, else python3 on PATH).  sysinfo_choose_python (in
  * sysinfo.h) is implemented here.
  */

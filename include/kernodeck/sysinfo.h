@@ -40,7 +40,7 @@ int sysinfo_observe(json_t **obs, const struct kd_sink *sink, struct kd_err *err
 /* The reference's `system` row (see doc/reference-format.md) from an
  * observation tree (sysinfo_observe) or from a parsed collect_env report. */
 json_t *sysinfo_reference_row(const json_t *obs);
-/* Choose the interpreter for the rebuild (DESIGN.md section 1): override
+/* Choose the interpreter for the rebuild (sys-python.h): override
  * when given, else the reference's (same path, or first on PATH with the
  * same major.minor), else /usr/bin/python3, else python3 on PATH.
  * *path and *reason are malloc'd. */

@@ -47,7 +47,6 @@ enum kd_dtype { KD_DTYPE_INFO(KD_DT_ENUM) KD_DT__COUNT };
 
 const char *tensor_dtype_name(enum kd_dtype dt);
 size_t tensor_dtype_size(enum kd_dtype dt);
-char tensor_dtype_kind(enum kd_dtype dt);
 /* By name ("float32"); also accepts NumPy short names ("f4", "<f4", "i8"). */
 int tensor_dtype_parse(const char *name, enum kd_dtype *out);
 
@@ -81,9 +80,9 @@ int tensor_stats(const char *path, const struct kd_tensor *t, struct kd_stats *s
  * returns 0).  Refuses tensors over KD_CAP_TENSOR_ELEMS. */
 int tensor_load(const char *path, const struct kd_tensor *t, double **vals,
 		struct kd_err *err);
+/* {dtype, byte_order, fortran_order, shape, count, offset, nbytes} */
 /* "[12, 16]" into buf. */
 const char *tensor_shape_str(const struct kd_tensor *t, char *buf, size_t len);
-/* {dtype, byte_order, fortran_order, shape, count, offset, nbytes} */
 json_t *tensor_header_json(const struct kd_tensor *t);
 /* {count, nan, posinf, neginf, min, max, mean} (min/max/mean null when no
  * finite value). */

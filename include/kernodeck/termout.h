@@ -43,14 +43,6 @@ size_t termout_unsafe(const char *s, size_t n);
 /* Route stdout (when which & 1) and stderr (which & 2) through
  * termout_clean from now on.  0, or -1 (the streams are left as they were). */
 int termout_install(int which);
-/* An argument vector as one line of shell words, separated by spaces
- * (malloc'd; NULL when out of memory): a word of plain characters as it
- * is, else in single quotes, else (it holds a control, a hidden code point
- * or a byte that is not UTF-8) as a $'...' word with \xHH, \uHHHH, \n, \t,
- * \\ and \' escapes.  The line is safe to print and names each argument
- * unambiguously: what replay's plan shows and the log's "# kernodeck: run"
- * line record. */
-char *termout_argv(const char *const *argv);
 /* Write text kernodeck made itself (a progress line that starts with \r)
  * straight to the file descriptor of f, after flushing f. */
 void termout_write_trusted(FILE *f, const char *s);

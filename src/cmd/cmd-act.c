@@ -1,6 +1,7 @@
 /*
- * cmd-act.c - `kernodeck act DIR --stage ID [ACTION [ARG]]`: a stage's
- * walkthrough actions headless.
+ * cmd-act.c - `kernodeck act DIR [--stage ID [ACTION [ARG]]] [--yes]
+ * [--python PATH] [--state-dir DIR]`: a stage's walkthrough actions
+ * headless.
  *
  * Without ACTION it lists the stage's actions (all stages' without
  * --stage): name, key, what ARG they take and, for a required ARG, those
@@ -167,11 +168,8 @@ cmd_act(int argc, char **argv)
 	if (name == NULL) {
 		/* the listing reads the last check's rows; it changes nothing, so
 		 * another kernodeck's lock does not stop it */
-		if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_NONE, &err)) != 0) {
-			fprintf(stderr, "kernodeck act: %s\n", kd_err_format(&err, buf, sizeof buf));
-			kd_ctx_close(&ctx);
-			return exit_of(rc);
-		}
+		if ((rc = cmd_open_project(e, KD_PROJECT_READ, &ctx, dir, state_dir)) != 0)
+			return rc;
 		for (int s = 0; s < KD_NSTAGES; s++)
 			if (i < 0 || s == i)
 				list_stage(&ctx, s);
@@ -219,12 +217,9 @@ cmd_act(int argc, char **argv)
 		free(arg);
 		return KD_EXIT_FAILED;
 	}
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc != 0) {
-		fprintf(stderr, "kernodeck act: %s\n", kd_err_format(&err, buf, sizeof buf));
-		kd_ctx_close(&ctx);
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0) {
 		free(arg);
-		return rc == KD_EFAIL ? KD_EXIT_ENV : exit_of(rc);
+		return rc;
 	}
 	ctx.python_override = python;
 	for (int s = 0; s < KD_NSTAGES; s++)
@@ -269,6 +264,7 @@ const struct kd_cmd_entry kd_cmd_act = {
 	.name = "act",
 	.args = "DIR",
 	.opts = act_opts,
+	.project = KD_PROJECT_LOCKED,   /* the listing: KD_PROJECT_READ */
 	.help = "Without ACTION, list the stage's actions (every stage's without --stage).\n"
 		"With ACTION, run it as its key in the walkthrough does, save the state and\n"
 		"print what changed.  ARG is what the walkthrough's selected row gives: a\n"

@@ -78,11 +78,10 @@ cmd_capture(int argc, char **argv)
 		dir = argv[optind++];
 	if (optind < argc)
 		return cmd_usage_error(e, "one project folder at most");
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc == 0) {
-		ctx.python_override = python;
-		rc = capture_reference(&ctx, python, &sink, &summary, &err);
-	}
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0)
+		return rc;
+	ctx.python_override = python;
+	rc = capture_reference(&ctx, python, &sink, &summary, &err);
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck capture: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
@@ -105,6 +104,7 @@ const struct kd_cmd_entry kd_cmd_capture = {
 	.name = "capture",
 	.args = "[DIR]",
 	.opts = capture_opts,
+	.project = KD_PROJECT_LOCKED,
 	.help = "Record this machine (the reference machine) into DIR's reference: the\n"
 		"interpreter, its packages (pip freeze --all, pip inspect) and the system.",
 	.exec = cmd_capture,

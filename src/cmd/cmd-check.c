@@ -209,12 +209,8 @@ cmd_check(int argc, char **argv)
 		return rc;
 	if (!init && (rc = check_is_project(dir, state_dir)) != 0)
 		return rc;
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc != 0) {
-		print_err(&err);
-		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
-	}
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0)
+		return rc;
 	ctx.python_override = python;
 	runner_begin(&run, &ctx, only < 0, fleet_latest);   /* every stage, one after the other */
 	if (strict)
@@ -280,5 +276,6 @@ const struct kd_cmd_entry kd_cmd_check = {
 	.name = "check",
 	.args = "[DIR]",
 	.opts = check_opts,
+	.project = KD_PROJECT_LOCKED,
 	.exec = cmd_check,
 };

@@ -58,10 +58,11 @@ cmd_deviate(int argc, char **argv)
 		fprintf(stderr, "kernodeck deviate: unknown stage \"%s\"\n", stage);
 		return KD_EXIT_USAGE;
 	}
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc == 0 && withdraw)
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0)
+		return rc;
+	if (withdraw)
 		rc = stage_withdraw_deviation(&ctx.state, i, check, &err);
-	else if (rc == 0)
+	else
 		rc = stage_record_deviation(&ctx.state, i, check, what, why, intentional,
 					    kd_author(), &err);
 	if (rc == 0)
@@ -97,6 +98,7 @@ const struct kd_cmd_entry kd_cmd_deviate = {
 	.name = "deviate",
 	.args = "DIR",
 	.opts = deviate_opts,
+	.project = KD_PROJECT_LOCKED,
 	.help = "Record why a check's difference is accepted (--why, with --what and\n"
 		"--intentional), or take back a deviation recorded earlier (--withdraw).\n",
 	.exec = cmd_deviate,

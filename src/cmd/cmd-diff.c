@@ -1,5 +1,5 @@
 /*
- * cmd-diff.c - `kernodeck diff A B [--format text|json] [--all]`: two dossiers, or
+ * cmd-diff.c - `kernodeck diff A [B] [--format text|yaml|json] [--all]`: two dossiers, or
  * two `kernodeck check --format yaml|json` captures (a reference machine and
  * a new one), compared layer by layer, showing only what differs, in the
  * five layers a dossier's README names (and the deviations):

@@ -1,8 +1,9 @@
 /*
- * cmd-dossier.c - `kernodeck dossier [DIR] [--out DIR] [--relative]`: write
- * the dossier of a project headless, as stage 7 does, without running the
- * other stages.  A credential found blocks the write and is named (file,
- * line, kind), never shown.
+ * cmd-dossier.c - `kernodeck dossier [DIR] [--state-dir DIR] [--out DIR]
+ * [--relative] [--redact] [--leave-out FILE]...`: write the dossier of a
+ * project headless, as stage 7 does, without running the other stages.  A
+ * credential found blocks the write and is named (file, line, kind), never
+ * shown.
  */
 #include "config.h"
 
@@ -59,9 +60,7 @@ cmd_dossier(int argc, char **argv)
 		return cmd_usage_error(e, "one project folder at most");
 	}
 	kd_err_clear(&err);
-	if ((rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err)) != 0) {
-		fprintf(stderr, "kernodeck dossier: %s\n", kd_err_format(&err, buf, sizeof buf));
-		kd_ctx_close(&ctx);
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0) {
 		json_decref(leave);
 		return rc;
 	}
@@ -138,6 +137,7 @@ const struct kd_cmd_entry kd_cmd_dossier = {
 	.name = "dossier",
 	.args = "[DIR]",
 	.opts = dossier_opts,
+	.project = KD_PROJECT_LOCKED,
 	.help = "Write the dossier (default DIR/kernodeck/dossier); credentials found block it:\n"
 		"--redact puts ${NAME} in their place in the sources, --leave-out keeps a file\n"
 		"out, --relative writes the project's absolute paths relative to it.",

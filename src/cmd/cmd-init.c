@@ -1,5 +1,5 @@
 /*
- * cmd-init.c - `kernodeck init [DIR]`: make a folder a project, as
+ * cmd-init.c - `kernodeck init [DIR] [--state-dir DIR]`: make a folder a project, as
  * `check --init` does before it runs the stages, without running them
  * (issue 17, point 13).  The work is reference_init's.
  */
@@ -69,9 +69,9 @@ cmd_init(int argc, char **argv)
 	}
 	had_state = sd != NULL && fsutil_exists(sd);
 	free(sd);
-	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_REQUIRED, &err);
-	if (rc == 0)
-		rc = reference_init(&ctx, &made_ref, &excluded, &err);
+	if ((rc = cmd_open_project(e, e->project, &ctx, dir, state_dir)) != 0)
+		return rc;
+	rc = reference_init(&ctx, &made_ref, &excluded, &err);
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck init: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
@@ -91,6 +91,7 @@ const struct kd_cmd_entry kd_cmd_init = {
 	.name = "init",
 	.args = "[DIR]",
 	.opts = init_opts,
+	.project = KD_PROJECT_LOCKED,
 	.help = "Make DIR (default .) a kernodeck project, as check --init does, without\n"
 		"running the stages: its kernodeck/ folder (or --state-dir) with state.yaml\n"
 		"and a reference.yaml to fill, and, in a git repository, kernodeck/ and\n"

@@ -1,7 +1,7 @@
 /*
  * cmd-replay.c - `kernodeck replay DOSSIER [--workdir DIR] [--data DIR]
- * [--python PATH] [--unlocked] [--yes]`: the arguments, then the replay engine
- * (src/features/replay.c).
+ * [--python PATH] [--repo PATH|URL] [--unlocked] [--yes]`: the arguments, then
+ * the replay engine (src/features/replay.c).
  */
 #include "config.h"
 

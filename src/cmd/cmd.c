@@ -13,6 +13,8 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
+#include "kernodeck/ctx.h"
+#include "kernodeck/err.h"
 
 #define KD_CMD_REF(n) &kd_cmd_##n,
 const struct kd_cmd_entry *const kd_cmd_table[] = { KD_CMD_LIST(KD_CMD_REF) NULL };
@@ -256,4 +258,23 @@ cmd_synopsis_roff(const struct kd_cmd_entry *e, FILE *fp)
 		s++;
 	}
 	fputs("\n.br\n", fp);
+}
+
+/* ---- the project ---- */
+
+int
+cmd_open_project(const struct kd_cmd_entry *e, enum kd_cmd_project how, struct kd_ctx *ctx,
+		 const char *dir, const char *state_dir)
+{
+	struct kd_err err = { 0 };
+	char buf[2200];
+	int rc = kd_ctx_open(ctx, dir, state_dir,
+			     how == KD_PROJECT_LOCKED ? KD_LOCK_REQUIRED : KD_LOCK_NONE, &err);
+
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "kernodeck%s%s: %s\n", e->name ? " " : "", e->name ? e->name : "",
+		kd_err_format(&err, buf, sizeof buf));
+	kd_ctx_close(ctx);
+	return rc == KD_EINPUT ? KD_EXIT_USAGE : KD_EXIT_ENV;
 }

@@ -76,16 +76,6 @@ const struct kd_obs_elems kd_obs_elems[] = {
 	{ "dossier-obs.yaml", "home_paths", dossier_home_keys },
 	{ NULL, NULL, NULL },
 };
-
-const struct kd_obs_file *
-obs_file_find(const char *file)
-{
-	for (const struct kd_obs_file *f = kd_obs_files; f->file != NULL; f++)
-		if (strcmp(f->file, file) == 0)
-			return f;
-	return NULL;
-}
-
 int
 obs_type_ok(const json_t *node, const char *type)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernodeck/fsutil.h"
+#include "kernodeck/junit.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/treeout.h"
@@ -141,21 +142,6 @@ report_print(FILE *fp, const struct kd_ctx *ctx, int only, int upto, enum kd_for
 	}
 }
 
-/* A stage that did not run (check stopped before it), was never checked,
- * or is stale: one skipped test case, with why. */
-static void
-junit_skipped(FILE *fp, int i, const struct kd_stage_state *ss, int after_stop)
-{
-	const char *why = after_stop ? "not run: check stopped at an earlier stage"
-			  : ss->status == KD_ST_STALE ? "stale: an earlier stage changed; not checked again"
-			  : "not run: the stage has no check results";
-
-	fprintf(fp, "  <testsuite name=\"%s\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\">\n"
-		"    <testcase classname=\"kernodeck.%s\" name=\"%s\"><skipped message=\"%s\"/>"
-		"</testcase>\n  </testsuite>\n", kd_stages[i]->id, kd_stages[i]->id,
-		kd_stages[i]->id, why);
-}
-
 /* Is stage i a skipped test case in the JUnit report? */
 static int
 junit_skips(const struct kd_ctx *ctx, int i, int only, int upto)
@@ -185,36 +171,47 @@ junit_fails(const struct kd_ctx *ctx, int i, const struct kd_row *r)
 	return ctx->strict_verdict && stage_row_strict_fails(&ctx->state, i, r);
 }
 
-/* XML text with the five special characters escaped. */
-static void
-xml_put(FILE *fp, const char *s)
+/* Why stage i is a skipped test case: it did not run (check stopped
+ * before it), was never checked, or is stale. */
+static const char *
+junit_why_skipped(const struct kd_stage_state *ss, int after_stop)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc('?', fp);
-			else
-				fputc(*s, fp);
-		}
+	return after_stop ? "not run: check stopped at an earlier stage"
+	       : ss->status == KD_ST_STALE ? "stale: an earlier stage changed; not checked again"
+	       : "not run: the stage has no check results";
+}
+
+/* Row r of stage i as a test case: a failure (junit_fails), or its
+ * deviation. */
+static void
+junit_row(struct kd_junit *j, const struct kd_ctx *ctx, int i, const struct kd_row *r)
+{
+	const struct kd_deviation *d = stage_find_deviation(&ctx->state, i, r->id);
+	struct kd_junit_case c = { .class_prefix = "kernodeck.", .class_name = kd_stages[i]->id,
+				   .name = r->id };
+	char *detail = NULL, *out = NULL;
+
+	if (junit_fails(ctx, i, r)) {
+		c.failure = r->first_error ? r->first_error : r->observed;
+		if (c.failure == NULL)
+			c.failure = "";
+		if (asprintf(&detail, "observed: %s\nexpected: %s%s%s", nz(r->observed),
+			     nz(r->expected), r->hint ? "\nhint: " : "", nz(r->hint)) >= 0)
+			c.detail = detail;
+	} else if (d != NULL && asprintf(&out, "deviation: %s", nz(d->why)) >= 0) {
+		c.out = out;
 	}
+	junit_case(j, &c);
+	free(detail);
+	free(out);
 }
 
 int
 report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, struct kd_err *err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	int tests = 0, failures = 0, rc;
+	struct kd_junit j;
+	int tests = 0, failures = 0, skipped = junit_nskipped(ctx, only, upto);
 
-	if (fp == NULL)
-		return kd_err_sys(err, KD_EENV, path, 0, "cannot build %s", path);
 	for (int i = 0; i < KD_NSTAGES; i++)
 		if (in_range(i, only, upto) && !junit_skips(ctx, i, only, upto))
 			for (size_t k = 0; k < ctx->state.st[i].rows.n; k++) {
@@ -222,55 +219,30 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 				tests++;
 				failures += junit_fails(ctx, i, r);
 			}
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(fp, "<testsuites name=\"kernodeck\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
-		"skipped=\"%d\">\n", tests + junit_nskipped(ctx, only, upto), failures,
-		junit_nskipped(ctx, only, upto));
+	if (junit_begin(&j, path, "kernodeck", (size_t)(tests + skipped), (size_t)failures, skipped,
+			err) != 0)
+		return err->code;
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		const struct kd_stage_state *ss = &ctx->state.st[i];
-		int t = 0, f = 0;
+		size_t f = 0;
 		if (junit_skips(ctx, i, only, upto)) {
-			junit_skipped(fp, i, ss, i > upto);
+			struct kd_junit_case c = { .class_prefix = "kernodeck.",
+						   .class_name = kd_stages[i]->id,
+						   .name = kd_stages[i]->id,
+						   .skipped = junit_why_skipped(ss, i > upto) };
+			junit_suite(&j, "", kd_stages[i]->id, 1, 0, 1);
+			junit_case(&j, &c);
+			junit_suite_end(&j);
 			continue;
 		}
 		if (!in_range(i, only, upto))
 			continue;
-		for (size_t k = 0; k < ss->rows.n; k++) {
-			t++;
-			f += junit_fails(ctx, i, &ss->rows.v[k]);
-		}
-		fprintf(fp, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n",
-			kd_stages[i]->id, t, f);
-		for (size_t k = 0; k < ss->rows.n; k++) {
-			const struct kd_row *r = &ss->rows.v[k];
-			const struct kd_deviation *d = stage_find_deviation(&ctx->state, i, r->id);
-			fprintf(fp, "    <testcase classname=\"kernodeck.%s\" name=\"", kd_stages[i]->id);
-			xml_put(fp, r->id);
-			fprintf(fp, "\">");
-			if (junit_fails(ctx, i, r)) {
-				fprintf(fp, "<failure message=\"");
-				xml_put(fp, r->first_error ? r->first_error : r->observed);
-				fprintf(fp, "\">observed: ");
-				xml_put(fp, r->observed);
-				fprintf(fp, "\nexpected: ");
-				xml_put(fp, r->expected);
-				if (r->hint) {
-					fprintf(fp, "\nhint: ");
-					xml_put(fp, r->hint);
-				}
-				fprintf(fp, "</failure>");
-			} else if (d != NULL) {
-				fprintf(fp, "<system-out>deviation: ");
-				xml_put(fp, d->why);
-				fprintf(fp, "</system-out>");
-			}
-			fprintf(fp, "</testcase>\n");
-		}
-		fprintf(fp, "  </testsuite>\n");
+		for (size_t k = 0; k < ss->rows.n; k++)
+			f += (size_t)junit_fails(ctx, i, &ss->rows.v[k]);
+		junit_suite(&j, "", kd_stages[i]->id, ss->rows.n, f, 0);
+		for (size_t k = 0; k < ss->rows.n; k++)
+			junit_row(&j, ctx, i, &ss->rows.v[k]);
+		junit_suite_end(&j);
 	}
-	fprintf(fp, "</testsuites>\n");
-	fclose(fp);
-	rc = fsutil_write_atomic(path, buf, len, 0, err);
-	free(buf);
-	return rc;
+	return junit_end(&j, path, err);
 }

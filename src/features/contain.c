@@ -424,35 +424,3 @@ contain_check_copies(const char *workdir, const char *dossier, const json_t *ref
 		rc = same_copy(workdir, dossier, ins, 1, show, u, err);
 	return rc;
 }
-
-const char *
-contain_quote(const char *arg, char *buf, size_t len)
-{
-	size_t o = 0;
-	int plain = *arg != '\0';
-
-	for (const char *c = arg; *c && plain; c++)
-		plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-			(*c >= '0' && *c <= '9') || strchr("-_./=:,+@%", *c) != NULL;
-	if (plain) {
-		snprintf(buf, len, "%s", arg);
-		return buf;
-	}
-	if (len < 3) {
-		if (len > 0)
-			buf[0] = '\0';
-		return buf;
-	}
-	buf[o++] = '\'';
-	for (const char *c = arg; *c && o + 6 < len; c++) {
-		if (*c == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else {
-			buf[o++] = *c;
-		}
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-	return buf;
-}

@@ -17,6 +17,7 @@
 #include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/secrets.h"
 #include "kernodeck/sha256sums.h"
@@ -519,7 +520,7 @@ dossier_creds_procedure(const json_t *creds)
 		snprintf(msg, sizeof msg, "procedure.sh: %s %s (%s): %s is needed by %s",
 			 env ? "set" : "no netrc entry for", n,
 			 json_string_value(json_object_get(v, "for")), p, w ? w : "the rebuild");
-		q = dossier_shell_quote(msg);
+		q = quote_word(msg, 0);
 		if (env && strncmp(p, "pip:", 4) == 0) {
 			/* pip's configuration may hold it: only noted */
 			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s' (unless pip'\\''s configuration "
@@ -527,7 +528,7 @@ dossier_creds_procedure(const json_t *creds)
 		} else if (env) {
 			fprintf(f, "if [ -z \"${%s:-}\" ]; then echo %s >&2; exit 3; fi\n", n, q);
 		} else {
-			char *qh = dossier_shell_quote(n);
+			char *qh = quote_word(n, 0);
 			fprintf(f, "grep -qsw -- %s \"${NETRC:-$HOME/.netrc}\" || "
 				"echo %s' (a credential helper may hold it instead)' >&2\n", qh, q);
 			free(qh);

@@ -12,7 +12,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-resume.h"
-#include "kernodeck/dossier-text.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -180,32 +180,50 @@ dossier_resume_readme(const struct kd_ctx *ctx)
 	return text;
 }
 
-/* A template as one double-quoted shell word: {out} is $OUT, {checkpoint}
- * $CKPT, {steps} $STEPS, {step} $STEP. */
+/* The n bytes of text at s quoted (nothing when n is 0); flags apply to
+ * the first text of a word only. */
 static void
-shell_word(FILE *f, const char *s)
+put_text(FILE *f, const char *s, size_t n, int *flags)
+{
+	char *t = n ? strndup(s, n) : NULL, *q = t ? quote_word(t, *flags) : NULL;
+
+	if (q != NULL)
+		fputs(q, f);
+	free(q);
+	free(t);
+	*flags = 0;
+}
+
+/* A template as one shell word: {out} as "${OUT}", {checkpoint} "${CKPT}",
+ * {steps} "${STEPS}", {step} "${STEP}", the text between them quoted as
+ * every word is (quote.h); flags as quote_word's for the text before the
+ * first placeholder. */
+static void
+shell_word(FILE *f, const char *s, int flags)
 {
 	static const struct { const char *ph, *var; } v[] = {
-		{ "{steps}", "${STEPS}" }, { "{out}", "${OUT}" },
-		{ "{checkpoint}", "${CKPT}" }, { "{step}", "${STEP}" },
+		{ "{steps}", "\"${STEPS}\"" }, { "{out}", "\"${OUT}\"" },
+		{ "{checkpoint}", "\"${CKPT}\"" }, { "{step}", "\"${STEP}\"" },
 	};
+	size_t lit = 0;
 
-	fputc('"', f);
-	while (*s) {
+	if (*s == '\0')
+		fputs("''", f);
+	while (s[lit] != '\0') {
 		size_t k;
 		for (k = 0; k < 4; k++)
-			if (strncmp(s, v[k].ph, strlen(v[k].ph)) == 0)
+			if (strncmp(s + lit, v[k].ph, strlen(v[k].ph)) == 0)
 				break;
-		if (k < 4) {
-			fputs(v[k].var, f);
-			s += strlen(v[k].ph);
+		if (k == 4) {
+			lit++;
 			continue;
 		}
-		if (*s == '"' || *s == '\\' || *s == '$' || *s == '`')
-			fputc('\\', f);
-		fputc(*s++, f);
+		put_text(f, s, lit, &flags);
+		fputs(v[k].var, f);
+		s += lit + strlen(v[k].ph);
+		lit = 0;
 	}
-	fputc('"', f);
+	put_text(f, s, lit, &flags);
 }
 
 static void
@@ -221,7 +239,7 @@ command(FILE *f, const json_t *argv)
 		if (i == 0 && s && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
 			fputs(".venv-rebuild/bin/python", f);
 		else
-			shell_word(f, s ? s : "");
+			shell_word(f, s ? s : "", i == 0 ? QUOTE_FIRST : 0);
 	}
 }
 
@@ -303,7 +321,7 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 		fputs(": >\"$A.out\"; : >\"$B.out\"\n", f);
 	}
 	fprintf(f, "STEP=%lld OUT=\"$B\"\nCKPT=", s.interrupt_at);
-	shell_word(f, s.checkpoint);
+	shell_word(f, s.checkpoint, 0);
 	fputs("\n", f);
 	fprintf(f, "STEPS=%lld OUT=\"$A\"\n", s.steps);
 	run_line(f, s.run, pa, 0);
@@ -323,14 +341,14 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 		fputs("export A_METRICS=\"$A.out\" B_METRICS=\"$B.out\"\n", f);
 	} else {
 		fputs("OUT=\"$A\"\nexport A_METRICS=", f);
-		shell_word(f, s.metrics);
+		shell_word(f, s.metrics, 0);
 		fputs("\nOUT=\"$B\"\nexport B_METRICS=", f);
-		shell_word(f, s.metrics);
+		shell_word(f, s.metrics, 0);
 		fputs("\n", f);
 	}
 	if (s.reference_metrics != NULL) {
 		/* the reference machine's trajectory: in the checkout, else the dossier's copy */
-		q = dossier_shell_quote(s.reference_metrics);
+		q = quote_word(s.reference_metrics, 0);
 		fprintf(f, "REF_METRICS=%s\n[ -f \"$REF_METRICS\" ] || REF_METRICS=\"$DOSSIER/project/$REF_METRICS\"\n"
 			"export REF_METRICS\n", q);
 		free(q);
@@ -347,7 +365,7 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 		json_object_set(c, "reference_rule", (json_t *)s.reference_rule_tree);
 	}
 	cfg = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-	q = dossier_shell_quote(cfg ? cfg : "{}");
+	q = quote_word(cfg ? cfg : "{}", 0);
 	fprintf(f, ".venv-rebuild/bin/python - %s <<'KD_RESUME'\n%sKD_RESUME\n", q, compare_py);
 	free(q);
 	free(cfg);

@@ -30,6 +30,7 @@
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/sha256sums.h"
@@ -119,22 +120,6 @@ str_or(const json_t *root, const char *path, const char *dflt)
 	const char *s = yamlio_get_str(root, path);
 
 	return s != NULL && *s != '\0' ? s : dflt;
-}
-
-char *
-dossier_shell_quote(const char *s)
-{
-	struct sb b = {0};
-
-	sb_puts(&b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			sb_puts(&b, "'\\''");
-		else
-			sb_put(&b, s, 1);
-	}
-	sb_puts(&b, "'");
-	return b.s;
 }
 
 /* ---- summaries ---------------------------------------------------------- */
@@ -925,7 +910,7 @@ contract_json(const struct kd_ctx *ctx, struct sb *b)
 	json_object_set_new(c, "rule", json_deep_copy(yamlio_get(ref, "result.rule")));
 	json_object_set_new(c, "example", json_deep_copy(yamlio_get(ref, "result.example.path")));
 	s = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
-	q = dossier_shell_quote(s ? s : "{}");
+	q = quote_word(s ? s : "{}", 0);
 	sb_puts(b, q);
 	free(q);
 	free(s);
@@ -938,7 +923,7 @@ static void
 base_vars(struct sb *b, const struct kd_ctx *ctx, const char *base)
 {
 	char *abs = base[0] == '/' ? strdup(base) : fsutil_join(ctx->project_dir, base);
-	char *q = dossier_shell_quote(abs ? abs : base);
+	char *q = quote_word(abs ? abs : base, 0);
 
 	sb_printf(b, "\n# the base environment (python.install.base): its packages are seen by the\n"
 		  "# rebuilt venv through a .pth file; override with BASE=/path/to/it\n"
@@ -1004,7 +989,7 @@ env_block(const json_t *tree, struct sb *b)
 		if (val == NULL || strpbrk(val, "\n\r") != NULL || !env_sets_run(k) || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 		    != strlen(k))
 			continue;
-		q = dossier_shell_quote(val);
+		q = quote_word(val, 0);
 		if (strncmp(k, "PIP_", 4) == 0 || strncmp(k, "UV_", 3) == 0)
 			sb_printf(b, "# %s=%s was set in the shell: pip applies it to the rebuild; "
 				  "set it only if this rebuild needs it\n", k, q);
@@ -1048,7 +1033,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	if (base != NULL) {
 		base_vars(&b, ctx, base);
 	} else {
-		q = dossier_shell_quote(py);
+		q = quote_word(py, 0);
 		sb_printf(&b, "\nPY=${PY:-%s}\n", q);
 		free(q);
 	}
@@ -1057,11 +1042,11 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		/* no absolute path: the project is two folders above its dossier */
 		sb_puts(&b, "REPO=${REPO:-\"$DOSSIER/../..\"}\n");
 	} else {
-		q = dossier_shell_quote(remote ? remote : ctx->project_dir);
+		q = quote_word(remote ? remote : ctx->project_dir, 0);
 		sb_printf(&b, "REPO=${REPO:-%s}\n", q);
 		free(q);
 	}
-	q = dossier_shell_quote(str_or(ref, "code.commit", "HEAD"));
+	q = quote_word(str_or(ref, "code.commit", "HEAD"), 0);
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
 	env_block(tree, &b);
@@ -1114,8 +1099,8 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 			char *qp, *qh;
 			if (p == NULL || h == NULL)
 				continue;
-			qp = dossier_shell_quote(p);
-			qh = dossier_shell_quote(h);
+			qp = quote_word(p, 0);
+			qh = quote_word(h, 0);
 			sb_printf(&b, "place_item %s %s%s\n", qp, qh,
 				  is_folder(ctx, p) ? "   # a folder" : "");
 			free(qp);
@@ -1149,7 +1134,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	{
 		const char *inv = str_or(ref, "python.inventory", NULL);
 		if (inv != NULL && sha256sums_path_safe(inv)) {
-			q = dossier_shell_quote(inv);
+			q = quote_word(inv, 0);
 			sb_printf(&b, "diff <(grep -v '^#' \"$DOSSIER/project/\"%s | LC_ALL=C sort -f) "
 				  "<(LC_ALL=C sort -f installed-after.txt) "
 				  "|| echo \"the inventory differs from the reference (lines < reference, > this machine)\"\n",
@@ -1157,11 +1142,11 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 			free(q);
 		}
 	}
-	q = dossier_shell_quote(str_or(ref, "system.backend", "cpu"));
+	q = quote_word(str_or(ref, "system.backend", "cpu"), 0);
 	sb_printf(&b, ".venv-rebuild/bin/python - %s <<'KD_PROBE'\n%sKD_PROBE\n", q, probe_py);
 	free(q);
 
-	q = dossier_shell_quote(str_or(ref, "result.outputs", "outputs"));
+	q = quote_word(str_or(ref, "result.outputs", "outputs"), 0);
 	sb_printf(&b, "\nstep \"5. run the sample\"\n"
 		  "if [ -e %s ]; then mv %s %s.before-$(date +%%s); fi\n", q, q, q);
 	free(q);
@@ -1174,7 +1159,7 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		if (i == 0 && (strcmp(a, "python") == 0 || strcmp(a, "python3") == 0)) {
 			sb_puts(&b, ".venv-rebuild/bin/python");
 		} else {
-			q = dossier_shell_quote(a);
+			q = quote_word(a, i == 0 ? QUOTE_FIRST : 0);
 			sb_puts(&b, q);
 			free(q);
 		}

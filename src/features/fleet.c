@@ -14,6 +14,7 @@
 
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/junit.h"
 #include "kernodeck/treeout.h"
 #include "kernodeck/yamlio.h"
 
@@ -598,22 +599,6 @@ fleet_print(FILE *fp, const struct fleet_matrix *m, enum kd_format fmt)
 	json_decref(t);
 }
 
-static void
-xml_put(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' ? '?' : *s, fp);
-		}
-	}
-}
-
 /* The stage ids any node answered for, in first-seen order. */
 static json_t *
 stage_ids(const struct fleet_matrix *m)
@@ -677,52 +662,33 @@ int
 fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 {
 	json_t *ids = stage_ids(m), *id;
-	char *buf = NULL;
-	size_t len = 0, a, tests = 0, failures = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	int rc;
+	struct kd_junit j;
+	size_t a, tests = 0, failures = 0;
 
-	if (fp == NULL) {
-		json_decref(ids);
-		return kd_err_sys(err, KD_EENV, path, errno, "cannot build %s", path);
-	}
-	for (size_t j = 0; j < m->nnodes; j++)
+	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, j, json_string_value(id));
+			char *f = junit_failure(m, n, json_string_value(id));
 			tests++;
 			failures += f != NULL;
 			free(f);
 		}
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(fp, "<testsuites name=\"kernodeck fleet\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
-		tests, failures);
-	fprintf(fp, "  <testsuite name=\"fleet.");
-	xml_put(fp, m->job);
-	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", tests, failures);
-	for (size_t j = 0; j < m->nnodes; j++)
+	if (junit_begin(&j, path, "kernodeck fleet", tests, failures, -1, err) != 0) {
+		json_decref(ids);
+		return err->code;
+	}
+	junit_suite(&j, "fleet.", m->job, tests, failures, 0);
+	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, j, json_string_value(id));
-			fprintf(fp, "    <testcase classname=\"kernodeck.fleet.");
-			xml_put(fp, m->nodes[j].name);
-			fprintf(fp, "\" name=\"");
-			xml_put(fp, json_string_value(id));
-			fprintf(fp, "\">");
-			if (f != NULL) {
-				fprintf(fp, "<failure message=\"");
-				xml_put(fp, f);
-				fprintf(fp, "\">");
-				xml_put(fp, f);
-				fprintf(fp, "</failure>");
-			}
-			fprintf(fp, "</testcase>\n");
+			char *f = junit_failure(m, n, json_string_value(id));
+			struct kd_junit_case c = { .class_prefix = "kernodeck.fleet.",
+						   .class_name = m->nodes[n].name,
+						   .name = json_string_value(id), .failure = f };
+			junit_case(&j, &c);
 			free(f);
 		}
-	fprintf(fp, "  </testsuite>\n</testsuites>\n");
-	fclose(fp);
+	junit_suite_end(&j);
 	json_decref(ids);
-	rc = fsutil_write_atomic(path, buf, len, 0, err);
-	free(buf);
-	return rc;
+	return junit_end(&j, path, err);
 }
 
 char *

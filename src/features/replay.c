@@ -52,6 +52,7 @@
 #include "kernodeck/paths.h"
 #include "kernodeck/place.h"
 #include "kernodeck/probe.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/replay.h"
@@ -59,7 +60,6 @@
 #include "kernodeck/runner.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
-#include "kernodeck/termout.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
@@ -235,12 +235,12 @@ show_includes(const struct replay_opts *o)
 	free(dp);
 }
 
-/* One command of the plan: "    $ ARGV" (termout_argv: the line the run's
+/* One command of the plan: "    $ ARGV" (quote_argv: the line the run's
  * log records), with what it is for on the line above; argv released. */
 static void
 plan_line(const struct replay_opts *o, const char *what, char **argv)
 {
-	char *line = argv ? termout_argv((const char *const *)argv) : NULL;
+	char *line = argv ? quote_argv((const char *const *)argv) : NULL;
 
 	say(o, "    # %s", what);
 	say(o, "    $ %s", line ? line : "(out of memory)");

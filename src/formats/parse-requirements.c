@@ -7,8 +7,8 @@
  * removed, then a line is a requirement followed by its options (the
  * options start at the first word beginning with "-") or only options.
  * -r and -c are followed relative to the file that names them.  The lint
- * (DESIGN.md section 1, stage 3) runs once everything is read, so a pin in
- * a constraints file counts wherever the -c line is.
+ * of the rebuild file (stage 3, rebuild) runs once everything is read, so
+ * a pin in a constraints file counts wherever the -c line is.
  */
 #include "config.h"
 

@@ -682,17 +682,6 @@ pep503_canonical(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-char *
-pep503_canonical_dup(const char *name)
-{
-	size_t len = strlen(name ? name : "") + 1;
-	char *b = malloc(len);
-
-	if (b != NULL)
-		pep503_canonical(name, b, len);
-	return b;
-}
-
 int
 pep503_valid_name(const char *name, size_t len)
 {

@@ -24,10 +24,8 @@
 
 #define KD_DT_NAME(e, n, s, k) n,
 #define KD_DT_SIZE(e, n, s, k) s,
-#define KD_DT_KIND(e, n, s, k) k,
 static const char *const dt_names[] = { KD_DTYPE_INFO(KD_DT_NAME) };
 static const unsigned char dt_sizes[] = { KD_DTYPE_INFO(KD_DT_SIZE) };
-static const char dt_kinds[] = { KD_DTYPE_INFO(KD_DT_KIND) };
 
 const char *
 tensor_dtype_name(enum kd_dtype dt)
@@ -39,12 +37,6 @@ size_t
 tensor_dtype_size(enum kd_dtype dt)
 {
 	return (unsigned)dt < KD_DT__COUNT ? dt_sizes[dt] : 0;
-}
-
-char
-tensor_dtype_kind(enum kd_dtype dt)
-{
-	return (unsigned)dt < KD_DT__COUNT ? dt_kinds[dt] : '?';
 }
 
 int

@@ -35,9 +35,9 @@
 #include "kernodeck/cgroup.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/procs.h"
+#include "kernodeck/quote.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
-#include "kernodeck/termout.h"
 
 #define RUN_READ_SIZE (64u * 1024)
 #define RUN_LOG_BUF   (64u * 1024)
@@ -732,12 +732,12 @@ open_log(const char *path, struct kd_err *err)
 }
 
 /* "# kernodeck: run ARGV" into the log, each argument a shell word
- * (termout_argv: the same line replay's plan shows), redacted like the
+ * (quote_argv: the same line replay's plan shows), redacted like the
  * rest. */
 static void
 log_header(struct runner *rn)
 {
-	char *line = termout_argv(rn->o->argv), *red;
+	char *line = quote_argv(rn->o->argv), *red;
 	size_t rl;
 
 	/* one line, so that "--password VALUE" is seen as one */

@@ -1,6 +1,6 @@
 /*
  * stage-contract.c - stage 4: the dependency contract of the rebuilt venv
- * (DESIGN.md section 1, row 4).
+ * (doc/design.md, "Seven stages, one rule", row 4).
  *
  * gather() runs `.venv-rebuild/bin/python -m pip check` (raw output saved
  * as kernodeck/pip-check.txt, parsed; its exit status decides) and `pip

@@ -1,7 +1,7 @@
 /*
  * stage-rebuild.c - stage 3: a fresh virtual environment built from
  * requirements-rebuild.txt with an explicit interpreter, never by
- * activation (DESIGN.md section 1, row 3).
+ * activation (doc/design.md, "Seven stages, one rule", row 3).
  *
  * gather() lints the rebuild file (following -r and -c), looks at an
  * existing .venv-rebuild, then runs, each through run.h with its own log,
@@ -152,7 +152,7 @@ hash_mismatch(const char *out, size_t len, char *req, size_t rlen, json_t *in)
 
 /* ---- choices ---- */
 
-/* The interpreter for the rebuild and why (DESIGN.md: stage 2 chooses). */
+/* The interpreter for the rebuild and why (sysinfo_choose_python's order). */
 static char *
 rb_choose_python(struct kd_ctx *ctx, char **reason)
 {

@@ -1,7 +1,31 @@
 # docs-agree.py KERNODECK MAN README: every command's options are the same in
 # `kernodeck --help`, the man page's SYNOPSIS and the README's Commands
 # block; prints each disagreement, exit 1 when there is one.
+# docs-agree.py --kinds KERNODECK MAN README: the kinds of `kernodeck
+# inspect` (the KIND line of its usage, from the one table) are those the
+# man page and the README's Commands block list, in the same order.
 import re, subprocess, sys
+if sys.argv[1] == '--kinds':
+    kd, man, readme = sys.argv[2:5]
+    usage = subprocess.run([kd, 'inspect', '--help'], capture_output=True, text=True).stdout
+    H = re.search(r'^\s+KIND: (.*)$', usage, re.M).group(1).split()
+    src = open(man).read().replace('\\-', '-')
+    lst = src[src.index('is one of\n') + len('is one of\n'):]
+    M = []
+    for l in lst.splitlines():
+        m = re.match(r'\.BR (\S+) [,.]$', l)
+        if not m:
+            break
+        M.append(m.group(1))
+    text = open(readme).read()
+    blk = text[text.index('    kernodeck inspect '):]
+    blk = blk[:blk.index('\n    kernodeck ', 5)]
+    words = ' '.join(l.strip() for l in blk.splitlines()[1:]).split('(')[0]
+    R = [w.strip() for w in words.split(',') if w.strip()]
+    if H == M == R:
+        sys.exit(0)
+    print('inspect kinds: --help %s; man %s; README %s' % (H, M, R))
+    sys.exit(1)
 kd, man, readme = sys.argv[1:4]
 def opts_of(text):
     return set(re.findall(r'--[a-z][a-z-]*', text.replace('\\-', '-')))

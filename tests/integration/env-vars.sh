@@ -36,7 +36,7 @@ assert rows and rows[0]['status'] == 'pass', rows" "$KD_TMP/r2.json"
 "$KD_BIN" dossier "$P" >/dev/null 2>&1
 S=$P/kernodeck/dossier/procedure.sh
 check "procedure.sh sets OMP_NUM_THREADS and PYTHONHASHSEED as recorded, unless set" \
-	sh -c "grep -qF '[ -n \"\${OMP_NUM_THREADS+set}\" ] || OMP_NUM_THREADS='\\''4'\\''; export OMP_NUM_THREADS' '$S' && grep -q 'PYTHONHASHSEED=' '$S'"
+	sh -c "grep -qF '[ -n \"\${OMP_NUM_THREADS+set}\" ] || OMP_NUM_THREADS=4; export OMP_NUM_THREADS' '$S' && grep -q 'PYTHONHASHSEED=' '$S'"
 check "procedure.sh names PIP_FIND_LINKS without setting it" \
-	sh -c "grep -q '^# PIP_FIND_LINKS=./opt/wheels. was set in the shell' '$S' && ! grep -q '^[^#]*PIP_FIND_LINKS=' '$S'"
+	sh -c "grep -q '^# PIP_FIND_LINKS=/opt/wheels was set in the shell' '$S' && ! grep -q '^[^#]*PIP_FIND_LINKS=' '$S'"
 check "procedure.sh is valid bash" bash -n "$S"

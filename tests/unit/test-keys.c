@@ -70,7 +70,7 @@ test_no_ambiguous_binding(void **state)
 static void
 test_design_keys_present(void **state)
 {
-	/* DESIGN.md section 5 */
+	/* the walkthrough's main keys (the man page's KEYS) */
 	static const int main_keys[] = {
 		'j', 'k', '\t', '\n', 27, '?', 'e', 'r', 'd', 'p', 'n', 'q', 'N', 'E',
 		KD_K_UP, KD_K_DOWN, KD_K_F(1), KD_K_F(2), KD_K_F(5), KD_K_F(6), KD_K_F(7),

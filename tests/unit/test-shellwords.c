@@ -71,7 +71,8 @@ test_quote_round_trip(void **state)
 {
 	static const char *const words[] = {
 		"plain", "two words", "it's", "\"dq\"", "back\\slash", "$VAR", "", "a;b|c",
-		"--flag=x y", "\xc3\xa9t\xc3\xa9",
+		"--flag=x y", "\xc3\xa9t\xc3\xa9", "\x1b[31mred", "tab\tline\nbreak", "\xe2\x80\xae" "gnp",
+		"\\'", "A=b",
 	};
 	json_t *arr = json_array(), *back = NULL;
 	char error[128], *line;
@@ -86,9 +87,18 @@ test_quote_round_trip(void **state)
 	free(line);
 	json_decref(arr);
 	json_decref(back);
-	line = shellwords_quote("simple");
-	assert_string_equal(line, "simple");
+	/* the form quote.h writes every command in */
+	arr = json_pack("[s, s, s]", "A=b", "simple", "x\x1b");
+	line = shellwords_join(arr);
+	assert_string_equal(line, "'A=b' simple $'x\\x1b'");
 	free(line);
+	json_decref(arr);
+	/* bash's escapes in $'...', an unknown one kept as written */
+	assert_int_equal(shellwords_split("$'\\x41\\u00e9\\q\\r' $'", &back, error, sizeof error), 1);
+	assert_non_null(strstr(error, "$' at column 19"));
+	assert_int_equal(shellwords_split("$'\\x41\\u00e9\\q\\r'x", &back, error, sizeof error), 0);
+	assert_string_equal(json_string_value(json_array_get(back, 0)), "A\xc3\xa9\\q\rx");
+	json_decref(back);
 	line = shellwords_join(NULL);
 	assert_string_equal(line, "");
 	free(line);

@@ -142,33 +142,6 @@ test_redacted(void **state)
 	redact_value_clear();
 }
 
-/* termout_argv: plain words as they are, single quotes when needed, $'...'
- * with visible escapes for controls, hidden code points and bad bytes. */
-static void
-test_argv(void **state)
-{
-	static const struct {
-		const char *argv[4];
-		const char *want;
-	} cases[] = {
-		{ { "/usr/bin/python3", "-m", "venv", NULL }, "/usr/bin/python3 -m venv" },
-		{ { "a b", "", "it's", NULL }, "'a b' '' 'it'\\''s'" },
-		{ { "\x1b]52;c;SGk=\x07", NULL }, "$'\\x1b]52;c;SGk=\\x07'" },
-		{ { "x\ny\tz", "back\\slash", NULL }, "$'x\\ny\\tz' 'back\\slash'" },
-		{ { "it's\x1b", "\xff", NULL }, "$'it\\'s\\x1b' $'\\xff'" },
-		{ { "\xe2\x80\xae" "gnp.exe", "caf\xc3\xa9", NULL }, "$'\\u202egnp.exe' 'caf\xc3\xa9'" },
-	};
-	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *got = termout_argv(cases[i].argv);
-
-		assert_non_null(got);
-		assert_string_equal(got, cases[i].want);
-		assert_int_equal(termout_unsafe(got, strlen(got)), 0);
-		free(got);
-	}
-}
-
 int
 main(void)
 {
@@ -177,7 +150,6 @@ main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_str_and_unsafe),
 		cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_redacted),
 	};
 	return cmocka_run_group_tests_name("termout", tests, NULL, NULL);
