@@ -164,6 +164,11 @@ paste_load(const char *path, json_t **facts, struct kd_err *err)
 	*facts = NULL;
 	if ((rc = fsutil_read_file(path, KD_CAP_TEXT_FILE, &buf, &len, err)) != 0)
 		return rc;
+	if (memchr(buf, '\0', len) != NULL) {
+		free(buf);
+		return kd_err_set(err, KD_EINPUT, path, 0, "binary content (a NUL byte): neither "
+				  "a dossier, a capture nor a paste");
+	}
 	if (collect_env_parse(buf, len, path, &t, &e2) == 0) {
 		*facts = from_collect_env(t, path);
 	} else if (nvidia_smi_parse(buf, len, path, &t, &e2) == 0) {
