@@ -1,6 +1,6 @@
 /*
  * origin.h - where each distribution of the rebuilt venv came from, and its
- * fingerprint (DESIGN.md section 8, "Origin and lock"; src/facts/origin.c).
+ * fingerprint (doc/design.md, "Origin and lock"; src/facts/origin.c).
  *
  * Stage 3 runs pip install with --report (pip-report.h); the report says
  * which artefact pip installed and its hash, and the rebuild file (its
