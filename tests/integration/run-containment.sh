@@ -35,11 +35,19 @@ kill_during() {
 	wait "$kd" 2>/dev/null
 	sleep 1
 	after=$(marked "$kd")
-	left=0
-	for p in $(cat "$pidfile" 2>/dev/null); do
-		if [ -d "/proc/$p" ] && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; then
-			left=$((left + 1))
-		fi
+	# a process the kill reached may still be on its way out (under load, a
+	# sanitizer build): it is left only if still there 3 s later
+	j=0
+	while :; do
+		left=0
+		for p in $(cat "$pidfile" 2>/dev/null); do
+			if [ -d "/proc/$p" ] && ! grep -q '^State:.*[ZX]' "/proc/$p/status" 2>/dev/null; then
+				left=$((left + 1))
+			fi
+		done
+		[ "$left" -eq 0 ] || [ $j -ge 30 ] && break
+		sleep 0.1
+		j=$((j + 1))
 	done
 	check "SIGKILL during $name: its processes were running ($before carried the mark)" \
 		test "$before" -ge 1

@@ -70,7 +70,7 @@ check "a folder no replay made is never removed" \
 check "code.remote not applicable: dossier.yaml records no remote" \
 	grep -q '^  remote: null' "$D/dossier.yaml"
 check "... procedure.sh's REPO= is the project folder, not the origin" \
-	sh -c "grep -qF 'REPO=\${REPO:-'\\''$P'\\''}' '$D/procedure.sh' && ! grep -q 'remote.git' '$D/procedure.sh'"
+	sh -c "{ grep -qF 'REPO=\${REPO:-'\\''$P'\\''}' '$D/procedure.sh' || grep -qF 'REPO=\${REPO:-$P}' '$D/procedure.sh'; } && ! grep -q 'remote.git' '$D/procedure.sh'"
 "$KD_BIN" replay "$D" --workdir "$KD_TMP/w4" >"$KD_TMP/w4.out" 2>&1 </dev/null
 check "... the plan clones the project folder" \
 	sh -c "grep -q 'git clone $P ' '$KD_TMP/w4.out' && ! grep -q 'remote.git' '$KD_TMP/w4.out'"
