@@ -49,6 +49,7 @@
 #include "kernodeck/rebuild.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/runenv.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/termout.h"
@@ -130,16 +131,11 @@ static int
 check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref,
 		struct kd_err *err)
 {
-	struct kd_ctx fake;
-	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL, *want;
-	const char *local = yamlio_get_str(dy, "code.local_path");
+	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL;
+	char *want = dossier_procedure_of(dy, ref);
 	size_t len;
 	int rc = 0;
 
-	memset(&fake, 0, sizeof fake);
-	fake.ref = (json_t *)ref;
-	fake.project_dir = (char *)(local ? local : "");
-	want = dossier_procedure(&fake, dy);
 	if (pp == NULL || fsutil_read_file(pp, 1u << 20, &have, &len, err) != 0) {
 		rc = KD_EINPUT;
 	} else if (want != NULL && strcmp(have, want) != 0) {
@@ -285,10 +281,13 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 		plan_line(o, "the venv: where each package comes from", plan_base_query(vpy));
 }
 
+static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
+
 /* Every command the replay runs, each as the argument vector the stage
  * then executes (plan.h builds both). */
 static void
-show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py)
+show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py,
+	  char *const *env)
 {
 	const char *remote = str_of(dy, "code.remote");
 	const char *local = str_of(dy, "code.local_path");
@@ -301,6 +300,7 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	size_t i;
 
 	say(o, "The replay will run, in %s (and write nothing outside it):", work);
+	plan_env(o, env, json_object_get(dy, "environment"));
 	say(o, "  git clone %s %s   (libgit2, no program), then check out %s",
 	    remote ? remote : local, work, str_of(dy, "code.commit") ? str_of(dy, "code.commit")
 	    : "?");
@@ -714,22 +714,24 @@ print_verdict(const json_t *verdict, int newdiff)
 
 /* The environment of every program the replay's stages run: each cache,
  * temporary file and home-folder file inside the work folder, Python's
- * bytecode unwritten.  The user's configuration (pip's index settings,
- * git's identity) is still read from where it is.  Given to the runner
- * through the context (ctx.child_env): kernodeck's own environment is not
- * changed.  env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended. */
-#define REPLAY_NENV 7
+ * bytecode unwritten, and the variables of dossier.yaml's environment
+ * (runenv.h's list, checked at load) that kernodeck's own environment does
+ * not set.  The user's configuration (pip's index settings, git's
+ * identity) is still read from where it is.  Given to the runner through
+ * the context (ctx.child_env): kernodeck's own environment is not changed.
+ * env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended; the plan
+ * shows them all before anything runs. */
+#define REPLAY_NOWN 7
+#define REPLAY_NENV (REPLAY_NOWN + RUNENV_MAX_VARS)
 static void
-contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
+contain_env(const char *workdir, const json_t *denv, char *env[REPLAY_NENV + 1])
 {
 	char *cache = fsutil_join(workdir, ".cache"), *tmp = fsutil_join(workdir, ".tmp");
 	char *pip = fsutil_join(cache, "pip"), *home = fsutil_join(workdir, ".home");
-	const char *old = getenv("HOME");
+	const char *old = getenv("HOME"), *k;
+	json_t *v;
 	size_t n = 0;
 
-	fsutil_mkdirs(pip, NULL);
-	fsutil_mkdirs(tmp, NULL);
-	fsutil_mkdirs(home, NULL);
 	if (old != NULL && *old != '\0') {
 		char *cfg = fsutil_join(old, ".config"), *git = fsutil_join(old, ".gitconfig");
 		if (getenv("XDG_CONFIG_HOME") == NULL)
@@ -744,11 +746,49 @@ contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
 	env[n++] = sysinfo_fmt("XDG_CACHE_HOME=%s", cache);
 	env[n++] = sysinfo_fmt("TMPDIR=%s", tmp);
 	env[n++] = strdup("PYTHONDONTWRITEBYTECODE=1");
+	json_object_foreach((json_t *)denv, k, v)
+		if (n < REPLAY_NENV && runenv_allowed(k) && json_is_string(v) && getenv(k) == NULL)
+			env[n++] = sysinfo_fmt("%s=%s", k, json_string_value(v));
 	env[n] = NULL;
 	free(home);
 	free(pip);
 	free(cache);
 	free(tmp);
+}
+
+/* The folders contain_env names, made once the plan is confirmed. */
+static void
+contain_dirs(const char *workdir)
+{
+	static const char *const dirs[] = { ".cache/pip", ".tmp", ".home" };
+
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char *d = fsutil_join(workdir, dirs[i]);
+		fsutil_mkdirs(d, NULL);
+		free(d);
+	}
+}
+
+/* Every variable the replay sets, as the plan shows it: one shell word
+ * each (termout_argv), and the dossier's variables that this machine's
+ * environment sets already (kept as they are). */
+static void
+plan_env(const struct replay_opts *o, char *const *env, const json_t *denv)
+{
+	const char *k;
+	json_t *v;
+
+	say(o, "  every program runs with kernodeck's environment, and these set (nothing else "
+	    "of the dossier's):");
+	for (size_t i = 0; env[i] != NULL; i++) {
+		const char *w[2] = { env[i], NULL };
+		char *line = termout_argv(w);
+		say(o, "    %s", line ? line : "(out of memory)");
+		free(line);
+	}
+	json_object_foreach((json_t *)denv, k, v)
+		if (runenv_allowed(k) && getenv(k) != NULL)
+			say(o, "    (%s: dossier.yaml's value not set, kept as this machine sets it)", k);
 }
 
 static void
@@ -824,11 +864,20 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		if (rc != 0)
 			goto out;
 	}
+	{
+		/* the variables that cross the dossier: runenv.h's list only */
+		char *dp = fsutil_join(o->dossier, "dossier.yaml");
+		rc = runenv_check(json_object_get(dy.root, "environment"), dp, err);
+		free(dp);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0 ||
 	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
-	show_plan(o, dy.root, rdoc.root, py ? py : "python3");
+	contain_env(o->workdir, json_object_get(dy.root, "environment"), env);
+	show_plan(o, dy.root, rdoc.root, py ? py : "python3", env);
 	if (!confirm(o)) {
 		rc = kd_err_set(err, KD_EFAIL, NULL, 0, "replay declined: nothing was run");
 		goto out;
@@ -850,7 +899,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	if ((rc = beneath_set_root(o->workdir, err)) != 0)
 		goto out;
 	contained = 1;
-	contain_env(o->workdir, env);
+	contain_dirs(o->workdir);
 	check_data(o, rdoc.root, local, bad);
 	/* the kernodeck folder of the replay, with the dossier's reference */
 	kdir = fsutil_join(o->workdir, "kernodeck");
