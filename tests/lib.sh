@@ -122,3 +122,19 @@ nobody_bin() {
 	fi
 	echo "# kernodeck copied to $KD_TMP/nobody-bin: nobody cannot reach the checkout's binary"
 }
+# plan_vs_logs ERR WORKDIR MIN: a replay's plan (the "    $ ARGV" lines of
+# its stderr ERR) and the "# kernodeck: run ARGV" lines the runner wrote in
+# WORKDIR's logs are the same vectors: at least MIN in the plan, every one
+# run, none run that the plan did not show.  The plan's lines are left in
+# $KD_TMP/plan.
+plan_vs_logs() {
+	sed -n 's/^    \$ //p' "$1" | sort -u >"$KD_TMP/plan"
+	cat "$2"/kernodeck/logs/* 2>/dev/null | sed -n 's/^# kernodeck: run //p' | sort -u >"$KD_TMP/ran"
+	check "replay: the plan names at least $3 commands ($(wc -l <"$KD_TMP/plan"))" \
+		test "$(wc -l <"$KD_TMP/plan")" -ge "$3"
+	check "replay: every command run is in the plan, argument for argument" \
+		sh -c "! comm -13 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
+	check "replay: every command of the plan ran" sh -c "! comm -23 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
+	comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
+}
+

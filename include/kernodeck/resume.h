@@ -62,6 +62,28 @@ int resume_rule_accepts(const struct resume_rule *r, double a, double b);
 char *resume_expand(const char *tpl, const char *steps, const char *out,
 		    const char *checkpoint, const char *step);
 
+/* The programs of the resume check, in the order they run (the last two
+ * only when the checkpoints they read exist). */
+enum resume_vec {
+	RESUME_V_UNINTERRUPTED,   /* resume.run, {steps} = steps, {out} its own folder */
+	RESUME_V_INTERRUPTED,     /* resume.run, stopped or killed at interrupt_at */
+	RESUME_V_INVENTORY,       /* the checkpoint reader on that checkpoint */
+	RESUME_V_RESUMED,         /* resume.resume, from it */
+	RESUME_V_FINAL,           /* the checkpoint reader comparing the final ones */
+	RESUME_NV
+};
+/* What each is, as the plan says it. */
+extern const char *const resume_vec_what[RESUME_NV];
+/* The argument vector of one program of the resume check, with every
+ * placeholder substituted, exactly as resume_gather runs it: project_dir
+ * the project (its interpreter, .venv-rebuild/bin/python), kdir the
+ * kernodeck folder (the runs' folders are KDIR/resume/uninterrupted and
+ * KDIR/resume/interrupted), script the checkpoint reader's path
+ * (share/ckpt-inventory.py; NULL for the runs).  NULL-terminated, free
+ * with plan_free; NULL when out of memory. */
+char **resume_vector(const struct resume_spec *s, enum resume_vec which, const char *project_dir,
+		     const char *kdir, const char *script);
+
 /* Stage 1's row "resume": the section is well formed, and declared when
  * the goal is training-trajectory. */
 void resume_reference_rows(const json_t *ref, struct kd_rows *rows);

@@ -49,6 +49,7 @@
 #include "kernodeck/rebuild.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/resume.h"
 #include "kernodeck/runenv.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
@@ -283,6 +284,36 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 
 static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
 
+/* The resume check's programs (reference resume:), each as the vector
+ * resume_gather then runs (resume_vector: placeholders substituted, the
+ * runs' folders under the work folder's kernodeck/resume/). */
+static void
+plan_resume(const struct replay_opts *o, const json_t *ref, const char *work)
+{
+	struct resume_spec s;
+	char why[512], *kdir, *script;
+	int rc = resume_spec_parse(ref, &s, why, sizeof why);
+
+	if (rc == 1)
+		return;
+	if (rc != 0) {
+		say(o, "    (the resume check does not run: %s)", why);
+		return;
+	}
+	kdir = fsutil_join(work, "kernodeck");
+	script = kd_share_path("ckpt-inventory.py");
+	for (int i = 0; i < RESUME_NV; i++) {
+		char what[300];
+		snprintf(what, sizeof what, "%s%s%s", resume_vec_what[i],
+			 i == RESUME_V_INTERRUPTED && s.kill ? " (killed once its checkpoint is "
+			 "complete)" : "", i == RESUME_V_FINAL ? " (when both exist)" : "");
+		plan_line(o, what, resume_vector(&s, (enum resume_vec)i, work, kdir ? kdir : work,
+						 script ? script : "ckpt-inventory.py"));
+	}
+	free(script);
+	free(kdir);
+}
+
 /* Every command the replay runs, each as the argument vector the stage
  * then executes (plan.h builds both). */
 static void
@@ -331,8 +362,7 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 		plan_line(o, "the entry point, on the sample", ep);
 	else
 		say(o, "    (no entry point runs: %s)", why);
-	if (yamlio_get(ref, "resume") != NULL)
-		say(o, "    # and the resume check's runs of the entry point (reference resume:)");
+	plan_resume(o, ref, work ? work : o->workdir);
 	free(probe);
 	free(vpy);
 	free(work);

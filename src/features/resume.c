@@ -18,6 +18,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
@@ -391,13 +392,13 @@ out:
 static char *
 project_python(const struct kd_ctx *ctx)
 {
-	return fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
+	return plan_venv_python(ctx->project_dir);
 }
 
 /* Expand a template; "python"/"python3" first stands for the project
- * interpreter.  argv is NULL-terminated; free with free_argv. */
+ * interpreter.  argv is NULL-terminated; free with plan_free. */
 static char **
-make_argv(const struct kd_ctx *ctx, const json_t *tpl, const char *steps, const char *out,
+make_argv(const char *project_dir, const json_t *tpl, const char *steps, const char *out,
 	  const char *ckpt, const char *step)
 {
 	char **argv = calloc(json_array_size(tpl) + 1, sizeof *argv);
@@ -409,47 +410,111 @@ make_argv(const struct kd_ctx *ctx, const json_t *tpl, const char *steps, const 
 	json_array_foreach(tpl, i, a) {
 		const char *s = json_string_value(a);
 		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
-			argv[i] = project_python(ctx);
+			argv[i] = plan_venv_python(project_dir);
 		else
 			argv[i] = resume_expand(s, steps, out, ckpt, step);
 	}
 	return argv;
 }
 
-static void
-free_argv(char **argv)
+/* The checkpoint reader: the project interpreter, script, then args. */
+static char **
+script_argv(const char *project_dir, const char *script, const char *const *args)
 {
-	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
-		free(argv[i]);
-	free(argv);
+	char **argv = calloc(12, sizeof *argv);
+	size_t n = 0;
+
+	if (argv == NULL)
+		return NULL;
+	argv[n++] = plan_venv_python(project_dir);
+	argv[n++] = strdup(script);
+	for (; *args != NULL && n < 11; args++)
+		argv[n++] = strdup(*args);
+	return argv;
+}
+
+const char *const resume_vec_what[RESUME_NV] = {
+	"the resume check: the uninterrupted run",
+	"the resume check: the interrupted run",
+	"the resume check: the checkpoint reader, on the interrupted run's checkpoint",
+	"the resume check: the resumed run",
+	"the resume check: the checkpoint reader, comparing the final checkpoints",
+};
+
+char **
+resume_vector(const struct resume_spec *s, enum resume_vec which, const char *project_dir,
+	      const char *kdir, const char *script)
+{
+	char steps[32], inter[32], atol[64], rtol[64];
+	char *da = fsutil_join(kdir, "resume/uninterrupted"), *db = fsutil_join(kdir,
+								       "resume/interrupted");
+	char *ckpt = NULL, *ca = NULL, *cb = NULL, **v = NULL;
+
+	snprintf(steps, sizeof steps, "%lld", s->steps);
+	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
+	snprintf(atol, sizeof atol, "%.17g", s->rule.atol);
+	snprintf(rtol, sizeof rtol, "%.17g", s->rule.rtol);
+	if (da == NULL || db == NULL || (ckpt = resume_expand(s->checkpoint, NULL, db, NULL, inter)) == NULL)
+		goto out;
+	switch (which) {
+	case RESUME_V_UNINTERRUPTED:
+		v = make_argv(project_dir, s->run, steps, da, ckpt, inter);
+		break;
+	case RESUME_V_INTERRUPTED:
+		v = make_argv(project_dir, s->run, s->kill ? steps : inter, db, ckpt, inter);
+		break;
+	case RESUME_V_INVENTORY: {
+		const char *args[] = { "inventory", ckpt, NULL };
+		v = script_argv(project_dir, script, args);
+		break;
+	}
+	case RESUME_V_RESUMED:
+		v = make_argv(project_dir, s->resume, steps, db, ckpt, inter);
+		break;
+	case RESUME_V_FINAL: {
+		ca = resume_expand(s->checkpoint, NULL, da, NULL, steps);
+		cb = resume_expand(s->checkpoint, NULL, db, NULL, steps);
+		const char *args[] = { "compare", ca ? ca : "", cb ? cb : "", "--rule",
+				       s->rule.tolerance ? "tolerance" : "exact", "--atol", atol,
+				       "--rtol", rtol, NULL };
+		v = script_argv(project_dir, script, args);
+		break;
+	}
+	case RESUME_NV:
+		break;
+	}
+out:
+	free(ca);
+	free(cb);
+	free(ckpt);
+	free(da);
+	free(db);
+	return v;
 }
 
 /* --- the checkpoint script --- */
 
-/* Run share/ckpt-inventory.py with args by the project interpreter (a
- * step); its JSON lines go into out[what] with the run's record. */
+/* Run the checkpoint reader's vector which (resume_vector: the project
+ * interpreter runs share/ckpt-inventory.py) as a step; its JSON lines go
+ * into out[what] with the run's record. */
 static void
-run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
-	   const struct kd_sink *sink, json_t *out)
+run_script(struct kd_ctx *ctx, const struct resume_spec *s, enum resume_vec which,
+	   const char *what, const struct kd_sink *sink, json_t *out)
 {
-	char *script = kd_share_path("ckpt-inventory.py"), *argv[12];
+	char *script = kd_share_path("ckpt-inventory.py");
+	char **argv = script ? resume_vector(s, which, ctx->project_dir, ctx->state_dir, script)
+		      : NULL;
 	struct follow f;
 	struct kd_step st;
 	struct kd_err err = { 0 };
 	char logname[64], how[256], ebuf[1200];
 	json_t *rec = json_object();
-	size_t n = 0;
 
 	memset(&f, 0, sizeof f);
 	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
 	f.lines = json_array();
-	argv[n++] = project_python(ctx);
-	argv[n++] = script;
-	for (; *args != NULL && n < 11; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
 	snprintf(logname, sizeof logname, "resume-%s", what);
 	st.what = logname;
 	st.argv = (const char *const *)argv;
@@ -457,7 +522,7 @@ run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
 	st.on_line = follow_line;
 	st.u = &f;
 	json_object_set_new(out, what, rec);
-	if (script == NULL || !fsutil_exists(script)) {
+	if (script == NULL || argv == NULL || !fsutil_exists(script)) {
 		json_object_set_new(rec, "error", json_string("share/ckpt-inventory.py is not installed"));
 		goto out;
 	}
@@ -477,7 +542,7 @@ out:
 	json_decref(f.lines);
 	pytrace_free(&f.tr);
 	step_free(&st);
-	free(argv[0]);
+	plan_free(argv);
 	free(script);
 }
 
@@ -616,7 +681,7 @@ static void
 compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 	      const char *db, const struct kd_sink *sink, json_t *o)
 {
-	char steps[32], atol[64], rtol[64];
+	char steps[32];
 	char *ca, *cb;
 	json_t *fin = json_object(), *scripts = json_object(), *lines, *l;
 	size_t i;
@@ -631,14 +696,8 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 		json_object_set_new(fin, "absent", json_string(!fsutil_exists(ca) ? "uninterrupted" : "resumed"));
 		goto out;
 	}
-	snprintf(atol, sizeof atol, "%.17g", s->rule.atol);
-	snprintf(rtol, sizeof rtol, "%.17g", s->rule.rtol);
-	{
-		const char *args[] = { "compare", ca, cb, "--rule", s->rule.tolerance ? "tolerance" : "exact",
-				       "--atol", atol, "--rtol", rtol, NULL };
-		kd_sink_step(sink, "comparing the final checkpoints", -1);
-		run_script(ctx, "final", args, sink, scripts);
-	}
+	kd_sink_step(sink, "comparing the final checkpoints", -1);
+	run_script(ctx, s, RESUME_V_FINAL, "final", sink, scripts);
 	lines = json_object_get(json_object_get(scripts, "final"), "lines");
 	json_object_set(fin, "log", json_object_get(json_object_get(scripts, "final"), "log"));
 	json_object_set_new(fin, "differing", json_array());
@@ -723,17 +782,17 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	json_object_set_new(o, "checkpoint", json_string(kd_ctx_relpath(ctx, ckpt)));
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
-	argv = make_argv(ctx, s->run, steps, da, ckpt, inter);
-	ok = run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
-	free_argv(argv);
+	argv = resume_vector(s, RESUME_V_UNINTERRUPTED, ctx->project_dir, ctx->state_dir, NULL);
+	ok = argv != NULL && run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
+	plan_free(argv);
 	if (!ok && json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled")))
 		goto out;
 
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
-	argv = make_argv(ctx, s->run, s->kill ? steps : inter, db, ckpt, inter);
-	ok = run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs) && ok;
-	free_argv(argv);
+	argv = resume_vector(s, RESUME_V_INTERRUPTED, ctx->project_dir, ctx->state_dir, NULL);
+	ok = argv != NULL && run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs) && ok;
+	plan_free(argv);
 	if (!fsutil_exists(ckpt)) {
 		json_object_set_new(o, "checkpoint_missing", json_true());
 		ok = 0;
@@ -741,18 +800,15 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	}
 	if (s->kill && !json_is_true(json_object_get(json_object_get(runs, "interrupted"), "killed_on_purpose")))
 		json_object_set_new(o, "finished_before_kill", json_true());
-	{
-		const char *args[] = { "inventory", ckpt, NULL };
-		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
-		run_script(ctx, "inventory", args, sink, scripts);
-		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
-	}
+	kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
+	run_script(ctx, s, RESUME_V_INVENTORY, "inventory", sink, scripts);
+	inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
 	if (kd_sink_cancelled(sink))
 		goto out;
 	kd_sink_step(sink, "resume check: the resumed run", -1);
-	argv = make_argv(ctx, s->resume, steps, db, ckpt, inter);
-	ok = run_one(ctx, "resumed", argv, NULL, sink, runs) && ok;
-	free_argv(argv);
+	argv = resume_vector(s, RESUME_V_RESUMED, ctx->project_dir, ctx->state_dir, NULL);
+	ok = argv != NULL && run_one(ctx, "resumed", argv, NULL, sink, runs) && ok;
+	plan_free(argv);
 out:
 	json_decref(scripts);
 	free(ckpt);
