@@ -39,6 +39,10 @@ char *termout_clean(const char *s, size_t n, int flags, size_t *outlen);
 /* The same for a NUL-terminated string, into buf (cut to len - 1 bytes,
  * never in the middle of an escape); returns buf. */
 const char *termout_str(const char *s, int flags, char *buf, size_t len);
+/* Is name (a path) a file a person reads, whose text is cleaned the same
+ * way with TERMOUT_KEEP_NL before it is written (a .md or .txt file:
+ * fsutil_write_atomic does so, the dossier's README too)? */
+int termout_person_file(const char *name);
 /* How many bytes of s[0..n) termout_clean would change (0: safe as is). */
 size_t termout_unsafe(const char *s, size_t n);
 /* The code points above U+007F that termout_clean shows escaped: *n

@@ -40,6 +40,7 @@
 #include "kernodeck/logkeep.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/runenv.h"
+#include "kernodeck/termout.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
@@ -91,7 +92,10 @@ plan_add(struct dossier_plan *p, const char *rel, const char *src, char *data, s
 static int
 plan_add_text(struct dossier_plan *p, const char *rel, const char *text, struct kd_err *err)
 {
-	char *d = strdup(text);
+	/* README.md is read with cat: cleaned as the terminal is (the
+	 * dossier's files are written raw, so here) */
+	char *d = termout_person_file(rel) ? termout_clean(text, strlen(text), TERMOUT_KEEP_NL, NULL)
+		  : strdup(text);
 
 	if (d == NULL)
 		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "dossier");

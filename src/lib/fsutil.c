@@ -3,7 +3,9 @@
  *
  * fsutil_write_atomic is the only way kernodeck writes a file: a
  * temporary file beside the target (same folder, so rename is atomic),
- * write, fsync, rename, fsync of the folder.  Text is redacted first.
+ * write, fsync, rename, fsync of the folder.  Text is redacted first, and
+ * a Markdown or text file (termout_person_file) cleaned as termout cleans
+ * what reaches a terminal.
  * Where a containment root is set (a replay: src/lib/beneath.c), every folder
  * written, made, renamed or removed in is reached below it without
  * following a link, and the temporary file and the rename are made from
@@ -26,6 +28,7 @@
 #include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
+#include "kernodeck/termout.h"
 
 /* Write all of p to fd, again after a short write or EINTR: 0, or -1 with errno. */
 int
@@ -201,6 +204,15 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 		red = redact_text(data, len, &len);
 		if (red == NULL)
 			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot redact", path);
+		p = red;
+	}
+	/* a Markdown or text file is read by a person (cat, a pager): every
+	 * control and hidden character shown as termout shows it */
+	if (!(flags & FSUTIL_RAW) && termout_person_file(path)) {
+		char *clean = termout_clean(p, len, TERMOUT_KEEP_NL, &len);
+		free(red);
+		if ((red = clean) == NULL)
+			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot clean", path);
 		p = red;
 	}
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);

@@ -161,6 +161,15 @@ termout_clean(const char *s, size_t n, int flags, size_t *outlen)
 	return out;
 }
 
+int
+termout_person_file(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return (n >= 3 && strcmp(name + n - 3, ".md") == 0) ||
+	       (n >= 4 && strcmp(name + n - 4, ".txt") == 0);
+}
+
 const char *
 termout_str(const char *s, int flags, char *buf, size_t len)
 {
