@@ -338,6 +338,27 @@ fsutil_move_tree(const char *src, const char *dst, struct kd_err *err)
 	return fsutil_rmtree(src, err);
 }
 
+/* open for reading: below a containment root through beneath_open_read
+ * (a link there is refused, named), else open(2); -1 with err set. */
+static int
+open_read(const char *path, int flags, struct kd_err *err)
+{
+	struct kd_err e;
+	int fd;
+
+	if (beneath_root() != NULL) {
+		fd = beneath_open_read(path, flags, &e);
+		if (fd < 0 && e.code == KD_EINPUT && e.errnum == 0)
+			kd_err_set(err, KD_EINPUT, path, 0, "%s", e.msg);
+		else if (fd < 0)
+			kd_err_sys(err, KD_EINPUT, path, e.errnum, "cannot read %s", path);
+		return fd;
+	}
+	if ((fd = open(path, flags)) < 0)
+		kd_err_sys(err, KD_EINPUT, path, errno, "cannot read %s", path);
+	return fd;
+}
+
 int
 fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 {
@@ -346,10 +367,11 @@ fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 
 	if (st == NULL)
 		st = &tmp;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; below a
+	 * containment root no link is followed */
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, err);
 	if (fd < 0)
-		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path), -1;
+		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
 		return kd_err_set(err, KD_EINPUT, path, 0,
@@ -373,10 +395,9 @@ fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 	*bufp = NULL;
 	if (lenp)
 		*lenp = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, err);
 	if (fd < 0)
-		return kd_err_sys(err, errno == ENOENT ? KD_EINPUT : KD_EINPUT, path, errno,
-				  "cannot read %s", path);
+		return KD_EINPUT;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return kd_err_set(err, KD_EINPUT, path, 0, "%s is not a regular file", path);

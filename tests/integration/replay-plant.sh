@@ -5,7 +5,9 @@
 # checks after the clone pass; what stops kernodeck is that it opens and
 # creates below the work folder without following a link (src/lib/beneath.c)
 # and checks the tree again after each stage.  Each replay must exit 2
-# naming the link, and the folder outside must stay empty.  Both ways of
+# naming the link, and the folder outside must stay empty; an output file
+# or the ids file replaced by a link to a file outside is not read through
+# it (the sample stage rereads below the work folder).  Both ways of
 # opening are tried: openat2, and the component walk
 # (KD_FAULT_NO_OPENAT2).
 . "$KD_SRCDIR/tests/lib.sh"
@@ -80,3 +82,30 @@ plant logs kernodeck/logs \
 plant state-walk kernodeck \
 	"kernodeck in the work folder $KD_TMP/w-state-walk is a symbolic link (to $OUTSIDE)" \
 	KD_FAULT_NO_OPENAT2=1
+
+# reads: the entry point replaces an output file or the ids file with a
+# link to a file outside that holds what would pass (a copy of the real
+# one); the sample stage rereads below the work folder without following
+# a link, so the link is named and the file outside is never read
+# plant_read NAME PATH COPY: COPY (in the demo) is the file put outside
+plant_read() {
+	name=$1 where=$2 copy=$3
+	R="$KD_TMP/outside-read-$name"
+	rm -rf "$R" && mkdir -p "$R" && cp "$DEMO/$copy" "$R/$(basename "$where")"
+	W="$KD_TMP/w-$name"
+	env KD_TEST_PLANT="$where" KD_TEST_OUTSIDE="$R/$(basename "$where")" \
+		timeout 300 "$KD_BIN" replay "$D" --workdir "$W" --yes </dev/null >"$KD_TMP/$name.out" 2>&1
+	r=$?
+	check "$name: the replay does not pass (exit $r)" test "$r" -ne 0
+	# the sample stage's observation records what its reread met
+	check "$name: the reread refused the link, named (sample.yaml)" grep -qF -- \
+		"$where in the work folder $W is a symbolic link (to $R/$(basename "$where")): kernodeck follows no link" \
+		"$W/kernodeck/sample.yaml"
+	check "$name: and the replay stopped on it" grep -qF -- "$where became a symbolic link" "$KD_TMP/$name.out"
+	check "$name: the link was planted (the case is real)" test -L "$W/$where"
+	if ! grep -qF -- "kernodeck follows no link" "$W/kernodeck/sample.yaml"; then
+		tail -n 8 "$KD_TMP/$name.out" | sed 's/^/#   /'
+	fi
+}
+plant_read read-output outputs/embeddings.npy reference/expected.npy
+plant_read read-ids outputs/ids.txt sample/ids.txt
