@@ -1,5 +1,5 @@
 /*
- * plan.h - the argument vector of every program stages 3 to 6 run, built
+ * plan.h - the argument vector of every program stages 3 to 6 run and of stage 2's queries, built
  * in one place.
  *
  * The stages run exactly the vectors these functions return, and replay's
@@ -41,6 +41,25 @@ char **plan_probe(const char *project_dir, const char *probe, const json_t *ref)
 char **plan_entry(const char *project_dir, const json_t *ep, int *uses_venv, const char **why);
 /* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
 char *plan_venv_python(const char *project_dir);
+/* Stage 2's queries of this machine's tools, each a fixed argument vector
+ * whose first word is the program (found on PATH, or where CUDA_HOME,
+ * ROCM_PATH and the like say): sys-gpu.c, sys-tools.c and sys-python.c run
+ * exactly these, and replay's plan shows them.  Each runs only when its
+ * program is there; the AMD ones when an AMD GPU is plausible; the
+ * nvidia-smi query without compute_cap when the first one fails on that
+ * field; rocminfo when rocm_agent_enumerator fails. */
+enum plan_query {
+	PLAN_Q_SMI_CSV, PLAN_Q_SMI_CSV_OLD, PLAN_Q_SMI_TABLE, PLAN_Q_HIPCONFIG,
+	PLAN_Q_AGENTS, PLAN_Q_ROCMINFO, PLAN_Q_AMDSMI, PLAN_Q_GCC, PLAN_Q_GXX, PLAN_Q_NVCC,
+	PLAN_Q_HIPCC, PLAN_Q_CMAKE, PLAN_Q_NINJA, PLAN_NQ
+};
+/* The vector of a query (static, NULL-terminated; argv[0] the program's
+ * name) and what it asks. */
+const char *const *plan_query_argv(enum plan_query q);
+const char *plan_query_what(enum plan_query q);
+/* PY -I -S -c QUERY: what an interpreter is (stage 2 asks each candidate
+ * and the reference's); static but for argv[0], which is python. */
+void plan_python_query(const char *python, const char *argv[6]);
 size_t plan_count(char *const *argv);
 void plan_free(char **argv);
 

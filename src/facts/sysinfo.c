@@ -30,6 +30,7 @@
 #include "kernodeck/sys-gpu.h"
 #include "kernodeck/sys-tools.h"
 #include "kernodeck/sysinfo.h"
+#include "kernodeck/termout.h"
 
 extern char **environ;
 
@@ -215,6 +216,12 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		av[i] = argv[i];
 	av[i] = NULL;
 	av[0] = path;
+	{
+		/* the vector run, as replay's plan shows it (plan.h's queries) */
+		char *line = termout_argv(av);
+		json_object_set_new(rec, "run", line ? json_string(line) : json_null());
+		free(line);
+	}
 	kd_err_clear(&err);
 	if (step_run(NULL, NULL, &s, &err) != 0) {
 		sysinfo_status(rec, "failed", err.msg);

@@ -50,6 +50,7 @@
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/resume.h"
+#include "kernodeck/run.h"
 #include "kernodeck/runenv.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sysinfo.h"
@@ -284,6 +285,44 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 
 static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
 
+/* Stage 2's queries (plan.c's vectors), the program as found on this
+ * machine's PATH; one that is not there is not run. */
+static void
+plan_system(const struct replay_opts *o, const char *py)
+{
+	const char *pq[6];
+	char **v;
+
+	say(o, "  stage 2, system (each program where this machine has it):");
+	for (int q = 0; q < PLAN_NQ; q++) {
+		const char *const *av = plan_query_argv((enum plan_query)q);
+		char *path = run_which(av[0]);
+		size_t n = 0;
+
+		if (path == NULL) {
+			say(o, "    # %s: %s is not on PATH here (not run)",
+			    plan_query_what((enum plan_query)q), av[0]);
+			continue;
+		}
+		while (av[n] != NULL)
+			n++;
+		if ((v = calloc(n + 1, sizeof *v)) != NULL) {
+			v[0] = path;
+			path = NULL;
+			for (size_t k = 1; k < n; k++)
+				v[k] = strdup(av[k]);
+		}
+		free(path);
+		plan_line(o, plan_query_what((enum plan_query)q), v);
+	}
+	plan_python_query(py, pq);
+	if ((v = calloc(6, sizeof *v)) != NULL)
+		for (size_t k = 0; k < 5; k++)
+			v[k] = strdup(pq[k]);
+	plan_line(o, "the interpreter for the rebuild (another, whose name gives no version, is "
+		  "asked the same way only when the choice needs it)", v);
+}
+
 /* The resume check's programs (reference resume:), each as the vector
  * resume_gather then runs (resume_vector: placeholders substituted, the
  * runs' folders under the work folder's kernodeck/resume/). */
@@ -306,7 +345,7 @@ plan_resume(const struct replay_opts *o, const json_t *ref, const char *work)
 		char what[300];
 		snprintf(what, sizeof what, "%s%s%s", resume_vec_what[i],
 			 i == RESUME_V_INTERRUPTED && s.kill ? " (killed once its checkpoint is "
-			 "complete)" : "", i == RESUME_V_FINAL ? " (when both exist)" : "");
+			 "complete)" : "", i == RESUME_V_FINAL ? " (only when both exist)" : "");
 		plan_line(o, what, resume_vector(&s, (enum resume_vec)i, work, kdir ? kdir : work,
 						 script ? script : "ckpt-inventory.py"));
 	}
@@ -345,8 +384,7 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 			    o->data || dp[0] == '/' ? "   (read outside the work folder, where "
 			    "--data or the reference says)" : "");
 		}
-	say(o, "  stage 2, system: this machine's tools asked for their versions (nvidia-smi, "
-	    "rocminfo, compilers, %s) with kernodeck's own arguments", py);
+	plan_system(o, py);
 	plan_rebuild(o, ref, py, vpy);
 	say(o, "  stage 4, contract:");
 	plan_line(o, "pip check", plan_pip(vpy, PLAN_PIP_CHECK));
