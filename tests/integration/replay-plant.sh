@@ -5,53 +5,12 @@
 # checks after the clone pass; what stops kernodeck is that it opens and
 # creates below the work folder without following a link (src/lib/beneath.c)
 # and checks the tree again after each stage.  Each replay must exit 2
-# naming the link, and the folder outside must stay empty; an output file
-# or the ids file replaced by a link to a file outside is not read through
-# it (the sample stage rereads below the work folder).  Both ways of
+# naming the link, and the folder outside must stay empty (reads:
+# replay-plant-read.sh).  Both ways of
 # opening are tried: openat2, and the component walk
 # (KD_FAULT_NO_OPENAT2).
 . "$KD_SRCDIR/tests/lib.sh"
-PY=/usr/bin/python3
-if ! "$PY" -c "import torch, numpy" 2>/dev/null; then
-	skip "replay plant" "Debian's python3-torch is not installed (apt-get install python3-torch)"
-	exit 0
-fi
-export HOME="$KD_TMP/home"
-mkdir -p "$HOME"
-DEMO="$KD_TMP/demo"
-OUTSIDE="$KD_TMP/outside"
-
-expect_exit 0 "kernodeck demo DIR --create-only" "$KD_BIN" demo "$DEMO" --create-only
-# the entry point plants the link named by KD_TEST_PLANT once it has
-# written its outputs (only the replays below set it)
-"$PY" - "$DEMO/embed.py" <<'PYEOF'
-import sys
-p = sys.argv[1]
-t = open(p).read()
-t = t.replace('if __name__ == "__main__":\n    main()\n', '''def plant():
-    where, to = os.environ.get("KD_TEST_PLANT"), os.environ.get("KD_TEST_OUTSIDE")
-    if where and to:
-        if os.path.lexists(where):
-            os.rename(where, where + ".moved")
-        os.symlink(to, where)
-
-
-if __name__ == "__main__":
-    main()
-    plant()
-''')
-open(p, "w").write(t)
-PYEOF
-old=$(git -C "$DEMO" rev-parse HEAD)
-git -C "$DEMO" -c user.name=t -c user.email=t@t.invalid commit -qam "plant a link when asked"
-new=$(git -C "$DEMO" rev-parse HEAD)
-sed -i "s/$old/$new/" "$DEMO/kernodeck/reference.yaml"
-check "the entry point plants a link when asked" grep -q "def plant" "$DEMO/embed.py"
-"$KD_BIN" check "$DEMO" >"$KD_TMP/check.out" 2>"$KD_TMP/check.err"
-r=$?
-check "kernodeck check on the planting demo: exit 0 (it plants nothing there)" test "$r" -eq 0
-[ "$r" -eq 0 ] || { grep -E "^[0-9] |^  fail" "$KD_TMP/check.out" | head; tail -5 "$KD_TMP/check.err"; } | sed 's/^/# /'
-D="$DEMO/kernodeck/dossier"
+. "$KD_SRCDIR/tests/plant-lib.sh"
 
 # plant NAME PATH MESSAGE [ENV=VALUE]: replay with the entry point
 # planting PATH; exit 2, MESSAGE in the output, nothing outside
@@ -83,29 +42,3 @@ plant state-walk kernodeck \
 	"kernodeck in the work folder $KD_TMP/w-state-walk is a symbolic link (to $OUTSIDE)" \
 	KD_FAULT_NO_OPENAT2=1
 
-# reads: the entry point replaces an output file or the ids file with a
-# link to a file outside that holds what would pass (a copy of the real
-# one); the sample stage rereads below the work folder without following
-# a link, so the link is named and the file outside is never read
-# plant_read NAME PATH COPY: COPY (in the demo) is the file put outside
-plant_read() {
-	name=$1 where=$2 copy=$3
-	R="$KD_TMP/outside-read-$name"
-	rm -rf "$R" && mkdir -p "$R" && cp "$DEMO/$copy" "$R/$(basename "$where")"
-	W="$KD_TMP/w-$name"
-	env KD_TEST_PLANT="$where" KD_TEST_OUTSIDE="$R/$(basename "$where")" \
-		timeout 300 "$KD_BIN" replay "$D" --workdir "$W" --yes </dev/null >"$KD_TMP/$name.out" 2>&1
-	r=$?
-	check "$name: the replay does not pass (exit $r)" test "$r" -ne 0
-	# the sample stage's observation records what its reread met
-	check "$name: the reread refused the link, named (sample.yaml)" grep -qF -- \
-		"$where in the work folder $W is a symbolic link (to $R/$(basename "$where")): kernodeck follows no link" \
-		"$W/kernodeck/sample.yaml"
-	check "$name: and the replay stopped on it" grep -qF -- "$where became a symbolic link" "$KD_TMP/$name.out"
-	check "$name: the link was planted (the case is real)" test -L "$W/$where"
-	if ! grep -qF -- "kernodeck follows no link" "$W/kernodeck/sample.yaml"; then
-		tail -n 8 "$KD_TMP/$name.out" | sed 's/^/#   /'
-	fi
-}
-plant_read read-output outputs/embeddings.npy reference/expected.npy
-plant_read read-ids outputs/ids.txt sample/ids.txt
