@@ -20,6 +20,7 @@ int inspect_pip_check(const char *path, json_t **out, struct kd_err *err);    /*
 int inspect_pip_inspect(const char *path, json_t **out, struct kd_err *err);  /* src/formats/parse-inspect.c */
 int inspect_npy(const char *path, json_t **out, struct kd_err *err);          /* src/formats/npy.c */
 int inspect_safetensors(const char *path, json_t **out, struct kd_err *err);  /* src/formats/safetensors.c */
+int inspect_nvidia_smi(const char *path, json_t **out, struct kd_err *err);   /* src/formats/nvidia-smi.c */
 
 /* The text formats, whose trees hold an object per line, print as they
  * parse (treeout.h): the same bytes as report_print_tree of the tree, in

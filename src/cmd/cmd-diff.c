@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/fleet.h"
@@ -40,6 +41,7 @@
 #include "kernodeck/inventory.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-reference.h"
+#include "kernodeck/paste.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
@@ -252,18 +254,16 @@ packages_of(const json_t *root)
 	return NULL;
 }
 
-int
-dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
+/* Open a dossier (its folder, its dossier.yaml, or a project holding one)
+ * or a capture: 0, the document and the file it came from (malloc'd). */
+static int
+load_root(const char *path, struct yamlio_doc *doc, char **filep, struct kd_err *err)
 {
-	struct yamlio_doc doc;
 	struct stat st;
 	char *file = NULL;
-	const json_t *root;
-	const char *project;
-	json_t *l, *pk;
 	int rc;
 
-	*layers = NULL;
+	*filep = NULL;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		file = fsutil_join(path, "dossier.yaml");
 		if (!fsutil_exists(file)) {
@@ -280,19 +280,36 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 		free(file);
 		return rc;
 	}
-	rc = yamlio_load_file(file, &doc, err);
+	rc = yamlio_load_file(file, doc, err);
 	if (rc != 0) {
 		free(file);
 		return rc;
 	}
-	root = doc.root;
-	if (!json_is_object(root) || json_object_get(root, "stages") == NULL) {
+	if (!json_is_object(doc->root) || json_object_get(doc->root, "stages") == NULL) {
 		rc = kd_err_set(err, KD_EINPUT, file, 1,
 				"%s: neither a dossier nor a kernodeck check capture (no stages)", file);
-		yamlio_doc_free(&doc);
+		yamlio_doc_free(doc);
 		free(file);
 		return rc;
 	}
+	*filep = file;
+	return 0;
+}
+
+int
+dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
+{
+	struct yamlio_doc doc;
+	char *file = NULL;
+	const json_t *root;
+	const char *project;
+	json_t *l, *pk;
+	int rc;
+
+	*layers = NULL;
+	if ((rc = load_root(path, &doc, &file, err)) != 0)
+		return rc;
+	root = doc.root;
 	project = json_string_value(json_object_get(root, "project"));
 	l = json_object();
 	json_object_set_new(l, "file", json_string(file));
@@ -489,28 +506,6 @@ diff_layers(const json_t *a, const json_t *b)
 }
 
 static void
-print_value(FILE *fp, const json_t *v)
-{
-	char *s;
-
-	if (v == NULL || json_is_null(v)) {
-		fputs("(none)", fp);
-		return;
-	}
-	if (json_is_string(v)) {
-		fputs(json_string_value(v), fp);
-		return;
-	}
-	if (json_is_real(v)) {
-		fprintf(fp, "%.6g", json_real_value(v));
-		return;
-	}
-	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	fputs(s ? s : "?", fp);
-	free(s);
-}
-
-static void
 print_text(FILE *fp, const json_t *r)
 {
 	const json_t *layers = json_object_get(r, "layers"), *e;
@@ -529,9 +524,9 @@ print_text(FILE *fp, const json_t *r)
 		json_array_foreach(d, i, e) {
 			fprintf(fp, "  %-9s %s: ", json_string_value(json_object_get(e, "change")),
 				json_string_value(json_object_get(e, "key")));
-			print_value(fp, json_object_get(e, "a"));
+			paste_print_value(fp, json_object_get(e, "a"));
 			fputs(" -> ", fp);
-			print_value(fp, json_object_get(e, "b"));
+			paste_print_value(fp, json_object_get(e, "b"));
 			if (json_is_real(json_object_get(e, "relative")))
 				fprintf(fp, " (relative difference %.3g)",
 					json_real_value(json_object_get(e, "relative")));
@@ -544,13 +539,105 @@ print_text(FILE *fp, const json_t *r)
 		"differences")));
 }
 
+/* The facts (paste.h) of a dossier or a capture. */
+static int
+dossier_facts(const char *path, json_t **facts, struct kd_err *err)
+{
+	struct yamlio_doc doc;
+	char *file = NULL;
+	json_t *pk;
+	int rc;
+
+	if ((rc = load_root(path, &doc, &file, err)) != 0)
+		return rc;
+	pk = packages_of(doc.root);
+	*facts = paste_facts_of_obs(json_is_string(json_object_get(doc.root, "kind")) ?
+				    "dossier" : "capture", file,
+				    json_object_get(stage_of(doc.root, "system"), "observations"),
+				    json_object_get(stage_of(doc.root, "compute"), "observations"), pk);
+	json_decref(pk);
+	yamlio_doc_free(&doc);
+	free(file);
+	return 0;
+}
+
+/* A side of diff: a dossier or capture (*layers), else a paste (*facts). */
+static int
+load_side(const char *path, json_t **layers, json_t **facts, struct kd_err *err)
+{
+	struct kd_err e2;
+	struct stat st;
+	size_t n = strlen(path);
+	int rc;
+
+	*layers = *facts = NULL;
+	rc = dossier_load_layers(path, layers, err);
+	if (rc != KD_EINPUT || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return rc;
+	/* a YAML or JSON file is meant as a dossier or a capture: its own error */
+	if ((n > 5 && strcmp(path + n - 5, ".yaml") == 0) ||
+	    (n > 4 && strcmp(path + n - 4, ".yml") == 0) ||
+	    (n > 5 && strcmp(path + n - 5, ".json") == 0))
+		return rc;
+	if (paste_load(path, facts, &e2) == 0)
+		return 0;
+	*err = e2;
+	return KD_EINPUT;
+}
+
+/* Compare facts and print them: exit 0 when nothing differs, else 1. */
+static int
+diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
+{
+	json_t *r = paste_compare(fa, fb);
+	int rc;
+
+	if (fmt == KD_FMT_TEXT)
+		paste_print_text(stdout, r);
+	else
+		report_print_tree(stdout, r, fmt);
+	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
+	json_decref(r);
+	return rc;
+}
+
+/* diff A B where one side (at least) is a paste (paths[1] NULL: diff
+ * PASTE, the paste against this machine).  Takes the four trees. */
+static int
+diff_with_paste(const char *paths[2], json_t *la, json_t *lb, json_t *fa, json_t *fb,
+		enum kd_format fmt)
+{
+	struct kd_err err;
+	char buf[2048];
+	int rc = 0;
+
+	kd_err_clear(&err);
+	json_decref(la);
+	json_decref(lb);
+	if (paths[1] == NULL)
+		rc = paste_load(paths[0], &fa, &err);
+	if (rc == 0 && fa == NULL)
+		rc = dossier_facts(paths[0], &fa, &err);
+	if (rc == 0 && fb == NULL)
+		rc = paths[1] == NULL ? paste_facts_of_project("kernodeck", &fb, &err) :
+		     dossier_facts(paths[1], &fb, &err);
+	if (rc != 0)
+		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&err, buf, sizeof buf));
+	else
+		rc = diff_facts(fa, fb, fmt);
+	json_decref(fa);
+	json_decref(fb);
+	return rc;
+}
+
 static int
 cmd_diff(int argc, char **argv)
 {
 	const struct kd_cmd_entry *e = &kd_cmd_diff;
 	const char *paths[2] = { NULL, NULL };
 	enum kd_format fmt = KD_FMT_TEXT;
-	json_t *la = NULL, *lb = NULL, *r;
+	json_t *la = NULL, *lb = NULL, *fa = NULL, *fb = NULL, *r;
+	struct stat st;
 	struct kd_err err;
 	char buf[2048];
 	int c, rc;
@@ -569,19 +656,27 @@ cmd_diff(int argc, char **argv)
 		default: return cmd_usage_error(e, NULL);
 		}
 	}
-	if (argc - optind == 1)   /* a fleet folder: the matrix of its nodes */
-		return fleet_diff(argv[optind], fmt);
+	if (argc - optind == 1) {
+		/* a fleet folder: the matrix of its nodes; a paste: this machine */
+		if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
+			return fleet_diff(argv[optind], fmt);
+		paths[0] = argv[optind];
+		return diff_with_paste(paths, NULL, NULL, NULL, NULL, fmt);
+	}
 	if (argc - optind != 2)
 		return cmd_usage_error(e, NULL);
 	paths[0] = argv[optind];
 	paths[1] = argv[optind + 1];
 	kd_err_clear(&err);
-	if ((rc = dossier_load_layers(paths[0], &la, &err)) != 0 ||
-	    (rc = dossier_load_layers(paths[1], &lb, &err)) != 0) {
+	if ((rc = load_side(paths[0], &la, &fa, &err)) != 0 ||
+	    (rc = load_side(paths[1], &lb, &fb, &err)) != 0) {
 		fprintf(stderr, "kernodeck diff: %s\n", kd_err_format(&err, buf, sizeof buf));
 		json_decref(la);
+		json_decref(fa);
 		return rc;
 	}
+	if (fa != NULL || fb != NULL)
+		return diff_with_paste(paths, la, lb, fa, fb, fmt);
 	r = diff_layers(la, lb);
 	if (fmt == KD_FMT_TEXT)
 		print_text(stdout, r);
@@ -610,6 +705,9 @@ const struct kd_cmd_entry kd_cmd_diff = {
 		"not differences; times, durations and log names are left out unless --all.\n"
 		"With A alone, a fleet folder (kernodeck/fleet/JOB, or a project's kernodeck\n"
 		"folder for its latest): the matrix of its nodes, as `kernodeck fleet` prints it.\n"
+		"Either side may be a paste (a collect_env report, an nvidia-smi output, a pip\n"
+		"freeze): the layers it holds are compared, and what could not be is listed;\n"
+		"a paste alone is compared with this machine.\n"
 		"Exit 0: no difference; 1: differences; 2: an input is missing or malformed.",
 	.exec = cmd_diff,
 };

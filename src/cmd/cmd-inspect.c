@@ -24,6 +24,7 @@ struct inspect_kind {
 
 static const struct inspect_kind kinds[] = {
 	{ "collect-env", inspect_collect_env, NULL },
+	{ "nvidia-smi", inspect_nvidia_smi, NULL },
 	{ "requirements", inspect_requirements, inspect_print_requirements },
 	{ "freeze", inspect_freeze, inspect_print_freeze },
 	{ "pip-check", inspect_pip_check, inspect_print_pip_check },
