@@ -21,18 +21,17 @@
 
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/frame.h"
 #include "kernodeck/lock.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/screen.h"
 #include "kernodeck/state.h"
 #include "kernodeck/termcheck.h"
 #include "kernodeck/textw.h"
 
-const struct kd_screen_ops *const kd_screens[KD_NSTAGES] = {
-	&kd_screen_reference, &kd_screen_system, &kd_screen_rebuild,
-	&kd_screen_contract, &kd_screen_compute, &kd_screen_sample,
-	&kd_screen_dossier,
-};
+#define KD_SCREEN_OPS_(id, file, keys) &kd_screen_##id,
+const struct kd_screen_ops *const kd_screens[KD_NSTAGES] = { KD_STAGE_LIST(KD_SCREEN_OPS_) };
 
 void
 kd_frame_message(struct kd_screen *scr, enum kd_color c, const char *fmt, ...)
@@ -535,6 +534,7 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 {
 	static struct kd_screen scr;
 	struct kd_ctx ctx;
+	struct kd_runner run;
 	struct kd_err err;
 	char buf[1400];
 	int rc;
@@ -557,12 +557,12 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		return err.code ? err.code : KD_EINPUT;
 	}
 	ctx.python_override = python;
-	ctx.later_stages = 1;   /* the walkthrough goes on through the stages */
 	if (kd_tui_init(&err) != 0) {
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
 		return err.code;
 	}
+	runner_begin(&run, &ctx, 1, fleet_latest);   /* the walkthrough goes on through the stages */
 	memset(&scr, 0, sizeof scr);
 	scr.ctx = &ctx;
 	frame_lock_note(&scr);
@@ -588,6 +588,7 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		scr.ops->leave(&scr);
 	kd_rows_free(&scr.info);
 	kd_log_free(&scr.log);
+	runner_end(&run);
 	kd_ctx_close(&ctx);
 	return KD_EXIT_OK;
 }

@@ -53,8 +53,9 @@ help_lines(struct kd_screen *scr, char **lines, int w)
 	size_t i;
 	char buf[256];
 
-	lines[n++] = kd_xstrdup("Kernodeck walks through seven stages; each has fields, checks "
-			    "and a log.");
+	snprintf(buf, sizeof buf, "Kernodeck walks through %s stages; each has fields, checks "
+		 "and a log.", stage_count_word());
+	lines[n++] = kd_xstrdup(buf);
 	lines[n++] = kd_xstrdup("The state is saved after every change: quitting loses nothing.");
 	for (c = 0; c < KD_KC__COUNT; c++) {
 		lines[n++] = kd_xstrdup("");

@@ -19,8 +19,6 @@
 #include "kernodeck/stop.h"
 #include "kernodeck/termout.h"
 
-_Static_assert(KD_NSTAGES == 7, "the usage below says seven stages");
-
 static void
 usage(FILE *fp)
 {
@@ -29,8 +27,8 @@ usage(FILE *fp)
 	fputs("usage: kernodeck ", fp);
 	cmd_put_wrapped(fp, cmd_synopsis(&kd_cmd_walkthrough, syn, sizeof syn), 17, 17, 80);
 	fputs("       kernodeck COMMAND [ARGS]\n\n", fp);
-	snprintf(line, sizeof line, "Walk a PyTorch project through seven stages (%s) until "
-		 "its rebuild is proven.", stage_id_list(ids, sizeof ids, ", "));
+	snprintf(line, sizeof line, "Walk a PyTorch project through %s stages (%s) until "
+		 "its rebuild is proven.", stage_count_word(), stage_id_list(ids, sizeof ids, ", "));
 	cmd_put_wrapped(fp, line, 0, 0, 80);
 	fputs("\ncommands:\n", fp);
 	for (size_t i = 0; kd_cmd_table[i] != NULL; i++) {

@@ -33,6 +33,9 @@
 #     src/FLOOR/NAME.c, or of the floor the table header_floor below gives
 #     it (headers with no .c of their own); a header of no floor is an
 #     offence, so a new header is placed when it is added;
+#   - include cycles: NAME.c and NAME.h are one module, an include an arrow;
+#     each set of modules that reach one another is a cycle; at most one
+#     outside screens/ (and main.c) and one inside;
 #   - the core library (libkdcore.a, found in $KD_BUILDDIR or given as the
 #     second argument) has no undefined symbol that only screens/ defines
 #     (nm): the core never calls into the walkthrough; skipped when the
@@ -155,14 +158,13 @@ report "a stage file calls no command and no other stage" "$hits"
 
 # The floors, bottom to top; the headers that have no .c of their own.
 floors="lib formats engine facts features stages cmd"
-header_floor="caps:lib err:lib inspect:formats stage:engine obs:engine
+header_floor="caps:lib err:lib format:lib inspect:formats stage:engine obs:engine
 obs-reference:engine obs-system:engine obs-rebuild:engine obs-contract:engine
 obs-compute:engine obs-sample:engine obs-dossier:engine rebuild:facts
 screen:top keys:top frame:top plot:top shellwords:top termcheck:top textw:top"
 # Known offences being mended (issue 24), one FILE:HEADER a line; empty
 # when none.
-layer_exceptions="include/kernodeck/inspect.h:report.h include/kernodeck/tabular.h:compare.h
-include/kernodeck/treeout.h:report.h src/engine/logkeep.c:fleet.h src/engine/step.c:plan.h"
+layer_exceptions=""
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdfloor.XXXXXX")
 {
 	for f in $floors; do
@@ -200,6 +202,50 @@ hits=$(clean $(sources src screens include) | grep -E "${inc}kernodeck/" |
 	}' | LC_ALL=C sort -u || true)
 rm -rf "$tmp"
 report "a floor includes no header of a higher floor" "$hits"
+
+# Include cycles between modules (NAME.c and include/kernodeck/NAME.h are
+# one module; an #include "kernodeck/X.h" in either is an arrow to X): each
+# strongly connected set of two modules or more is one cycle.  At most one
+# may lie outside screens/ and main.c, and one inside (the walkthrough's
+# frame and its widgets).
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdcyc.XXXXXX")
+clean $(sources src screens include) | grep -E "${inc}kernodeck/" |
+	LC_ALL=C awk '{
+		split($0, p, ":"); f = p[1]; sub(/^.*\//, "", f); sub(/\.[ch]$/, "", f)
+		h = $0; sub(/^.*kernodeck\//, "", h); sub(/\.h.*$/, "", h)
+		if (f != h) print f, h
+	}' | LC_ALL=C sort -u >"$tmp/edges"
+{ sources screens | grep '\.c$'; echo src/main.c; printf '%s\n' $header_floor | grep ':top$'; } |
+	sed 's#^.*/##; s#\.c$##; s#:top$##' | LC_ALL=C sort -u >"$tmp/top"
+cycles=$(LC_ALL=C awk -v top="$tmp/top" '
+	function visit(v,   n, ws, i, w, comp, cnt, ui) {
+		num[v] = low[v] = ++count; stack[++sp] = v; on[v] = 1
+		n = split(adj[v], ws, " ")
+		for (i = 1; i <= n; i++) {
+			w = ws[i]
+			if (!(w in num)) { visit(w); if (low[w] < low[v]) low[v] = low[w] }
+			else if (on[w] && num[w] < low[v]) low[v] = num[w]
+		}
+		if (low[v] != num[v])
+			return
+		comp = ""; cnt = 0; ui = 1
+		do {
+			w = stack[sp--]; on[w] = 0; comp = comp " " w; cnt++
+			if (!(w in istop)) ui = 0
+		} while (w != v)
+		if (cnt > 1) print (ui ? "screens" : "core") ":" cnt ":" comp
+	}
+	BEGIN { while ((getline l < top) > 0) istop[l] = 1 }
+	{ adj[$1] = adj[$1] " " $2; node[$1]; node[$2] }
+	END { for (v in node) if (!(v in num)) visit(v) }' "$tmp/edges" | LC_ALL=C sort)
+rm -rf "$tmp"
+ncore=$(printf '%s\n' "$cycles" | grep -c '^core:')
+nui=$(printf '%s\n' "$cycles" | grep -c '^screens:')
+hits=""
+if [ "$ncore" -gt 1 ] || [ "$nui" -gt 1 ]; then
+	hits=$(printf '%s\n' "$cycles" | sed 's/^\([a-z]*\):\([0-9]*\):/include-cycles:0: \1, \2 modules:/')
+fi
+report "include cycles: at most one outside screens/ ($ncore) and one inside ($nui)" "$hits"
 
 if [ -n "$lib" ] && [ -f "$lib" ] && command -v nm >/dev/null 2>&1; then
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/kdsrc.XXXXXX")

@@ -94,4 +94,8 @@ size_t baseenv_label(json_t *pkgs, const json_t *site_dirs);
  * {added: [...], removed: [...]}. */
 json_t *baseenv_diff(const json_t *was, const json_t *now);
 
+/* PY -s -c QUERY json: the base environment's folders and packages, as an
+ * argv.h vector (parsed by baseenv_parse). */
+char **baseenv_query_argv(const char *python);
+
 #endif

@@ -104,4 +104,10 @@ int cmp_data_permute(const struct cmp_data *d, const size_t *perm, size_t n,
 		     char *const *new_ids, struct cmp_data *outp);
 void cmp_data_free(struct cmp_data *d);
 
+struct tab;
+/* A table read by tabular.h as comparison data: every column except id_col
+ * (-1: none) becomes an element of the row; id_col's cells become the row
+ * ids.  0, or -1 when out of memory. */
+int cmp_from_tab(const struct tab *t, int id_col, struct cmp_data *d);
+
 #endif

@@ -20,7 +20,7 @@
 
 struct kd_lock;
 struct kd_obs_cache;
-struct step_prefetch;
+struct kd_runner;
 
 /* The reference format's schema version (doc/reference-format.md). */
 #define KD_REF_SCHEMA 1
@@ -50,12 +50,9 @@ struct kd_ctx {
 	double timeout_sample;
 	json_t *own_logs;        /* names of the logs kd_ctx_log_path gave out
 				  * since kd_ctx_open: never pruned (logkeep.h) */
-	int later_stages;        /* the caller goes on to the next stages after
-				  * the one it runs (check, the walkthrough,
-				  * replay): a stage may start a step that a
-				  * later one takes (step_prefetch) */
-	struct step_prefetch *prefetch; /* that step, or NULL (step.h); ended
-				  * by kd_ctx_close when no stage took it */
+	struct kd_runner *runner;/* the session of stage runs under way
+				  * (runner.h: check, the walkthrough,
+				  * replay), or NULL */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it
@@ -66,6 +63,8 @@ struct kd_ctx {
 enum { KD_LOCK_REQUIRED = 0, KD_LOCK_READONLY_OK = 1, KD_LOCK_NONE = 2 };
 int kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 		int lock_mode, struct kd_err *err);
+/* Close it (a session of stage runs on it is ended first: runner_end,
+ * so that nothing of the run outlives the lock). */
 void kd_ctx_close(struct kd_ctx *ctx);
 /* A path under the kernodeck folder (malloc'd). */
 char *kd_ctx_path(const struct kd_ctx *ctx, const char *rel);

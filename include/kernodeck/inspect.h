@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "kernodeck/err.h"
-#include "kernodeck/report.h"
+#include "kernodeck/format.h"
 
 int inspect_collect_env(const char *path, json_t **out, struct kd_err *err);  /* src/formats/collect-env.c */
 int inspect_requirements(const char *path, json_t **out, struct kd_err *err); /* src/formats/parse-requirements.c */
@@ -23,7 +23,7 @@ int inspect_safetensors(const char *path, json_t **out, struct kd_err *err);  /*
 int inspect_nvidia_smi(const char *path, json_t **out, struct kd_err *err);   /* src/formats/nvidia-smi.c */
 
 /* The text formats, whose trees hold an object per line, print as they
- * parse (treeout.h): the same bytes as report_print_tree of the tree, in
+ * parse (treeout.h): the same bytes as treeout_print_tree of the tree, in
  * memory the input and one line's objects; no KD_CAP_INPUT_LINES.  0, or
  * the parser's error (nothing printed), or 3 when the output failed. */
 int inspect_print_requirements(FILE *fp, enum kd_format fmt, const char *path,

@@ -5,8 +5,10 @@
  * A log is referenced when a current source names it (a string holding
  * "logs/NAME", NAME a regular file of STATE_DIR/logs): the rows and
  * settings of the state (as held in memory and as state.yaml says), the
- * observation file of every stage, and the node files of the latest fleet
- * run.  The dossier copies exactly the referenced logs.
+ * observation file of every stage, and the YAML files of a folder the
+ * caller names (the node files of the latest fleet run: the caller passes
+ * fleet_latest, which logkeep knows nothing of).  The dossier copies
+ * exactly the referenced logs.
  *
  * The rule for kernodeck/logs/ (README, FILES of the man page): a log that
  * kernodeck named (STAMP-STEP.log, STAMP YYYYmmddTHHMMSSZ[.N]) is removed
@@ -27,15 +29,21 @@
 
 struct kd_ctx;
 
+/* A folder whose NAME.yaml files name logs too, found anew at each use
+ * from the kernodeck folder (malloc'd), or NULL: none.  fleet_latest is
+ * one. */
+typedef char *(*logkeep_root_fn)(const char *state_dir);
+
 /* The logs the current sources name: an object NAME -> true (a new
- * reference), NAME relative to STATE_DIR/logs.  *complete (when not NULL)
- * is 0 when a source exists but could not be read. */
-json_t *logkeep_referenced(const struct kd_ctx *ctx, int *complete);
+ * reference), NAME relative to STATE_DIR/logs; root (or NULL) gives one
+ * more source.  *complete (when not NULL) is 0 when a source exists but
+ * could not be read. */
+json_t *logkeep_referenced(const struct kd_ctx *ctx, logkeep_root_fn root, int *complete);
 /* The newest logs kept per step beyond the referenced ones: KD_LOG_HISTORY
  * from the environment when it is a count, else KD_CAP_LOG_HISTORY. */
 int logkeep_history(void);
 /* Apply the rule to STATE_DIR/logs (nothing without the lock, or when
  * logkeep_referenced is incomplete); returns the number of logs removed. */
-int logkeep_prune(struct kd_ctx *ctx);
+int logkeep_prune(struct kd_ctx *ctx, logkeep_root_fn root);
 
 #endif

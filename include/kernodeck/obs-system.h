@@ -44,7 +44,7 @@
  *
  * Every record of a program stage 2 ran (nvidia.smi, each tool,
  * python.chosen, ...) holds .path and .run: the vector run, as one line of
- * shell words (termout_argv), from plan.h's queries: what replay's plan
+ * shell words (termout_argv), from sys-query.h's table: what replay's plan
  * shows and its tests compare.
  */
 #ifndef KD_OBS_SYSTEM_H

@@ -8,9 +8,9 @@
  *
  * so that stage, report, dossier and screen code never spells a key path
  * (a misspelt getter is a compile error, not a silent NULL), and one table
- * per file (src/engine/obs.c, kd_obs_files) lets a test prove every key the header
+ * per file (obs-files.h, kd_obs_files) lets a test prove every key the header
  * declares is where the stage writes it (tests/helpers/obs-keys.c, run on
- * the demo's observations by tests/helpers/obs-keys (run by demo-headless and demo-training)).
+ * the demo's observations by demo-headless and demo-training).
  *
  * Types: str (const char *, NULL when absent or not a string), obj and arr
  * (const json_t *, NULL when absent or of another kind), any (const json_t
@@ -48,36 +48,5 @@ static inline double kd_obs_v_num(const json_t *j) { return json_number_value(j)
 #define KD_OBS_GETTER(file, type, name, path, flags) \
 	static inline KD_OBS_T_##type obs_##file##_##name(const json_t *obs) \
 	{ return kd_obs_v_##type(yamlio_get(obs, path)); }
-
-/* The keys of one file, for the test (src/engine/obs.c). */
-struct kd_obs_key {
-	const char *path;   /* "python.chosen"; NULL ends the list */
-	const char *type;   /* "str", "obj", ... */
-	unsigned flags;     /* KD_OBS_OPT */
-};
-
-struct kd_obs_file {
-	const char *file;                /* "system.yaml"; NULL ends the table */
-	const struct kd_obs_key *keys;
-};
-
-#define KD_OBS_KEY(type, name, path, flags) { path, #type, flags },
-
-extern const struct kd_obs_file kd_obs_files[];
-/* The entry of an observation file name ("system.yaml"), or NULL. */
-const struct kd_obs_file *obs_file_find(const char *file);
-/* Whether node has the declared type (str, obj, arr, any, bool, int, num). */
-int obs_type_ok(const json_t *node, const char *type);
-
-/* The keys of each element of an array (or each value of a mapping) at
- * path in file: a header's element list (KD_OBS_SYSTEM_GPU ...), for the
- * same test. */
-struct kd_obs_elems {
-	const char *file;                /* "system.yaml"; NULL ends the table */
-	const char *path;                /* "gpus" */
-	const struct kd_obs_key *keys;
-};
-
-extern const struct kd_obs_elems kd_obs_elems[];
 
 #endif

@@ -87,4 +87,10 @@ int probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_resul
  * observations and the dossier's procedure). */
 json_t *probe_argv_json(const struct probe_opts *o);
 
+#define PROBE_MAX_EXTS 16     /* compute.extensions passed to the probe */
+/* PROJECT/.venv-rebuild/bin/python PROBE --expect BACKEND [--ext MOD[:CALL]]...
+ * from the reference's system.backend and compute.extensions, as an argv.h
+ * vector; probe is the probe's path (kd_share_path("probe.py")). */
+char **probe_run_argv(const char *project_dir, const char *probe, const json_t *ref);
+
 #endif

@@ -89,4 +89,11 @@ int reference_exclude_own(const struct kd_ctx *ctx, int *added, struct kd_err *e
  * written; *excluded: the exclude lines added. */
 int reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_err *err);
 
+#define REFERENCE_MAX_ARGS 256    /* the entry point's argument vector */
+/* code.entry_point as an argv.h vector, "python"/"python3" first standing
+ * for the project's interpreter (*uses_venv set).  NULL with *why set when
+ * the entry point is not an argument vector of strings. */
+char **reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv,
+			    const char **why);
+
 #endif

@@ -9,15 +9,12 @@
 #include <jansson.h>
 
 #include "kernodeck/ctx.h"
-
-enum kd_format { KD_FMT_TEXT, KD_FMT_YAML, KD_FMT_JSON };
+#include "kernodeck/format.h"
 
 int report_parse_format(const char *s, enum kd_format *out);
 /* The report of stages [0, upto] (or only `only` when >= 0) as a tree. */
 json_t *report_tree(const struct kd_ctx *ctx, int only, int upto);
 void report_print(FILE *fp, const struct kd_ctx *ctx, int only, int upto, enum kd_format fmt);
 int report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, struct kd_err *err);
-/* Print any tree in a format (inspect, diff). */
-void report_print_tree(FILE *fp, const json_t *tree, enum kd_format fmt);
 
 #endif

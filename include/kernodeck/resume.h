@@ -80,7 +80,7 @@ extern const char *const resume_vec_what[RESUME_NV];
  * kernodeck folder (the runs' folders are KDIR/resume/uninterrupted and
  * KDIR/resume/interrupted), script the checkpoint reader's path
  * (share/ckpt-inventory.py; NULL for the runs).  NULL-terminated, free
- * with plan_free; NULL when out of memory. */
+ * with argv_free; NULL when out of memory. */
 char **resume_vector(const struct resume_spec *s, enum resume_vec which, const char *project_dir,
 		     const char *kdir, const char *script);
 

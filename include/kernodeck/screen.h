@@ -147,9 +147,11 @@ struct kd_screen_ops {
 	void (*leave)(struct kd_screen *);
 };
 
-extern const struct kd_screen_ops kd_screen_reference, kd_screen_system,
-	kd_screen_rebuild, kd_screen_contract, kd_screen_compute, kd_screen_sample,
-	kd_screen_dossier;
+/* Each stage's screen (screens/ID.c), and the table of them in the
+ * stages' order (screens/frame.c), both from the list of stages.h. */
+#define KD_SCREEN_EXTERN_(id, file, keys) extern const struct kd_screen_ops kd_screen_##id;
+KD_STAGE_LIST(KD_SCREEN_EXTERN_)
+#undef KD_SCREEN_EXTERN_
 extern const struct kd_screen_ops *const kd_screens[KD_NSTAGES];
 
 /* --- tui.c: terminal, colours, keys, clipped drawing --- */

@@ -1,18 +1,20 @@
 /*
- * stage.h - the seven stages, their results and the rules that join them.
+ * stage.h - the stages' table and the rules that join them.
  *
  * Every stage is a const struct kd_stage_ops with the same small interface,
- * registered once, in order, in kd_stages[] (src/engine/stage.c).  The walkthrough
- * and `kernodeck check` both call stage_run(), which calls:
+ * listed once, in order, in stages.h, which makes kd_stages[] (src/engine/stage.c).
+ * The walkthrough and `kernodeck check` both call stage_run() (runner.h),
+ * which calls:
  *
  *   gather(ctx, res, sink, err)  observe: fill res->obs (a JSON tree saved
- *                                to the stage's observation file) and report
+ *                                to the stage's observation file,
+ *                                stages.h) and report
  *                                progress and output lines through the sink;
  *   check(ctx, res, err)         judge: append one row per check to res->rows;
  *   describe(res, rows)          optional: informative rows (status INFO)
  *                                summarising the observations for a person.
  *
- * Status of a stage (KD_STATUS_INFO):
+ * Status of a stage (KD_STATUS_INFO, state.h):
  *
  *   pending    never checked (or checked with an error before any row);
  *   passed     every row is pass, warn or info;
@@ -33,103 +35,10 @@
 #include <jansson.h>
 
 #include "kernodeck/err.h"
+#include "kernodeck/rows.h"
+#include "kernodeck/stages.h"
+#include "kernodeck/state.h"
 
-#define KD_NSTAGES 7
-
-/* X(enum, name, mark) -- the status list, its names and its one-char mark. */
-#define KD_STATUS_INFO(X) \
-	X(KD_ST_PENDING,   "pending",   ' ') \
-	X(KD_ST_PASSED,    "passed",    '+') \
-	X(KD_ST_FAILED,    "failed",    '!') \
-	X(KD_ST_DEVIATION, "deviation", '~') \
-	X(KD_ST_STALE,     "stale",     '?')
-
-#define KD_ST_ENUM(e, n, m) e,
-enum kd_status { KD_STATUS_INFO(KD_ST_ENUM) KD_ST__COUNT };
-#undef KD_ST_ENUM
-
-/* X(enum, name) -- the status of one check row. */
-#define KD_RSTAT_INFO(X) \
-	X(KD_R_PASS, "pass") \
-	X(KD_R_FAIL, "fail") \
-	X(KD_R_WARN, "warn") \
-	X(KD_R_INFO, "info")
-
-#define KD_R_ENUM(e, n) e,
-enum kd_rstat { KD_RSTAT_INFO(KD_R_ENUM) KD_R__COUNT };
-#undef KD_R_ENUM
-
-const char *kd_status_name(enum kd_status s);
-char kd_status_mark(enum kd_status s);
-int kd_status_parse(const char *name, enum kd_status *out);
-const char *kd_rstat_name(enum kd_rstat s);
-int kd_rstat_parse(const char *name, enum kd_rstat *out);
-
-/* One check: a row of the checks table. */
-struct kd_row {
-	char *id;           /* stable id, used by deviations: "code.clean" */
-	enum kd_rstat status;
-	char *label;        /* what is checked, for a person: "tree is clean" */
-	char *observed;
-	char *expected;
-	char *evidence;     /* a file under the kernodeck folder, relative, or NULL */
-	char *first_error;  /* for a failure: the first error line */
-	char *hint;         /* for a failure: what to do */
-};
-
-struct kd_rows {
-	struct kd_row *v;
-	size_t n, cap;
-};
-
-/* Append a row; strings are copied (NULL allowed).  Returns the row so
- * that first_error and hint can be set with kd_row_set_error. */
-struct kd_row *kd_rows_add(struct kd_rows *rows, const char *id, enum kd_rstat st,
-			   const char *label, const char *observed,
-			   const char *expected, const char *evidence);
-/* printf-style variant for observed. */
-struct kd_row *kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat st,
-			    const char *label, const char *expected,
-			    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-void kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint);
-/* A failing row with its first error and hint (either may be NULL). */
-struct kd_row *kd_rows_fail(struct kd_rows *rows, const char *id, const char *label,
-			    const char *observed, const char *expected,
-			    const char *first_error, const char *hint);
-const struct kd_row *kd_rows_find(const struct kd_rows *rows, const char *id);
-void kd_rows_free(struct kd_rows *rows);
-void kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src);
-
-/* What a stage produced in one run. */
-struct kd_result {
-	json_t *obs;          /* observations (owned); saved to ops->obs_file */
-	struct kd_rows rows;  /* the checks */
-	json_t *record;       /* what the frame records in the state once it has
-			       * stored the rows (stage_run): settings and automatic
-			       * deviations, asked for by check (kd_result_set,
-			       * kd_result_deviate), which changes nothing itself */
-};
-void kd_result_init(struct kd_result *res);
-void kd_result_free(struct kd_result *res);
-/* check asks the frame to set the state's setting path to value (stolen). */
-void kd_result_set(struct kd_result *res, const char *path, json_t *value);
-/* check asks the frame to record a deviation of the stage's failing row check. */
-void kd_result_deviate(struct kd_result *res, const char *check, const char *what,
-		       const char *why, const char *author);
-
-/* Progress and output, backed by the log pane (walkthrough) or stderr
- * (check).  Any member may be NULL. */
-struct kd_sink {
-	void (*on_step)(void *u, const char *step, double fraction); /* fraction < 0: unknown */
-	void (*on_line)(void *u, const char *line, size_t len);
-	int (*cancelled)(void *u);
-	void *u;
-};
-void kd_sink_step(const struct kd_sink *s, const char *step, double fraction);
-void kd_sink_line(const struct kd_sink *s, const char *line);
-int kd_sink_cancelled(const struct kd_sink *s);
-/* An on_step for the headless commands: "  - STEP (N%)" on stderr. */
-void kd_sink_print_step(void *u, const char *step, double fraction);
 
 /* An editable field of a stage, addressed by a path in reference.yaml
  * ("code.entry_point") or, with the prefix "settings.", in the state. */
@@ -183,7 +92,6 @@ struct kd_stage_ops {
 	const char *id;        /* "reference", "system", ... */
 	const char *title;     /* "Reference" */
 	const char *summary;   /* one line: what the stage gathers or checks */
-	const char *obs_file;  /* observation file under the kernodeck folder, or NULL */
 	int replay;            /* 1: a replay runs it again (src/features/replay.c) */
 	const struct kd_field *fields;
 	size_t nfields;
@@ -195,25 +103,17 @@ struct kd_stage_ops {
 	size_t nactions;
 };
 
-extern const struct kd_stage_ops kd_stage_reference, kd_stage_system,
-	kd_stage_rebuild, kd_stage_contract, kd_stage_compute, kd_stage_sample,
-	kd_stage_dossier;
-
-/* The ordered table. */
+/* Each stage's ops (src/stages/stage-ID.c), and the ordered table of them,
+ * both from the list of stages.h. */
+#define KD_STAGE_EXTERN_(id, file, keys) extern const struct kd_stage_ops kd_stage_##id;
+KD_STAGE_LIST(KD_STAGE_EXTERN_)
+#undef KD_STAGE_EXTERN_
 extern const struct kd_stage_ops *const kd_stages[KD_NSTAGES];
-/* Index of a stage id, or -1. */
-int stage_index(const char *id);
 /* Index of a stage in the table (its ops, so that a misspelt stage is a
  * compile error, not a -1). */
 int stage_pos(const struct kd_stage_ops *ops);
-/* The stage ids in table order, joined by sep ("reference, system, ...")
- * into buf; returns buf. */
-const char *stage_id_list(char *buf, size_t len, const char *sep);
 
 /* --- the rules (src/engine/stage.c) --- */
-
-struct kd_state;
-struct kd_deviation;
 
 /* Store the rows of a run of stage i against reference identity ref_id and
  * compute its status from them and its deviations. */
@@ -247,28 +147,11 @@ void stage_mark_changed(struct kd_state *s, int i);
 /* Add a note to stage i. */
 int stage_add_note(struct kd_state *s, int i, const char *text, const char *author,
 		   struct kd_err *err);
-/* Free the strings of one deviation. */
-void state_deviation_free(struct kd_deviation *d);
 /* Find the deviation of stage i for check, or NULL. */
 const struct kd_deviation *stage_find_deviation(const struct kd_state *s, int i,
 						const char *check);
 /* The author for deviations and notes: git's user.name, else $USER, else
  * "unknown".  Static buffer. */
 const char *kd_author(void);
-
-/* Store the rows of check's result res as stage i's, then record in the
- * state what check asked for (res->record: settings, automatic
- * deviations); what stage_run does after check, for an action that judges
- * saved observations again. */
-int stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res,
-		 struct kd_err *err);
-/* Run stage i: gather, save observations, check, describe; store rows and
- * status in the state and save it.  When gather or check fail, a failing
- * row "stage.error" carries the message into the state.  (To describe
- * saved observations later, call ops->describe on a kd_result whose obs is
- * kd_ctx_obs(ctx, i).)  Returns 0 when the stage ran (whatever
- * its verdict), else the error code (input 2, environment 3). */
-int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
-	      struct kd_rows *info_rows, struct kd_err *err);
 
 #endif

@@ -19,13 +19,30 @@
 #include <jansson.h>
 
 #include "kernodeck/err.h"
-#include "kernodeck/stage.h"
+#include "kernodeck/rows.h"
+#include "kernodeck/stages.h"
 #include "kernodeck/yamlio.h"
 
 /* 2: written with the end mark "..." (yamlio YAMLIO_END_MARK), required on
  * load, so that a file cut where the rest still parses is refused; schema 1
  * (earlier kernodeck, no mark) is read and saved again as 2. */
 #define KD_STATE_SCHEMA 2
+
+/* X(enum, name, mark) -- the status list, its names and its one-char mark. */
+#define KD_STATUS_INFO(X) \
+	X(KD_ST_PENDING,   "pending",   ' ') \
+	X(KD_ST_PASSED,    "passed",    '+') \
+	X(KD_ST_FAILED,    "failed",    '!') \
+	X(KD_ST_DEVIATION, "deviation", '~') \
+	X(KD_ST_STALE,     "stale",     '?')
+
+#define KD_ST_ENUM(e, n, m) e,
+enum kd_status { KD_STATUS_INFO(KD_ST_ENUM) KD_ST__COUNT };
+#undef KD_ST_ENUM
+
+const char *kd_status_name(enum kd_status s);
+char kd_status_mark(enum kd_status s);
+int kd_status_parse(const char *name, enum kd_status *out);
 
 struct kd_deviation {
 	char *check;       /* row id */
@@ -59,6 +76,9 @@ struct kd_state {
 	struct kd_stage_state st[KD_NSTAGES];
 	json_t *settings;        /* object, owned */
 };
+
+/* Free the strings of one deviation. */
+void state_deviation_free(struct kd_deviation *d);
 
 void state_init(struct kd_state *s);
 void state_free(struct kd_state *s);

@@ -20,6 +20,8 @@
 #include "kernodeck/err.h"
 #include "kernodeck/run.h"
 
+struct step_prefetch;
+
 struct kd_ctx;
 struct kd_sink;
 
@@ -75,7 +77,7 @@ extern const char *const step_pip_env_unset[];
 int step_pip(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
 	     const char *label, const char *const *argv, double timeout, struct kd_step *s,
 	     json_t *steps, struct kd_err *err);
-/* step_pip on a vector of plan.h (argv: what the plan shows), released
+/* step_pip on an argv.h vector (argv: what the plan shows), released
  * after the run (s->argv is NULL after it); argv NULL is out of memory. */
 int step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, const char *label,
 	      char **argv, double timeout, struct kd_step *s, json_t *steps, struct kd_err *err);
@@ -102,22 +104,27 @@ int step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start
 /* A pip step that only reads, started now in a thread of its own for a
  * later stage of the same run to take (the rebuild stage starts pip
  * inspect as soon as the venv holds its packages; the contract stage takes
- * it after pip check, so that it costs no wait).  One at a time: a new one
- * ends the one before.  argv is a plan.h vector; what names
- * its log.  0 started (argv is the step's now); -1 not (argv NULL, no
+ * it after pip check, so that it costs no wait).  The step is held in
+ * *slot, the session's (runner_prefetch, runner.h): one at a time, a new
+ * one ends the one before.  argv is an argv.h vector; what names its log.
+ * 0 started (argv is the step's now); -1 not (slot NULL, argv NULL, no
  * memory, no thread; argv is still the caller's): the caller runs the step
  * itself. */
-int step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout);
-/* Take the step step_prefetch started under what with this very argv:
- * wait for its end (label announced to the sink while it runs; the sink's
- * cancellation stops it), append its record to steps and give its outputs
- * in *s (s->argv is NULL after it), *rc step_run's code.  1 taken; 0 there
- * is none such (a stale one is ended): the caller runs its own. */
-int step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
-		       const char *label, const char *const *argv, struct kd_step *s,
-		       json_t *steps, int *rc, struct kd_err *err);
-/* End the started step that no stage took: cancelled (the runner's
- * SIGTERM, then SIGKILL), its thread joined, released (kd_ctx_close). */
-void step_prefetch_drop(struct kd_ctx *ctx);
+int step_prefetch(struct kd_ctx *ctx, struct step_prefetch **slot, const char *what,
+		  char **argv, double timeout);
+/* Take the step step_prefetch started in *slot under what with this very
+ * argv: wait for its end (label announced to the sink while it runs; the
+ * sink's cancellation stops it), append its record to steps and give its
+ * outputs in *s (s->argv is NULL after it), *rc step_run's code.  1 taken;
+ * 0 there is none such (slot NULL; a stale one is ended): the caller runs
+ * its own. */
+int step_prefetch_take(struct kd_ctx *ctx, struct step_prefetch **slot,
+		       const struct kd_sink *sink, const char *what, const char *label,
+		       const char *const *argv, struct kd_step *s, json_t *steps, int *rc,
+		       struct kd_err *err);
+/* End the started step in *slot that no stage took (slot may be NULL):
+ * cancelled (the runner's SIGTERM, then SIGKILL), its thread joined,
+ * released (runner_end). */
+void step_prefetch_drop(struct step_prefetch **slot);
 
 #endif

@@ -19,7 +19,6 @@
 
 #include <stddef.h>
 
-#include "kernodeck/compare.h"
 #include "kernodeck/err.h"
 
 struct tab_cell {
@@ -42,9 +41,6 @@ int tab_parse_csv(const char *buf, size_t len, const char *name, struct tab *t,
 		  struct kd_err *err);
 /* Index of a column, or -1. */
 int tab_column(const struct tab *t, const char *name);
-/* The table as comparison data: every column except id_col (-1: none)
- * becomes an element of the row; id_col's cells become the row ids. */
-int tab_to_cmp(const struct tab *t, int id_col, struct cmp_data *d);
 void tab_free(struct tab *t);
 
 #endif

@@ -14,7 +14,7 @@
  * every key in its order, the scalars whole, the arrays empty), then once
  * more for each long array, in the skeleton's order, streaming that array's
  * items (a short one, up to TREEOUT_KEEP items, is kept from a pass made
- * for another).  Parsing is deterministic, so the bytes are those report_print_tree
+ * for another).  Parsing is deterministic, so the bytes are those treeout_print_tree
  * gives for the tree the parser builds without a pick; the memory is the
  * input and one line's objects, the time a few passes over the input.
  */
@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "kernodeck/err.h"
-#include "kernodeck/report.h"
+#include "kernodeck/format.h"
 
 struct treeout;
 
@@ -54,12 +54,16 @@ void treeout_add(struct kd_pick *pick, json_t *arr, int id, json_t *item);
  * the skeleton pass finds): the parser says so before it adds any. */
 void treeout_later(struct kd_pick *pick, int id);
 
+/* Print any tree to fp in fmt (KD_FMT_JSON, else YAML), whole: the
+ * reporter's, inspect's, diff's and the fleet's trees. */
+void treeout_print_tree(FILE *fp, const json_t *tree, enum kd_format fmt);
+
 /* A parser run with a pick: 0 and the tree in *out, or an error. */
 typedef int (*treeout_parse_fn)(void *arg, struct kd_pick *pick, json_t **out,
 				struct kd_err *err);
 
 /* Print what parse builds to fp in fmt (KD_FMT_JSON or KD_FMT_YAML), as
- * report_print_tree would, streaming the top-level arrays whose keys are
+ * treeout_print_tree would, streaming the top-level arrays whose keys are
  * ids[0..nids) (ids may repeat a key: that key's items come from each of
  * its ids in turn).  Returns the parser's error, 3 when a write failed. */
 int treeout_print(FILE *fp, enum kd_format fmt, treeout_parse_fn parse, void *arg,

@@ -23,6 +23,7 @@
 #include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/stop.h"
 
 static void

@@ -13,10 +13,12 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/cmd.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/report.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/stop.h"
 
 static void
@@ -131,6 +133,7 @@ cmd_check(int argc, char **argv)
 	struct kd_sink sink = { kd_sink_print_step, check_on_line, kd_stop_requested, NULL };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
+	struct kd_runner run;
 	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = KD_EXIT_OK, init = 0;
 	char why[2048];
 
@@ -178,7 +181,7 @@ cmd_check(int argc, char **argv)
 		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
 	}
 	ctx.python_override = python;
-	ctx.later_stages = only < 0;   /* every stage, one after the other */
+	runner_begin(&run, &ctx, only < 0, fleet_latest);   /* every stage, one after the other */
 	if (strict)
 		ctx.strict = 1;
 	for (int i = 0; i < KD_NSTAGES; i++) {
@@ -205,6 +208,7 @@ cmd_check(int argc, char **argv)
 			kd_ctx_save_state(&ctx, NULL);
 		}
 	}
+	runner_end(&run);
 	report_print(stdout, &ctx, only, last < 0 ? 0 : last, fmt);
 	if (junit != NULL && report_junit(junit, &ctx, only, last < 0 ? 0 : last, &err) != 0) {
 		print_err(&err);

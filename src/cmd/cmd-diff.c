@@ -44,6 +44,7 @@
 #include "kernodeck/paste.h"
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/treeout.h"
 #include "kernodeck/yamlio.h"
 
 /* Keys whose values change from run to run on the same machine. */
@@ -595,7 +596,7 @@ diff_facts(json_t *fa, json_t *fb, enum kd_format fmt)
 	if (fmt == KD_FMT_TEXT)
 		paste_print_text(stdout, r);
 	else
-		report_print_tree(stdout, r, fmt);
+		treeout_print_tree(stdout, r, fmt);
 	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
 	json_decref(r);
 	return rc;
@@ -681,7 +682,7 @@ cmd_diff(int argc, char **argv)
 	if (fmt == KD_FMT_TEXT)
 		print_text(stdout, r);
 	else
-		report_print_tree(stdout, r, fmt);
+		treeout_print_tree(stdout, r, fmt);
 	rc = json_integer_value(json_object_get(r, "differences")) > 0 ? KD_EXIT_FAILED : KD_EXIT_OK;
 	json_decref(r);
 	json_decref(la);

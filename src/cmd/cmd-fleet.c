@@ -97,8 +97,8 @@ cmd_fleet(int argc, char **argv)
 	if (optind < ac)
 		return cmd_usage_error(e, "one project folder at most");
 	if (o.nstages == 0 && !node_task) {
-		add_stage(&o, "system");
-		add_stage(&o, "compute");
+		add_stage(&o, kd_stage_system.id);
+		add_stage(&o, kd_stage_compute.id);
 	}
 	kd_stop_install();   /* Ctrl-C ends srun, which cancels the step */
 	if (node_task) {

@@ -14,6 +14,7 @@
 #include "kernodeck/inspect.h"
 #include "kernodeck/report.h"
 #include "kernodeck/secrets.h"
+#include "kernodeck/treeout.h"
 
 struct inspect_kind {
 	const char *name;
@@ -90,7 +91,7 @@ cmd_inspect(int argc, char **argv)
 		fprintf(stderr, "kernodeck: %s\n", kd_err_format(&err, buf, sizeof buf));
 		return rc;
 	}
-	report_print_tree(stdout, out, fmt);
+	treeout_print_tree(stdout, out, fmt);
 	json_decref(out);
 	return KD_EXIT_OK;
 }

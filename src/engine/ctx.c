@@ -29,7 +29,7 @@
 #include "kernodeck/lock.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/secrets.h"
-#include "kernodeck/step.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlpatch.h"
 
 void
@@ -129,7 +129,7 @@ kd_ctx_obs(const struct kd_ctx *ctx, int i)
 		return NULL;
 	if (!c->known[i]) {
 		c->known[i] = 1;
-		f = kd_stages[i]->obs_file;
+		f = stage_obs_file(i);
 		if (f != NULL && ctx->state_dir != NULL) {
 			struct yamlio_doc doc;
 			char *p = kd_ctx_path(ctx, f);
@@ -374,9 +374,6 @@ kd_ctx_open(struct kd_ctx *ctx, const char *project_dir, const char *state_dir,
 void
 kd_ctx_close(struct kd_ctx *ctx)
 {
-	/* a step started for a stage that did not run: ended before the
-	 * lock goes, so that nothing of this run outlives it */
-	step_prefetch_drop(ctx);
 	lock_release(ctx->lock);
 	state_free(&ctx->state);
 	json_decref(ctx->state_disk);
@@ -493,7 +490,7 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 int
 kd_ctx_save_obs(struct kd_ctx *ctx, int i, json_t *obs, struct kd_err *err)
 {
-	const char *f = kd_stages[i]->obs_file;
+	const char *f = stage_obs_file(i);
 	char *p;
 	int rc = 0;
 

@@ -22,10 +22,9 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
-#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/logkeep.h"
-#include "kernodeck/stage.h"
+#include "kernodeck/stages.h"
 #include "kernodeck/state.h"
 #include "kernodeck/yamlio.h"
 
@@ -96,11 +95,12 @@ scan_file(const char *path, const char *dir, json_t *set)
 	return 0;
 }
 
-/* The node files (NAME.yaml) of the latest fleet run. */
+/* The files NAME.yaml of the caller's folder (the latest fleet run's node
+ * files). */
 static int
-scan_fleet(const struct kd_ctx *ctx, const char *dir, json_t *set)
+scan_root(const struct kd_ctx *ctx, logkeep_root_fn root, const char *dir, json_t *set)
 {
-	char *folder = fleet_latest(ctx->state_dir);
+	char *folder = root != NULL ? root(ctx->state_dir) : NULL;
 	DIR *d = folder ? opendir(folder) : NULL;
 	struct dirent *de;
 	int rc = 0;
@@ -122,7 +122,7 @@ scan_fleet(const struct kd_ctx *ctx, const char *dir, json_t *set)
 
 /* See logkeep.h. */
 json_t *
-logkeep_referenced(const struct kd_ctx *ctx, int *complete)
+logkeep_referenced(const struct kd_ctx *ctx, logkeep_root_fn root, int *complete)
 {
 	json_t *set = json_object(), *mem;
 	char *dir = kd_ctx_path(ctx, "logs");
@@ -139,7 +139,7 @@ logkeep_referenced(const struct kd_ctx *ctx, int *complete)
 	else if (ctx->state_path != NULL && fsutil_exists(ctx->state_path))
 		ok = 0;
 	for (int i = 0; i < KD_NSTAGES; i++) {
-		const char *f = kd_stages[i]->obs_file;
+		const char *f = stage_obs_file(i);
 		const json_t *obs = kd_ctx_obs(ctx, i);
 		char *p;
 		if (f == NULL)
@@ -153,7 +153,7 @@ logkeep_referenced(const struct kd_ctx *ctx, int *complete)
 			ok = 0;
 		free(p);
 	}
-	if (scan_fleet(ctx, dir, set) != 0)
+	if (scan_root(ctx, root, dir, set) != 0)
 		ok = 0;
 out:
 	if (complete != NULL)
@@ -279,7 +279,7 @@ list_logs(const char *dir, size_t *np)
 
 /* See logkeep.h. */
 int
-logkeep_prune(struct kd_ctx *ctx)
+logkeep_prune(struct kd_ctx *ctx, logkeep_root_fn root)
 {
 	char *dir = NULL;
 	json_t *refs;
@@ -289,7 +289,7 @@ logkeep_prune(struct kd_ctx *ctx)
 
 	if (ctx->readonly || ctx->lock == NULL || ctx->state_dir == NULL)
 		return 0;
-	refs = logkeep_referenced(ctx, &complete);
+	refs = logkeep_referenced(ctx, root, &complete);
 	if (!complete || (dir = kd_ctx_path(ctx, "logs")) == NULL)
 		goto out;
 	v = list_logs(dir, &n);

@@ -10,6 +10,8 @@
 
 #include "kernodeck/fsutil.h"
 #include "kernodeck/report.h"
+#include "kernodeck/stage.h"
+#include "kernodeck/treeout.h"
 #include "kernodeck/yamlio.h"
 
 int
@@ -93,23 +95,6 @@ report_tree(const struct kd_ctx *ctx, int only, int upto)
 	return root;
 }
 
-void
-report_print_tree(FILE *fp, const json_t *tree, enum kd_format fmt)
-{
-	char *s = NULL;
-
-	if (fmt == KD_FMT_JSON)
-		s = json_dumps(tree, JSON_INDENT(2));
-	else
-		s = yamlio_dump(tree, 0, NULL);
-	if (s != NULL) {
-		fputs(s, fp);
-		if (fmt == KD_FMT_JSON)
-			fputc('\n', fp);
-	}
-	free(s);
-}
-
 static const char *
 nz(const char *s)
 {
@@ -121,7 +106,7 @@ report_print(FILE *fp, const struct kd_ctx *ctx, int only, int upto, enum kd_for
 {
 	if (fmt != KD_FMT_TEXT) {
 		json_t *t = report_tree(ctx, only, upto);
-		report_print_tree(fp, t, fmt);
+		treeout_print_tree(fp, t, fmt);
 		json_decref(t);
 		return;
 	}

@@ -1,11 +1,10 @@
 /*
- * stage.c - the ordered stage table, statuses, rows, and the rules:
- * advance, deviation and stale (see include/kernodeck/stage.h).
+ * stage.c - the ordered stage table (made from the list of stages.h) and
+ * the rules: advance, deviation and stale (see include/kernodeck/stage.h).
  */
 #include "config.h"
 
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,77 +12,12 @@
 
 #include <git2.h>
 
-#include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
-#include "kernodeck/logkeep.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
-const struct kd_stage_ops *const kd_stages[KD_NSTAGES] = {
-	&kd_stage_reference,
-	&kd_stage_system,
-	&kd_stage_rebuild,
-	&kd_stage_contract,
-	&kd_stage_compute,
-	&kd_stage_sample,
-	&kd_stage_dossier,
-};
-
-#define KD_ST_NAME(e, n, m) n,
-#define KD_ST_MARK(e, n, m) m,
-#define KD_R_NAME(e, n) n,
-static const char *const status_names[] = { KD_STATUS_INFO(KD_ST_NAME) };
-static const char status_marks[] = { KD_STATUS_INFO(KD_ST_MARK) };
-static const char *const rstat_names[] = { KD_RSTAT_INFO(KD_R_NAME) };
-
-const char *
-kd_status_name(enum kd_status s)
-{
-	return (unsigned)s < KD_ST__COUNT ? status_names[s] : "?";
-}
-
-char
-kd_status_mark(enum kd_status s)
-{
-	return (unsigned)s < KD_ST__COUNT ? status_marks[s] : '?';
-}
-
-int
-kd_status_parse(const char *name, enum kd_status *out)
-{
-	for (int i = 0; i < KD_ST__COUNT; i++)
-		if (name != NULL && strcmp(name, status_names[i]) == 0) {
-			*out = (enum kd_status)i;
-			return 0;
-		}
-	return -1;
-}
-
-const char *
-kd_rstat_name(enum kd_rstat s)
-{
-	return (unsigned)s < KD_R__COUNT ? rstat_names[s] : "?";
-}
-
-int
-kd_rstat_parse(const char *name, enum kd_rstat *out)
-{
-	for (int i = 0; i < KD_R__COUNT; i++)
-		if (name != NULL && strcmp(name, rstat_names[i]) == 0) {
-			*out = (enum kd_rstat)i;
-			return 0;
-		}
-	return -1;
-}
-
-int
-stage_index(const char *id)
-{
-	for (int i = 0; i < KD_NSTAGES; i++)
-		if (id != NULL && strcmp(kd_stages[i]->id, id) == 0)
-			return i;
-	return -1;
-}
+#define KD_STAGE_OPS_(id, file, keys) &kd_stage_##id,
+const struct kd_stage_ops *const kd_stages[KD_NSTAGES] = { KD_STAGE_LIST(KD_STAGE_OPS_) };
 
 int
 stage_pos(const struct kd_stage_ops *ops)
@@ -92,235 +26,6 @@ stage_pos(const struct kd_stage_ops *ops)
 		if (kd_stages[i] == ops)
 			return i;
 	return -1;
-}
-
-const char *
-stage_id_list(char *buf, size_t len, const char *sep)
-{
-	size_t n = 0;
-
-	if (len == 0)
-		return buf;
-	buf[0] = '\0';
-	for (int i = 0; i < KD_NSTAGES && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "", kd_stages[i]->id);
-	return buf;
-}
-
-/* ---- rows ---- */
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-struct kd_row *
-kd_rows_add(struct kd_rows *rows, const char *id, enum kd_rstat st,
-	    const char *label, const char *observed, const char *expected,
-	    const char *evidence)
-{
-	struct kd_row *r;
-
-	if (rows->n == rows->cap) {
-		size_t nc = rows->cap ? rows->cap * 2 : 8;
-		struct kd_row *nv = realloc(rows->v, nc * sizeof *nv);
-		if (nv == NULL)
-			abort();
-		rows->v = nv;
-		rows->cap = nc;
-	}
-	r = &rows->v[rows->n++];
-	memset(r, 0, sizeof *r);
-	r->id = strdup(id ? id : "");
-	r->status = st;
-	r->label = dup_or_null(label ? label : id);
-	r->observed = dup_or_null(observed);
-	r->expected = dup_or_null(expected);
-	r->evidence = dup_or_null(evidence);
-	return r;
-}
-
-struct kd_row *
-kd_rows_addf(struct kd_rows *rows, const char *id, enum kd_rstat st,
-	     const char *label, const char *expected, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return kd_rows_add(rows, id, st, label, buf, expected, NULL);
-}
-
-void
-kd_row_set_error(struct kd_row *row, const char *first_error, const char *hint)
-{
-	if (first_error != NULL) {
-		free(row->first_error);
-		row->first_error = strdup(first_error);
-	}
-	if (hint != NULL) {
-		free(row->hint);
-		row->hint = strdup(hint);
-	}
-}
-
-struct kd_row *
-kd_rows_fail(struct kd_rows *rows, const char *id, const char *label, const char *observed,
-	     const char *expected, const char *first_error, const char *hint)
-{
-	struct kd_row *r = kd_rows_add(rows, id, KD_R_FAIL, label, observed, expected, NULL);
-
-	kd_row_set_error(r, first_error, hint);
-	return r;
-}
-
-const struct kd_row *
-kd_rows_find(const struct kd_rows *rows, const char *id)
-{
-	for (size_t i = 0; i < rows->n; i++)
-		if (strcmp(rows->v[i].id, id) == 0)
-			return &rows->v[i];
-	return NULL;
-}
-
-static void
-row_free(struct kd_row *r)
-{
-	free(r->id);
-	free(r->label);
-	free(r->observed);
-	free(r->expected);
-	free(r->evidence);
-	free(r->first_error);
-	free(r->hint);
-}
-
-void
-kd_rows_free(struct kd_rows *rows)
-{
-	for (size_t i = 0; i < rows->n; i++)
-		row_free(&rows->v[i]);
-	free(rows->v);
-	memset(rows, 0, sizeof *rows);
-}
-
-void
-kd_rows_copy(struct kd_rows *dst, const struct kd_rows *src)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		const struct kd_row *s = &src->v[i];
-		struct kd_row *d = kd_rows_add(dst, s->id, s->status, s->label, s->observed,
-					       s->expected, s->evidence);
-		kd_row_set_error(d, s->first_error, s->hint);
-	}
-}
-
-void
-kd_result_init(struct kd_result *res)
-{
-	memset(res, 0, sizeof *res);
-}
-
-void
-kd_result_free(struct kd_result *res)
-{
-	json_decref(res->obs);
-	json_decref(res->record);
-	kd_rows_free(&res->rows);
-	memset(res, 0, sizeof *res);
-}
-
-/* The list name of res->record, made when missing. */
-static json_t *
-record_list(struct kd_result *res, const char *name)
-{
-	json_t *l;
-
-	if (res->record == NULL)
-		res->record = json_object();
-	if ((l = json_object_get(res->record, name)) == NULL) {
-		l = json_array();
-		json_object_set_new(res->record, name, l);
-	}
-	return l;
-}
-
-void
-kd_result_set(struct kd_result *res, const char *path, json_t *value)
-{
-	json_array_append_new(record_list(res, "settings"),
-			      json_pack("{s:s, s:o}", "path", path, "value", value));
-}
-
-void
-kd_result_deviate(struct kd_result *res, const char *check, const char *what,
-		  const char *why, const char *author)
-{
-	json_array_append_new(record_list(res, "deviations"),
-			      json_pack("{s:s, s:s?, s:s, s:s}", "check", check, "what", what,
-					"why", why, "author", author));
-}
-
-static int
-apply_record(struct kd_ctx *ctx, int i, const json_t *record, struct kd_err *err)
-{
-	const json_t *x;
-	size_t k;
-	int rc = 0;
-
-	json_array_foreach(json_object_get(record, "settings"), k, x)
-		yamlio_set(ctx->state.settings, json_string_value(json_object_get(x, "path")),
-			   json_incref(json_object_get(x, "value")));
-	json_array_foreach(json_object_get(record, "deviations"), k, x)
-		if (rc == 0)
-			rc = stage_record_deviation(&ctx->state, i,
-				json_string_value(json_object_get(x, "check")),
-				json_string_value(json_object_get(x, "what")),
-				json_string_value(json_object_get(x, "why")), 0,
-				json_string_value(json_object_get(x, "author")), err);
-	return rc;
-}
-
-int
-stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res, struct kd_err *err)
-{
-	stage_apply_rows(&ctx->state, i, &res->rows, ctx->ref_id);
-	return apply_record(ctx, i, res->record, err);
-}
-
-/* ---- sinks ---- */
-
-void
-kd_sink_step(const struct kd_sink *s, const char *step, double fraction)
-{
-	if (s != NULL && s->on_step != NULL)
-		s->on_step(s->u, step, fraction);
-}
-
-void
-kd_sink_line(const struct kd_sink *s, const char *line)
-{
-	if (s != NULL && s->on_line != NULL)
-		s->on_line(s->u, line, strlen(line));
-}
-
-void
-kd_sink_print_step(void *u, const char *step, double fraction)
-{
-	(void)u;
-	if (fraction >= 0)
-		fprintf(stderr, "  - %s (%.0f%%)\n", step, fraction * 100);
-	else
-		fprintf(stderr, "  - %s\n", step);
-}
-
-int
-kd_sink_cancelled(const struct kd_sink *s)
-{
-	return s != NULL && s->cancelled != NULL && s->cancelled(s->u);
 }
 
 /* ---- the rules ---- */
@@ -416,16 +121,6 @@ stage_can_advance(const struct kd_state *s, int i, char *why, size_t len)
 	return 0;
 }
 
-static void
-deviation_free(struct kd_deviation *d)
-{
-	free(d->check);
-	free(d->what);
-	free(d->why);
-	free(d->author);
-	free(d->time);
-}
-
 int
 stage_record_deviation(struct kd_state *s, int i, const char *check,
 		       const char *what, const char *why, int intentional,
@@ -458,7 +153,7 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 	for (size_t k = 0; k < ss->ndevs; k++)
 		if (strcmp(ss->devs[k].check, check) == 0) {
 			d = &ss->devs[k];
-			deviation_free(d);
+			state_deviation_free(d);
 			break;
 		}
 	if (d == NULL) {
@@ -521,7 +216,7 @@ stage_withdraw_deviation(struct kd_state *s, int i, const char *check, struct kd
 	for (size_t k = 0; check != NULL && k < ss->ndevs; k++) {
 		if (strcmp(ss->devs[k].check, check) != 0)
 			continue;
-		deviation_free(&ss->devs[k]);
+		state_deviation_free(&ss->devs[k]);
 		memmove(&ss->devs[k], &ss->devs[k + 1], (ss->ndevs - k - 1) * sizeof *ss->devs);
 		ss->ndevs--;
 		stage_recompute(s, i);
@@ -601,52 +296,3 @@ kd_author(void)
 	return name;
 }
 
-void
-state_deviation_free(struct kd_deviation *d)
-{
-	deviation_free(d);
-}
-
-/* See stage.h. */
-int
-stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
-	  struct kd_rows *info_rows, struct kd_err *err)
-{
-	const struct kd_stage_ops *ops = kd_stages[i];
-	struct kd_result res;
-	int rc = 0;
-
-	kd_result_init(&res);
-	if (ops->gather != NULL)
-		rc = ops->gather(ctx, &res, sink, err);
-	if (rc == 0 && res.obs != NULL)
-		rc = kd_ctx_save_obs(ctx, i, res.obs, err);
-	if (rc == 0 && ops->check != NULL)
-		rc = ops->check(ctx, &res, err);
-	if (rc != 0 && ctx->ref_id[0] != '\0') {
-		/* keep the failure visible in the state: a row with the error */
-		char msg[1400];
-		struct kd_row *r;
-		kd_err_format(err, msg, sizeof msg);
-		r = kd_rows_add(&res.rows, "stage.error", KD_R_FAIL, "the stage could run",
-				"error", "no error", NULL);
-		kd_row_set_error(r, msg, rc == KD_EINPUT ? "fix the input named above and check again" :
-				 "fix the environment problem named above and check again");
-		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
-		if (!ctx->readonly)
-			kd_ctx_save_state(ctx, NULL);
-	}
-	if (rc == 0)
-		rc = stage_settle(ctx, i, &res, err);
-	if (rc == 0) {
-		if (info_rows != NULL && ops->describe != NULL)
-			ops->describe(&res, info_rows);
-		if (!ctx->readonly)
-			rc = kd_ctx_save_state(ctx, err);
-	}
-	/* the state is saved: logs it no longer names can go (logkeep.h) */
-	if (rc == 0)
-		logkeep_prune(ctx);
-	kd_result_free(&res);
-	return rc;
-}

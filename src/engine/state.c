@@ -24,6 +24,45 @@
 #include "kernodeck/state.h"
 #include "kernodeck/yamlio.h"
 
+#define KD_ST_NAME(e, n, m) n,
+#define KD_ST_MARK(e, n, m) m,
+static const char *const status_names[] = { KD_STATUS_INFO(KD_ST_NAME) };
+static const char status_marks[] = { KD_STATUS_INFO(KD_ST_MARK) };
+
+const char *
+kd_status_name(enum kd_status s)
+{
+	return (unsigned)s < KD_ST__COUNT ? status_names[s] : "?";
+}
+
+char
+kd_status_mark(enum kd_status s)
+{
+	return (unsigned)s < KD_ST__COUNT ? status_marks[s] : '?';
+}
+
+int
+kd_status_parse(const char *name, enum kd_status *out)
+{
+	for (int i = 0; i < KD_ST__COUNT; i++)
+		if (name != NULL && strcmp(name, status_names[i]) == 0) {
+			*out = (enum kd_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* See state.h. */
+void
+state_deviation_free(struct kd_deviation *d)
+{
+	free(d->check);
+	free(d->what);
+	free(d->why);
+	free(d->author);
+	free(d->time);
+}
+
 void
 state_init(struct kd_state *s)
 {
@@ -84,7 +123,7 @@ state_to_json(const struct kd_state *s)
 	json_t *root = json_object(), *stages = json_object();
 
 	json_object_set_new(root, "schema", json_integer(KD_STATE_SCHEMA));
-	json_object_set_new(root, "current", json_string(kd_stages[s->current]->id));
+	json_object_set_new(root, "current", json_string(kd_stage_ids[s->current]));
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		const struct kd_stage_state *ss = &s->st[i];
 		json_t *o = json_object(), *rows = json_array(), *devs = json_array(),
@@ -116,7 +155,7 @@ state_to_json(const struct kd_state *s)
 		json_object_set_new(o, "rows", rows);
 		json_object_set_new(o, "deviations", devs);
 		json_object_set_new(o, "notes", notes);
-		json_object_set_new(stages, kd_stages[i]->id, o);
+		json_object_set_new(stages, kd_stage_ids[i], o);
 	}
 	json_object_set_new(root, "stages", stages);
 	json_object_set(root, "settings", s->settings ? s->settings : json_object());

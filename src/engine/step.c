@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/pipline.h"
-#include "kernodeck/stage.h"
-#include "kernodeck/plan.h"
+#include "kernodeck/rows.h"
 #include "kernodeck/step.h"
 
 const char *const step_pip_env_set[] = {
@@ -175,7 +175,7 @@ step_plan(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what, cons
 		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "cannot run %s", label);
 	rc = step_pip(ctx, sink, what, label, (const char *const *)argv, timeout, s, steps, err);
 	s->argv = NULL;
-	plan_free(argv);
+	argv_free(argv);
 	return rc;
 }
 
@@ -312,7 +312,7 @@ step_save_from(const struct kd_ctx *ctx, const struct kd_step *s, char start,
 struct step_prefetch {
 	struct step_job job;  /* its step and error are the two below */
 	char *what;
-	char **argv;          /* a plan.h vector, owned */
+	char **argv;          /* an argv.h vector, owned */
 	struct kd_step s;
 	struct kd_err err;
 	pthread_t t;
@@ -322,18 +322,19 @@ static void
 prefetch_free(struct step_prefetch *p)
 {
 	step_free(&p->s);
-	plan_free(p->argv);
+	argv_free(p->argv);
 	free(p->what);
 	free(p);
 }
 
 int
-step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout)
+step_prefetch(struct kd_ctx *ctx, struct step_prefetch **slot, const char *what,
+	      char **argv, double timeout)
 {
 	struct step_prefetch *p;
 
-	step_prefetch_drop(ctx);
-	if (argv == NULL)
+	step_prefetch_drop(slot);
+	if (slot == NULL || argv == NULL)
 		return -1;
 	if ((p = calloc(1, sizeof *p)) == NULL || (p->what = strdup(what)) == NULL) {
 		free(p);
@@ -351,7 +352,7 @@ step_prefetch(struct kd_ctx *ctx, const char *what, char **argv, double timeout)
 		prefetch_free(p);
 		return -1;
 	}
-	ctx->prefetch = p;
+	*slot = p;
 	return 0;
 }
 
@@ -367,19 +368,20 @@ same_argv(char *const *a, const char *const *b)
 }
 
 int
-step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *what,
-		   const char *label, const char *const *argv, struct kd_step *s,
-		   json_t *steps, int *rc, struct kd_err *err)
+step_prefetch_take(struct kd_ctx *ctx, struct step_prefetch **slot,
+		   const struct kd_sink *sink, const char *what, const char *label,
+		   const char *const *argv, struct kd_step *s, json_t *steps, int *rc,
+		   struct kd_err *err)
 {
-	struct step_prefetch *p = ctx->prefetch;
+	struct step_prefetch *p = slot != NULL ? *slot : NULL;
 
 	if (p == NULL || argv == NULL)
 		return 0;
 	if (strcmp(p->what, what) != 0 || !same_argv(p->argv, argv)) {
-		step_prefetch_drop(ctx);
+		step_prefetch_drop(slot);
 		return 0;
 	}
-	ctx->prefetch = NULL;
+	*slot = NULL;
 	kd_sink_step(sink, label, -1);
 	join_watching(p->t, &p->job.stop, sink, 0);
 	json_array_append_new(steps, step_record(ctx, &p->s, p->job.rc, &p->err));
@@ -399,13 +401,13 @@ step_prefetch_take(struct kd_ctx *ctx, const struct kd_sink *sink, const char *w
 }
 
 void
-step_prefetch_drop(struct kd_ctx *ctx)
+step_prefetch_drop(struct step_prefetch **slot)
 {
-	struct step_prefetch *p = ctx->prefetch;
+	struct step_prefetch *p = slot != NULL ? *slot : NULL;
 
 	if (p == NULL)
 		return;
-	ctx->prefetch = NULL;
+	*slot = NULL;
 	__atomic_store_n(&p->job.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(p->t, NULL);
 	prefetch_free(p);

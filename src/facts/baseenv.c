@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/baseenv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
@@ -424,4 +425,11 @@ baseenv_label(json_t *pkgs, const json_t *site_dirs)
 		}
 	}
 	return n;
+}
+
+/* See baseenv.h. */
+char **
+baseenv_query_argv(const char *python)
+{
+	return argv_new(python, "-s", "-c", baseenv_query_py, "json", (const char *)NULL);
 }

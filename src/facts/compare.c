@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "kernodeck/compare.h"
+#include "kernodeck/tabular.h"
 
 static int
 num_or_null(const json_t *v, double *out, int *given)
@@ -580,4 +581,44 @@ cmp_data_free(struct cmp_data *d)
 	free(d->ids);
 	free(d->colnames);
 	memset(d, 0, sizeof *d);
+}
+
+/* See compare.h. */
+int
+cmp_from_tab(const struct tab *t, int id_col, struct cmp_data *d)
+{
+	size_t cols = t->ncols - (id_col >= 0 ? 1 : 0), n = t->nrows * cols;
+
+	memset(d, 0, sizeof *d);
+	d->rows = t->nrows;
+	d->cols = cols;
+	d->v = calloc(n ? n : 1, sizeof *d->v);
+	d->s = calloc(n ? n : 1, sizeof *d->s);
+	d->colnames = calloc(cols ? cols : 1, sizeof *d->colnames);
+	if (id_col >= 0)
+		d->ids = calloc(t->nrows ? t->nrows : 1, sizeof *d->ids);
+	if (d->v == NULL || d->s == NULL || d->colnames == NULL || (id_col >= 0 && d->ids == NULL)) {
+		cmp_data_free(d);
+		return -1;
+	}
+	for (size_t j = 0, c = 0; j < t->ncols; j++)
+		if ((int)j != id_col)
+			d->colnames[c++] = strdup(t->cols[j]);
+	for (size_t i = 0; i < t->nrows; i++) {
+		size_t c = 0;
+		for (size_t j = 0; j < t->ncols; j++) {
+			const struct tab_cell *cell = &t->cells[i * t->ncols + j];
+			if ((int)j == id_col) {
+				char num[64];
+				if (cell->s == NULL)
+					snprintf(num, sizeof num, "%.17g", cell->v);
+				d->ids[i] = strdup(cell->raw ? cell->raw : cell->s ? cell->s : num);
+				continue;
+			}
+			d->v[i * cols + c] = cell->v;
+			d->s[i * cols + c] = cell->s ? strdup(cell->s) : NULL;
+			c++;
+		}
+	}
+	return 0;
 }

@@ -171,7 +171,7 @@ load_table(const char *path, const char *format, const char *id_col,
 					  path, strcmp(format, "csv") == 0 ? "column" : "key", id_col);
 		}
 	}
-	if (tab_to_cmp(&t, idc, &o->data) != 0) {
+	if (cmp_from_tab(&t, idc, &o->data) != 0) {
 		tab_free(&t);
 		return kd_err_set(err, KD_EENV, path, 0, "out of memory");
 	}

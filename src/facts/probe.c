@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/obs-compute.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/step.h"
+#include "kernodeck/venv.h"
+#include "kernodeck/yamlio.h"
 
 void
 probe_out_init(struct probe_out *p)
@@ -585,4 +588,48 @@ probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r
 	memset(&s.r, 0, sizeof s.r);
 	step_free(&s);
 	return rc;
+}
+
+/* See probe.h. */
+char **
+probe_run_argv(const char *project_dir, const char *probe, const json_t *ref)
+{
+	const char *expect = yamlio_get_str(ref, "system.backend");
+	const json_t *list = yamlio_get(ref, "compute.extensions"), *e;
+	char **v = calloc(5 + 2 * PROBE_MAX_EXTS, sizeof *v);
+	size_t i, n = 0, next = 0;
+	int ok;
+
+	if (v == NULL)
+		return NULL;
+	v[n++] = venv_python(project_dir);
+	v[n++] = strdup(probe ? probe : "probe.py");
+	v[n++] = strdup("--expect");
+	v[n++] = strdup(expect && *expect ? expect : "auto");
+	json_array_foreach(list, i, e) {
+		const char *mod = json_is_string(e) ? json_string_value(e)
+				  : json_string_value(json_object_get(e, "module"));
+		const char *call = json_string_value(json_object_get(e, "call"));
+		size_t len;
+
+		if (mod == NULL || *mod == '\0' || next >= PROBE_MAX_EXTS)
+			continue;
+		len = strlen(mod) + (call ? strlen(call) : 0) + 2;
+		v[n++] = strdup("--ext");
+		if ((v[n] = malloc(len)) != NULL)
+			snprintf(v[n], len, "%s%s%s", mod, call && *call ? ":" : "",
+				 call && *call ? call : "");
+		n++;
+		next++;
+	}
+	ok = 1;
+	for (size_t k = 0; k < n; k++)
+		ok = ok && v[k] != NULL;
+	if (!ok) {
+		for (size_t k = 0; k < n; k++)
+			free(v[k]);
+		free(v);
+		return NULL;
+	}
+	return v;
 }

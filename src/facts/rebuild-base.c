@@ -16,7 +16,6 @@
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/stage.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
 #include "kernodeck/yamlio.h"
 
@@ -43,7 +42,7 @@ ask(struct kd_ctx *ctx, const struct kd_sink *sink, json_t *steps, const char *w
 	struct kd_err e = { 0 };
 	int rc = -1;
 
-	if (step_plan(ctx, sink, what, label, plan_base_query(python), RBB_TIMEOUT_QUERY, &st,
+	if (step_plan(ctx, sink, what, label, baseenv_query_argv(python), RBB_TIMEOUT_QUERY, &st,
 		      steps, &e) != 0) {
 		snprintf(msg, len, "%s", e.msg);
 	} else if (!step_ok(&st)) {

@@ -19,12 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/reference.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 int
@@ -542,4 +544,48 @@ reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *
 			return vfail(&vc, v, path, V_TEXT, vtype(v), ": write the reason");
 		}
 	return 0;
+}
+
+/* See reference.h. */
+char **
+reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv, const char **why)
+{
+	size_t i, n = 0;
+	json_t *a;
+	char **v;
+
+	*uses_venv = 0;
+	if (!json_is_array(ep) || json_array_size(ep) == 0) {
+		*why = "code.entry_point is not declared as an argument vector ([python, main.py, ...])";
+		return NULL;
+	}
+	if (json_array_size(ep) >= REFERENCE_MAX_ARGS) {
+		*why = "code.entry_point has too many arguments";
+		return NULL;
+	}
+	if ((v = calloc(json_array_size(ep) + 1, sizeof *v)) == NULL) {
+		*why = "out of memory";
+		return NULL;
+	}
+	json_array_foreach(ep, i, a) {
+		const char *s = json_string_value(a);
+
+		if (s == NULL) {
+			*why = "every item of code.entry_point must be a string";
+			argv_free(v);
+			return NULL;
+		}
+		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0)) {
+			v[n++] = venv_python(project_dir);
+			*uses_venv = 1;
+		} else {
+			v[n++] = strdup(s);
+		}
+		if (v[n - 1] == NULL) {
+			*why = "out of memory";
+			argv_free(v);
+			return NULL;
+		}
+	}
+	return v;
 }

@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernodeck/plan.h"
 #include "kernodeck/run.h"
 #include "kernodeck/sys-gpu.h"
-#include "kernodeck/sysinfo.h"
+#include "kernodeck/sys-query.h"
+#include "kernodeck/sysinfo-util.h"
 
 #define KD_CAP_SYS_GPUS 64      /* GPUs listed */
 #define KD_CAP_SYS_NODES 128    /* device nodes listed */
@@ -573,11 +573,11 @@ smi_library_version(json_t *nv, const char *text)
 			    json_stringn(p, strspn(p, "0123456789.")));
 }
 
-/* A job's argument vector: the query's, from plan.c. */
+/* A job's argument vector: the query's, from sys-query.c. */
 static void
-job_argv(struct sysinfo_job *j, enum plan_query q)
+job_argv(struct sysinfo_job *j, enum sysquery q)
 {
-	const char *const *av = plan_query_argv(q);
+	const char *const *av = sysquery_argv(q);
 	size_t k = 0;
 
 	for (; av[k] != NULL && k + 1 < sizeof j->argv / sizeof j->argv[0]; k++)
@@ -601,15 +601,15 @@ observe_smi(const char *smi, json_t *nv)
 		j[i].prog = smi;
 		j[i].timeout_s = sysinfo_timeout();
 	}
-	job_argv(&j[0], PLAN_Q_SMI_CSV);
-	job_argv(&j[1], PLAN_Q_SMI_TABLE);
+	job_argv(&j[0], SYSQ_SMI_CSV);
+	job_argv(&j[1], SYSQ_SMI_TABLE);
 	sysinfo_run_jobs(j, 2);
 	rec = j[0].rec;
 	if (j[0].code != 0 && strcmp(sysgpu_smi_failure(j[0].out), "invalid-field") == 0) {
 		json_object_set_new(rec, "retried", json_string("compute_cap unknown to this "
 			"driver: queried again without it"));
 		free(j[0].out);
-		job_argv(&j[0], PLAN_Q_SMI_CSV_OLD);
+		job_argv(&j[0], SYSQ_SMI_CSV_OLD);
 		with_cc = 0;
 		json_t *r2 = sysinfo_run(smi, j[0].argv, sysinfo_timeout(), &j[0].out,
 					 &j[0].code);
@@ -730,9 +730,9 @@ observe_amd(int have_gpu)
 	/* hipconfig, rocm_agent_enumerator (else rocminfo) and amd-smi at once */
 	struct sysinfo_job j[3];
 	memset(j, 0, sizeof j);
-	job_argv(&j[0], PLAN_Q_HIPCONFIG);
-	job_argv(&j[1], PLAN_Q_AGENTS);
-	job_argv(&j[2], PLAN_Q_AMDSMI);
+	job_argv(&j[0], SYSQ_HIPCONFIG);
+	job_argv(&j[1], SYSQ_AGENTS);
+	job_argv(&j[2], SYSQ_AMDSMI);
 	for (int i = 0; i < 3; i++)
 		j[i].timeout_s = sysinfo_timeout();
 	sysinfo_run_jobs(j, 3);
@@ -745,7 +745,7 @@ observe_amd(int have_gpu)
 	if (j[1].code != 0) {
 		json_decref(j[1].rec);
 		free(j[1].out);
-		job_argv(&j[1], PLAN_Q_ROCMINFO);
+		job_argv(&j[1], SYSQ_ROCMINFO);
 		j[1].rec = sysinfo_run(NULL, j[1].argv, sysinfo_timeout(), &j[1].out,
 				       &j[1].code);
 		json_object_set_new(amd, "gfx_source", json_string("rocminfo"));

@@ -18,9 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernodeck/plan.h"
 #include "kernodeck/run.h"
 #include "kernodeck/sys-python.h"
+#include "kernodeck/sys-query.h"
+#include "kernodeck/sysinfo-util.h"
 #include "kernodeck/sysinfo.h"
 
 /* Asks for version, implementation and executable, and whether the venv
@@ -136,7 +137,7 @@ syspython_query(const char *path)
 	json_t *rec;
 	const char *kd;
 
-	plan_python_query(path, argv);
+	sysquery_python(path, argv);
 	rec = sysinfo_run(path, argv, sysinfo_timeout(), &out, &code);
 	kd = out ? strstr(out, "KD ") : NULL;
 

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernodeck/plan.h"
 #include "kernodeck/run.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sys-tools.h"
-#include "kernodeck/sysinfo.h"
+#include "kernodeck/sysinfo-util.h"
 
 /* The first dotted number in text ("12.2.0"; "V12.4.131" gives
  * "12.4.131"), into out. */
@@ -105,17 +105,17 @@ find_tool(const char *prog, const char *var1, const char *var2, const char *fall
 	return NULL;
 }
 
-/* each tool's query: its vector in plan.c (plan_query_argv) */
+/* each tool's query: its vector in sys-query.c (sysquery_argv) */
 static const struct {
 	const char *key, *parser, *var1, *var2, *fallback;
-	enum plan_query q;
+	enum sysquery q;
 } tools[] = {
-	{ "gcc", "gcc", NULL, NULL, NULL, PLAN_Q_GCC },
-	{ "g++", "gcc", NULL, NULL, NULL, PLAN_Q_GXX },
-	{ "nvcc", "nvcc", "CUDA_HOME", "CUDA_PATH", "/usr/local/cuda/bin/nvcc", PLAN_Q_NVCC },
-	{ "hipcc", "hipcc", "ROCM_PATH", "HIP_PATH", "/opt/rocm/bin/hipcc", PLAN_Q_HIPCC },
-	{ "cmake", "cmake", NULL, NULL, NULL, PLAN_Q_CMAKE },
-	{ "ninja", "ninja", NULL, NULL, NULL, PLAN_Q_NINJA },
+	{ "gcc", "gcc", NULL, NULL, NULL, SYSQ_GCC },
+	{ "g++", "gcc", NULL, NULL, NULL, SYSQ_GXX },
+	{ "nvcc", "nvcc", "CUDA_HOME", "CUDA_PATH", "/usr/local/cuda/bin/nvcc", SYSQ_NVCC },
+	{ "hipcc", "hipcc", "ROCM_PATH", "HIP_PATH", "/opt/rocm/bin/hipcc", SYSQ_HIPCC },
+	{ "cmake", "cmake", NULL, NULL, NULL, SYSQ_CMAKE },
+	{ "ninja", "ninja", NULL, NULL, NULL, SYSQ_NINJA },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -130,7 +130,7 @@ systools_observe(void)
 
 	memset(jobs, 0, sizeof jobs);
 	for (size_t i = 0; i < NTOOLS; i++) {
-		const char *const *av = plan_query_argv(tools[i].q);
+		const char *const *av = sysquery_argv(tools[i].q);
 		paths[i] = find_tool(av[0], tools[i].var1, tools[i].var2, tools[i].fallback);
 		if (paths[i] == NULL)
 			continue;

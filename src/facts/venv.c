@@ -20,11 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/pipline.h"
+#include "kernodeck/rebuild.h"
 #include "kernodeck/venv.h"
 
 #define VENV_CAP_CFG   (64u * 1024)   /* pyvenv.cfg, bin/activate */
@@ -326,4 +328,42 @@ venv_move_aside(const char *dir, char **newpath, struct kd_err *err)
 	}
 	*newpath = to;
 	return 0;
+}
+
+/* See venv.h. */
+char **
+venv_create_argv(const char *python, int sys_site, int without_pip)
+{
+	const char *a = sys_site ? "--system-site-packages" : REBUILD_VENV;
+	const char *b = !sys_site ? NULL : without_pip ? "--without-pip" : REBUILD_VENV;
+	const char *c = sys_site && without_pip ? REBUILD_VENV : NULL;
+
+	return argv_new(python, "-m", "venv", a, b, c, (const char *)NULL);
+}
+
+/* See venv.h. */
+char **
+venv_pip_argv(const char *vpy, enum venv_pip which)
+{
+	switch (which) {
+	case VENV_PIP_VERSION:
+		return argv_new(vpy, "-I", "-m", "pip", "--version", (const char *)NULL);
+	case VENV_PIP_INSTALL:
+		return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			   "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+	case VENV_PIP_FREEZE:
+		return argv_new(vpy, "-I", "-m", "pip", "freeze", "--all", (const char *)NULL);
+	case VENV_PIP_INSPECT:
+		return argv_new(vpy, "-I", "-m", "pip", "inspect", (const char *)NULL);
+	case VENV_PIP_CHECK:
+		return argv_new(vpy, "-I", "-m", "pip", "check", (const char *)NULL);
+	}
+	return NULL;
+}
+
+/* See venv.h. */
+char *
+venv_python(const char *project_dir)
+{
+	return fsutil_join(project_dir, REBUILD_VENV "/bin/python");
 }

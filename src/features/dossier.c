@@ -34,6 +34,7 @@
 #include "kernodeck/dossier.h"
 #include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-text.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/inventory.h"
@@ -179,7 +180,7 @@ add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const 
 static int
 add_logs(struct dossier_plan *p, const struct kd_ctx *ctx, struct kd_err *err)
 {
-	json_t *refs = logkeep_referenced(ctx, NULL), *v;
+	json_t *refs = logkeep_referenced(ctx, fleet_latest, NULL), *v;
 	const char *name;
 	int rc = 0;
 

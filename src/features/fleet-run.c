@@ -23,12 +23,11 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/run.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/step.h"
 #include "kernodeck/stop.h"
 #include "kernodeck/yamlio.h"
 
-#define FLEET_IDX_REBUILD 2
-#define FLEET_IDX_COMPUTE 4
 /* The most seconds the runner waits past the node budget before it ends
  * srun (whose own --time is the budget rounded up to a minute). */
 #define FLEET_MARGIN_S 30
@@ -446,19 +445,21 @@ rebuild_once(struct kd_ctx *ctx, int quiet)
 	struct kd_err e = { 0 };
 	enum kd_status s;
 	char buf[1400];
+	int rebuild = stage_pos(&kd_stage_rebuild);
 
 	if (!quiet)
 		fprintf(stderr, "kernodeck fleet: the rebuild, once, in %s\n", ctx->project_dir);
-	if (stage_run(ctx, FLEET_IDX_REBUILD, &sink, NULL, &e) != 0) {
+	if (stage_run(ctx, rebuild, &sink, NULL, &e) != 0) {
 		fprintf(stderr, "kernodeck fleet: the rebuild could not run: %s\n",
 			kd_err_format(&e, buf, sizeof buf));
 		return e.code ? e.code : 3;
 	}
-	s = ctx->state.st[FLEET_IDX_REBUILD].status;
+	s = ctx->state.st[rebuild].status;
 	if (s != KD_ST_PASSED && s != KD_ST_DEVIATION) {
-		const struct kd_rows *rows = &ctx->state.st[FLEET_IDX_REBUILD].rows;
+		const struct kd_rows *rows = &ctx->state.st[rebuild].rows;
 		fprintf(stderr, "kernodeck fleet: the rebuild %s; the nodes were not started "
-			"(see `kernodeck check %s --stage rebuild`)\n", kd_status_name(s), ctx->project_dir);
+			"(see `kernodeck check %s --stage %s`)\n", kd_status_name(s), ctx->project_dir,
+			kd_stage_rebuild.id);
 		for (size_t k = 0; k < rows->n; k++)
 			if (rows->v[k].status == KD_R_FAIL)
 				fprintf(stderr, "  fail %s: %s\n", rows->v[k].id,
@@ -638,7 +639,7 @@ fleet_run(const struct fleet_opts *o)
 		goto out;
 	}
 	for (int i = 0; i < o->nstages; i++)
-		need_rebuild |= o->stages[i] == FLEET_IDX_COMPUTE;
+		need_rebuild |= o->stages[i] == stage_pos(&kd_stage_compute);
 	need_rebuild |= o->collective;
 	if (need_rebuild && (rc = rebuild_once(&ctx, o->quiet)) != 0)
 		goto out;

@@ -14,6 +14,7 @@
 
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/treeout.h"
 #include "kernodeck/yamlio.h"
 
 static const char *
@@ -593,7 +594,7 @@ fleet_print(FILE *fp, const struct fleet_matrix *m, enum kd_format fmt)
 		return;
 	}
 	json_t *t = fleet_tree(m);
-	report_print_tree(fp, t, fmt);
+	treeout_print_tree(fp, t, fmt);
 	json_decref(t);
 }
 

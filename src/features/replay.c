@@ -35,6 +35,7 @@
 
 #include <git2.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/baseenv.h"
 #include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
@@ -42,19 +43,24 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier.h"
 #include "kernodeck/dossier-text.h"
+#include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
-#include "kernodeck/plan.h"
+#include "kernodeck/probe.h"
 #include "kernodeck/rebuild.h"
+#include "kernodeck/reference.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/runenv.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/termout.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 static void
@@ -231,7 +237,7 @@ plan_line(const struct replay_opts *o, const char *what, char **argv)
 	say(o, "    # %s", what);
 	say(o, "    $ %s", line ? line : "(out of memory)");
 	free(line);
-	plan_free(argv);
+	argv_free(argv);
 }
 
 /* The lines of the rebuild file, as the plan shows them. */
@@ -263,29 +269,29 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 		if (!ok)
 			say(o, "    (the base environment %s cannot be found: %s)", base, e.msg);
 		plan_line(o, "the base environment: its package folders and packages",
-			  plan_base_query(ok ? be.python : base));
+			  baseenv_query_argv(ok ? be.python : base));
 		plan_line(o, "the venv, made with the base environment's interpreter",
-			  plan_venv(ok ? be.python : base, sys_site, no_pip));
+			  venv_create_argv(ok ? be.python : base, sys_site, no_pip));
 		say(o, "    # then the base's package folders into .venv-rebuild/.../site-packages/"
 		    BASEENV_PTH " (a file, no program)");
-		plan_line(o, "the venv: its site-packages", plan_base_query(vpy));
+		plan_line(o, "the venv: its site-packages", baseenv_query_argv(vpy));
 		baseenv_free(&be);
 	} else {
-		plan_line(o, "the venv", plan_venv(py, sys_site, no_pip));
+		plan_line(o, "the venv", venv_create_argv(py, sys_site, no_pip));
 	}
-	plan_line(o, "pip's version", plan_pip(vpy, PLAN_PIP_VERSION));
-	plan_line(o, "the install", plan_pip(vpy, PLAN_PIP_INSTALL));
+	plan_line(o, "pip's version", venv_pip_argv(vpy, VENV_PIP_VERSION));
+	plan_line(o, "the install", venv_pip_argv(vpy, VENV_PIP_INSTALL));
 	plan_requirements(o);
 	show_includes(o);
-	plan_line(o, "the inventory", plan_pip(vpy, PLAN_PIP_FREEZE));
-	plan_line(o, "the inventory, with each package's metadata", plan_pip(vpy, PLAN_PIP_INSPECT));
+	plan_line(o, "the inventory", venv_pip_argv(vpy, VENV_PIP_FREEZE));
+	plan_line(o, "the inventory, with each package's metadata", venv_pip_argv(vpy, VENV_PIP_INSPECT));
 	if (base != NULL)
-		plan_line(o, "the venv: where each package comes from", plan_base_query(vpy));
+		plan_line(o, "the venv: where each package comes from", baseenv_query_argv(vpy));
 }
 
 static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
 
-/* Stage 2's queries (plan.c's vectors), the program as found on this
+/* Stage 2's queries (sys-query.c's vectors), the program as found on this
  * machine's PATH; one that is not there is not run. */
 static void
 plan_system(const struct replay_opts *o, const char *py)
@@ -294,14 +300,14 @@ plan_system(const struct replay_opts *o, const char *py)
 	char **v;
 
 	say(o, "  stage 2, system (each program where this machine has it):");
-	for (int q = 0; q < PLAN_NQ; q++) {
-		const char *const *av = plan_query_argv((enum plan_query)q);
+	for (int q = 0; q < SYSQ_N; q++) {
+		const char *const *av = sysquery_argv((enum sysquery)q);
 		char *path = run_which(av[0]);
 		size_t n = 0;
 
 		if (path == NULL) {
 			say(o, "    # %s: %s is not on PATH here (not run)",
-			    plan_query_what((enum plan_query)q), av[0]);
+			    sysquery_what((enum sysquery)q), av[0]);
 			continue;
 		}
 		while (av[n] != NULL)
@@ -313,9 +319,9 @@ plan_system(const struct replay_opts *o, const char *py)
 				v[k] = strdup(av[k]);
 		}
 		free(path);
-		plan_line(o, plan_query_what((enum plan_query)q), v);
+		plan_line(o, sysquery_what((enum sysquery)q), v);
 	}
-	plan_python_query(py, pq);
+	sysquery_python(py, pq);
 	if ((v = calloc(6, sizeof *v)) != NULL)
 		for (size_t k = 0; k < 5; k++)
 			v[k] = strdup(pq[k]);
@@ -354,14 +360,14 @@ plan_resume(const struct replay_opts *o, const json_t *ref, const char *work)
 }
 
 /* Every command the replay runs, each as the argument vector the stage
- * then executes (plan.h builds both). */
+ * then executes (argv.h: the domains build both). */
 static void
 show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, const char *py,
 	  char *const *env)
 {
 	const char *remote = str_of(dy, "code.remote");
 	const char *local = str_of(dy, "code.local_path");
-	char *work = kd_abspath(o->workdir), *vpy = plan_venv_python(work ? work : o->workdir);
+	char *work = kd_abspath(o->workdir), *vpy = venv_python(work ? work : o->workdir);
 	char *probe = kd_share_path("probe.py");
 	const char *why = NULL;
 	const json_t *v;
@@ -387,15 +393,15 @@ show_plan(const struct replay_opts *o, const json_t *dy, const json_t *ref, cons
 	plan_system(o, py);
 	plan_rebuild(o, ref, py, vpy);
 	say(o, "  stage 4, contract:");
-	plan_line(o, "pip check", plan_pip(vpy, PLAN_PIP_CHECK));
+	plan_line(o, "pip check", venv_pip_argv(vpy, VENV_PIP_CHECK));
 	plan_line(o, "the rebuilt inventory, compared with the reference's (when stage 3's "
 		  "pip inspect is not up to date)",
-		  plan_pip(vpy, PLAN_PIP_INSPECT));
+		  venv_pip_argv(vpy, VENV_PIP_INSPECT));
 	say(o, "  stage 5, compute:");
 	plan_line(o, "kernodeck's probe: import torch, a small computation on the expected "
-		  "device", plan_probe(work ? work : o->workdir, probe, ref));
+		  "device", probe_run_argv(work ? work : o->workdir, probe, ref));
 	say(o, "  stage 6, sample:");
-	if ((ep = plan_entry(work ? work : o->workdir, yamlio_get(ref, "code.entry_point"),
+	if ((ep = reference_entry_argv(work ? work : o->workdir, yamlio_get(ref, "code.entry_point"),
 			     &uses_venv, &why)) != NULL)
 		plan_line(o, "the entry point, on the sample", ep);
 	else
@@ -885,6 +891,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 {
 	struct yamlio_doc dy = { 0 }, rdoc = { 0 };
 	struct kd_ctx ctx;
+	struct kd_runner run;
 	const char *url, *commit, *local;
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	json_t *bad = json_array();
@@ -995,7 +1002,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		goto out;
 	opened = 1;
 	ctx.python_override = o->python;
-	ctx.later_stages = 1;   /* stages 2 to 6, one after the other */
+	runner_begin(&run, &ctx, 1, fleet_latest);   /* stages 2 to 6, one after the other */
 	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);
@@ -1037,8 +1044,10 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 			kd_err_set(err, KD_EFAIL, NULL, 0, "the replay shows new differences");
 	}
 out:
-	if (opened)
+	if (opened) {
+		runner_end(&run);
 		kd_ctx_close(&ctx);
+	}
 	if (contained)
 		beneath_set_root(NULL, NULL);
 	env_free(env);

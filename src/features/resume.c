@@ -14,15 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
 #define RESUME_INV_LINES 256   /* lines of the inventory script kept */
@@ -392,11 +393,11 @@ out:
 static char *
 project_python(const struct kd_ctx *ctx)
 {
-	return plan_venv_python(ctx->project_dir);
+	return venv_python(ctx->project_dir);
 }
 
 /* Expand a template; "python"/"python3" first stands for the project
- * interpreter.  argv is NULL-terminated; free with plan_free. */
+ * interpreter.  argv is NULL-terminated; free with argv_free. */
 static char **
 make_argv(const char *project_dir, const json_t *tpl, const char *steps, const char *out,
 	  const char *ckpt, const char *step)
@@ -410,7 +411,7 @@ make_argv(const char *project_dir, const json_t *tpl, const char *steps, const c
 	json_array_foreach(tpl, i, a) {
 		const char *s = json_string_value(a);
 		if (i == 0 && (strcmp(s, "python") == 0 || strcmp(s, "python3") == 0))
-			argv[i] = plan_venv_python(project_dir);
+			argv[i] = venv_python(project_dir);
 		else
 			argv[i] = resume_expand(s, steps, out, ckpt, step);
 	}
@@ -426,7 +427,7 @@ script_argv(const char *project_dir, const char *script, const char *const *args
 
 	if (argv == NULL)
 		return NULL;
-	argv[n++] = plan_venv_python(project_dir);
+	argv[n++] = venv_python(project_dir);
 	argv[n++] = strdup(script);
 	for (; *args != NULL && n < 11; args++)
 		argv[n++] = strdup(*args);
@@ -542,7 +543,7 @@ out:
 	json_decref(f.lines);
 	pytrace_free(&f.tr);
 	step_free(&st);
-	plan_free(argv);
+	argv_free(argv);
 	free(script);
 }
 
@@ -784,7 +785,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
 	argv = resume_vector(s, RESUME_V_UNINTERRUPTED, ctx->project_dir, ctx->state_dir, NULL);
 	ok = argv != NULL && run_one(ctx, "uninterrupted", argv, NULL, sink, runs);
-	plan_free(argv);
+	argv_free(argv);
 	if (!ok && json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled")))
 		goto out;
 
@@ -792,7 +793,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 		     : "resume check: the interrupted run", -1);
 	argv = resume_vector(s, RESUME_V_INTERRUPTED, ctx->project_dir, ctx->state_dir, NULL);
 	ok = argv != NULL && run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, sink, runs) && ok;
-	plan_free(argv);
+	argv_free(argv);
 	if (!fsutil_exists(ckpt)) {
 		json_object_set_new(o, "checkpoint_missing", json_true());
 		ok = 0;
@@ -808,7 +809,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	kd_sink_step(sink, "resume check: the resumed run", -1);
 	argv = resume_vector(s, RESUME_V_RESUMED, ctx->project_dir, ctx->state_dir, NULL);
 	ok = argv != NULL && run_one(ctx, "resumed", argv, NULL, sink, runs) && ok;
-	plan_free(argv);
+	argv_free(argv);
 out:
 	json_decref(scripts);
 	free(ckpt);

@@ -26,26 +26,10 @@
 #include <unistd.h>
 
 #include "kernodeck/beneath.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/termout.h"
-
-/* Write all of p to fd, again after a short write or EINTR: 0, or -1 with errno. */
-int
-fsutil_write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int
 fsutil_fsync_parent(const char *path)
@@ -224,7 +208,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 		errno = ENOSPC;
 		goto fail;
 	}
-	if (fsutil_write_all(fd, p, len) < 0 || fsync(fd) < 0)
+	if (fdio_write_all(fd, p, len) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernodeck/fsutil.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/termout.h"
 
 #define TERMOUT_WORST 6   /* bytes out per byte in, at most: \u009b */
@@ -246,7 +246,7 @@ cookie_piece(struct tcookie *c, const char *buf, size_t size)
 	used = clean_into(in, total, TERMOUT_KEEP_NL, 0, out, &o);
 	c->npend = total - used;   /* at most 3: an unfinished character */
 	memcpy(c->pend, in + used, c->npend);
-	rc = fsutil_write_all(c->fd, out, o);
+	rc = fdio_write_all(c->fd, out, o);
 	free(out);
 	return rc;
 }
@@ -274,7 +274,7 @@ cookie_close(void *cookie)
 
 	clean_into(c->pend, c->npend, TERMOUT_KEEP_NL, 1, out, &o);
 	if (o > 0)
-		(void)fsutil_write_all(c->fd, out, o);
+		(void)fdio_write_all(c->fd, out, o);
 	free(c);
 	return 0;
 }
@@ -331,7 +331,7 @@ termout_write_trusted(FILE *f, const char *s)
 	int fd = f == stderr ? STDERR_FILENO : STDOUT_FILENO;
 
 	fflush(f);
-	(void)fsutil_write_all(fd, s, strlen(s));
+	(void)fdio_write_all(fd, s, strlen(s));
 }
 
 /* ---- shell words ------------------------------------------------------------ */

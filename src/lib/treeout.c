@@ -224,6 +224,24 @@ is_streamed(const char *key, const char *const *ids, int nids)
 	return 0;
 }
 
+/* See treeout.h. */
+void
+treeout_print_tree(FILE *fp, const json_t *tree, enum kd_format fmt)
+{
+	char *s = NULL;
+
+	if (fmt == KD_FMT_JSON)
+		s = json_dumps(tree, JSON_INDENT(2));
+	else
+		s = yamlio_dump(tree, 0, NULL);
+	if (s != NULL) {
+		fputs(s, fp);
+		if (fmt == KD_FMT_JSON)
+			fputc('\n', fp);
+	}
+	free(s);
+}
+
 int
 treeout_print(FILE *fp, enum kd_format fmt, treeout_parse_fn parse, void *arg,
 	      const char *const *ids, int nids, struct kd_err *err)
@@ -240,7 +258,7 @@ treeout_print(FILE *fp, enum kd_format fmt, treeout_parse_fn parse, void *arg,
 	if ((rc = run_pass(&pick, parse, arg, &skel, err)) != 0)
 		goto out;
 	if (!json_is_object(skel) || json_object_size(skel) == 0) {
-		report_print_tree(fp, skel, fmt);   /* nothing to stream */
+		treeout_print_tree(fp, skel, fmt);   /* nothing to stream */
 		goto out;
 	}
 	if (t.fmt == KD_FMT_JSON)

@@ -19,13 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs-compute.h"
 #include "kernodeck/paths.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/stage.h"
+#include "kernodeck/venv.h"
 
 
 static const char *const backends[] = { "cpu", "cuda", "rocm", "mps", "xpu", NULL };
@@ -72,7 +73,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	       struct kd_err *err)
 {
 	const char *expect = yamlio_get_str(ctx->ref, "system.backend");
-	char *python = plan_venv_python(ctx->project_dir);
+	char *python = venv_python(ctx->project_dir);
 	char *probe = kd_share_path("probe.py"), *log = NULL;
 	char **argv = NULL;
 	struct compute_sink cs = { .sink = sink };
@@ -99,7 +100,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 				     "unknown_backend", 1);
 		goto out;
 	}
-	if ((argv = plan_probe(ctx->project_dir, probe, ctx->ref)) == NULL) {
+	if ((argv = probe_run_argv(ctx->project_dir, probe, ctx->ref)) == NULL) {
 		rc = kd_err_sys(err, KD_EENV, NULL, ENOMEM, "the probe's argument vector");
 		goto out;
 	}
@@ -135,7 +136,7 @@ compute_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	probe_out_free(&out);
 	run_result_free(&r);
 out:
-	plan_free(argv);
+	argv_free(argv);
 	free(log);
 	free(probe);
 	free(python);
@@ -200,7 +201,6 @@ const struct kd_stage_ops kd_stage_compute = {
 	.id = "compute",
 	.title = "Compute",
 	.summary = "a probe in the project interpreter: backend, devices, a product checked against the CPU",
-	.obs_file = "compute.yaml",
 	.replay = 1,
 	.fields = compute_fields,
 	.nfields = sizeof compute_fields / sizeof compute_fields[0],

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
@@ -39,10 +40,11 @@
 #include "kernodeck/parse-inspect.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/parse-requirements.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/step.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-rebuild.h"
@@ -63,7 +65,7 @@ ct_pip_check(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, js
 	char *path = kd_ctx_path(ctx, CONTRACT_PIP_CHECK);
 
 	json_object_set_new(obs, "pip_check", pc);
-	if (step_plan(ctx, sink, "pip-check", "pip check", plan_pip(vpy, PLAN_PIP_CHECK),
+	if (step_plan(ctx, sink, "pip-check", "pip check", venv_pip_argv(vpy, VENV_PIP_CHECK),
 		      CT_TIMEOUT, &rr, steps, &e) != 0) {
 		json_object_set_new(pc, "status", json_string("not started"));
 		json_object_set_new(pc, "error", json_string(e.msg));
@@ -141,16 +143,16 @@ ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 	   json_t *steps, json_t **tree, int *cached)
 {
 	char *path = kd_ctx_path(ctx, REBUILD_INSPECT), *buf = NULL;
-	char **argv = plan_pip(vpy, PLAN_PIP_INSPECT);
+	char **argv = venv_pip_argv(vpy, VENV_PIP_INSPECT);
 	struct kd_step rr = { .keep = 1 };
 	struct kd_err e = { 0 };
 	size_t len = 0;
 	int rc = -1, taken, rc_run = -1;
 
 	*cached = 0;
-	taken = step_prefetch_take(ctx, sink, "pip-inspect", "pip inspect",
+	taken = step_prefetch_take(ctx, runner_prefetch(ctx), sink, "pip-inspect", "pip inspect",
 				   (const char *const *)argv, &rr, steps, &rc_run, &e);
-	plan_free(argv);
+	argv_free(argv);
 	if (taken) {
 		/* its file is only a cache for a later check of this stage alone */
 		if (rc_run == 0 && step_ok(&rr) && !rr.overflow &&
@@ -164,7 +166,7 @@ ct_inspect(struct kd_ctx *ctx, const struct kd_sink *sink, const char *vpy, cons
 		*cached = 1;
 		rc = 0;
 	} else if (step_plan(ctx, sink, "pip-inspect", "pip inspect",
-			     plan_pip(vpy, PLAN_PIP_INSPECT), CT_TIMEOUT, &rr, steps, &e) == 0 &&
+			     venv_pip_argv(vpy, VENV_PIP_INSPECT), CT_TIMEOUT, &rr, steps, &e) == 0 &&
 		   step_ok(&rr) && !rr.overflow &&
 		   pipinspect_parse(rr.buf ? rr.buf : "", rr.len, "pip inspect", tree, &e) == 0) {
 		rc = 0;
@@ -775,7 +777,6 @@ const struct kd_stage_ops kd_stage_contract = {
 	.id = "contract",
 	.title = "Contract",
 	.summary = "pip check and the rebuilt inventory against the reference's",
-	.obs_file = "contract.yaml",
 	.replay = 1,
 	.gather = contract_gather,
 	.check = contract_check,

@@ -344,7 +344,6 @@ const struct kd_stage_ops kd_stage_dossier = {
 	.id = "dossier",
 	.title = "Dossier",
 	.summary = "Write the handoff dossier, scan it for credentials, verify and replay it",
-	.obs_file = "dossier-obs.yaml",
 	.gather = dossier_gather,
 	.check = dossier_check,
 	.describe = dossier_describe,

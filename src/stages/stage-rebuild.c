@@ -33,18 +33,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/obs-rebuild.h"
 #include "kernodeck/pipline.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/rebuild-base.h"
 #include "kernodeck/repo.h"
 #include "kernodeck/parse-requirements.h"
 #include "kernodeck/run.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 #include "kernodeck/step.h"
@@ -381,7 +382,7 @@ rb_existing(struct rb *b)
 static void
 rb_capture(struct rb *b)
 {
-	char **fz = plan_pip(b->vpy, PLAN_PIP_FREEZE), **in = plan_pip(b->vpy, PLAN_PIP_INSPECT);
+	char **fz = venv_pip_argv(b->vpy, VENV_PIP_FREEZE), **in = venv_pip_argv(b->vpy, VENV_PIP_INSPECT);
 	struct kd_step rr = { .keep = 1 }, ri = { .keep = 1 };
 	json_t *inv = json_object();
 	struct kd_err e = { 0 }, ei = { 0 };
@@ -392,13 +393,13 @@ rb_capture(struct rb *b)
 		json_object_set_new(inv, "error", json_string("out of memory"));
 		goto out;
 	}
-	if (b->ctx->later_stages &&
-	    step_prefetch(b->ctx, "pip-inspect", in, RB_TIMEOUT_QUERY) == 0) {
+	if (step_prefetch(b->ctx, runner_prefetch(b->ctx), "pip-inspect", in,
+			  RB_TIMEOUT_QUERY) == 0) {
 		in = NULL;   /* the prefetch's now */
 		rc_f = step_pip(b->ctx, b->sink, "pip-freeze", "pip freeze --all",
 				(const char *const *)fz, RB_TIMEOUT_QUERY, &rr, b->steps, &e);
 		if (kd_sink_cancelled(b->sink))
-			step_prefetch_drop(b->ctx);
+			step_prefetch_drop(runner_prefetch(b->ctx));
 	} else {
 		step_pip_pair(b->ctx, b->sink, b->steps, "pip-freeze", "pip freeze --all",
 			      (const char *const *)fz, &rr, &rc_f, &e, "pip-inspect", "pip inspect",
@@ -437,8 +438,8 @@ rb_capture(struct rb *b)
 out:
 	step_free(&rr);
 	step_free(&ri);
-	plan_free(fz);
-	plan_free(in);
+	argv_free(fz);
+	argv_free(in);
 }
 
 /* The pip install step; fills obs.install. */
@@ -453,7 +454,7 @@ rb_install(struct rb *b)
 
 	json_object_set_new(b->obs, "install", in);
 	if (step_plan(b->ctx, b->sink, "pip-install", "pip install -r " REBUILD_REQUIREMENTS,
-		      plan_pip(b->vpy, PLAN_PIP_INSTALL),
+		      venv_pip_argv(b->vpy, VENV_PIP_INSTALL),
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -550,7 +551,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 	}
 	if (strcmp(action, "create") == 0) {
 		if (step_plan(ctx, sink, "venv", "create " REBUILD_VENV,
-			      plan_venv(b.python, b.sys_site, b.without_pip), RB_TIMEOUT_VENV,
+			      venv_create_argv(b.python, b.sys_site, b.without_pip), RB_TIMEOUT_VENV,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		created = 1;
@@ -560,7 +561,7 @@ rebuild_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *
 		goto out;
 	{
 		if (step_plan(ctx, sink, "pip-version", "pip --version",
-			      plan_pip(b.vpy, PLAN_PIP_VERSION), RB_TIMEOUT_QUERY,
+			      venv_pip_argv(b.vpy, VENV_PIP_VERSION), RB_TIMEOUT_QUERY,
 				 &rr, b.steps, err) != 0 || !step_ok(&rr))
 			goto out;
 		if (rr.r.tail != NULL) {
@@ -978,7 +979,6 @@ const struct kd_stage_ops kd_stage_rebuild = {
 	.id = "rebuild",
 	.title = "Rebuild",
 	.summary = "a fresh venv from requirements-rebuild.txt, with the chosen interpreter",
-	.obs_file = "rebuild.yaml",
 	.replay = 1,
 	.gather = rebuild_gather,
 	.check = rebuild_check,

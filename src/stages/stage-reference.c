@@ -918,7 +918,6 @@ const struct kd_stage_ops kd_stage_reference = {
 	.id = "reference",
 	.title = "Reference",
 	.summary = "what is reproduced: goal, code, data, packages, system, result contract",
-	.obs_file = "reference-obs.yaml",
 	.fields = reference_fields,
 	.nfields = sizeof reference_fields / sizeof reference_fields[0],
 	.gather = reference_gather,

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernodeck/argv.h"
 #include "kernodeck/beneath.h"
 #include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
@@ -38,8 +39,8 @@
 #include "kernodeck/logkeep.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/outputs.h"
-#include "kernodeck/plan.h"
 #include "kernodeck/pytrace.h"
+#include "kernodeck/reference.h"
 #include "kernodeck/resume.h"
 #include "kernodeck/run.h"
 #include "kernodeck/stage.h"
@@ -540,8 +541,8 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	json_t *obs = json_object();
 
 	res->obs = obs;
-	argv = plan_entry(ctx->project_dir, ep, &uses_venv, &why);
-	n = plan_count(argv);
+	argv = reference_entry_argv(ctx->project_dir, ep, &uses_venv, &why);
+	n = argv_count(argv);
 	if (argv == NULL) {
 		json_object_set_new(obs, "entry_point_error", json_string(why));
 		resume_gather(ctx, sink, obs);
@@ -577,7 +578,7 @@ sample_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 out:
 	if (rc == 0)
 		resume_gather(ctx, sink, obs);   /* whatever the entry point did */
-	plan_free(argv);
+	argv_free(argv);
 	free(abs);
 	return rc;
 }
@@ -1068,7 +1069,6 @@ const struct kd_stage_ops kd_stage_sample = {
 	.id = "sample",
 	.title = "Sample",
 	.summary = "runs the entry point on the sample, rereads its outputs and compares them with the reference output",
-	.obs_file = "sample.yaml",
 	.replay = 1,
 	.fields = sample_fields,
 	.nfields = sizeof sample_fields / sizeof sample_fields[0],

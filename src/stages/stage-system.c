@@ -860,7 +860,6 @@ const struct kd_stage_ops kd_stage_system = {
 	.title = "System",
 	.summary = "GPU, driver, device nodes, OS, compilers, interpreter and the PyTorch "
 		   "variant of this machine, against the reference's system row",
-	.obs_file = OBS_FILE,
 	.replay = 1,
 	.gather = system_gather,
 	.check = system_check,

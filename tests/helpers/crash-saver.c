@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
 static void

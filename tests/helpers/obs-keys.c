@@ -17,6 +17,7 @@
 #include "kernodeck/err.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/obs.h"
+#include "kernodeck/obs-files.h"
 #include "kernodeck/yamlio.h"
 
 /* Whether n is absent or null. */

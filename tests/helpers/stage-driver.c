@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "kernodeck/ctx.h"
+#include "kernodeck/fleet.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/stage.h"
 
 struct drv {
@@ -76,6 +78,7 @@ main(int argc, char **argv)
 	struct kd_sink sink = { drv_step, drv_line, drv_cancelled, &d };
 	struct kd_err err = { 0 };
 	struct kd_ctx ctx;
+	struct kd_runner run;
 	char buf[2200];
 	int i, rc;
 
@@ -98,7 +101,9 @@ main(int argc, char **argv)
 		return rc;
 	}
 	if (strcmp(argv[3], "run") == 0) {
+		runner_begin(&run, &ctx, 0, fleet_latest);   /* this stage alone */
 		rc = stage_run(&ctx, i, &sink, NULL, &err);
+		runner_end(&run);
 		printf("status: %s\n", kd_status_name(ctx.state.st[i].status));
 	} else if (strcmp(argv[3], "action") == 0 && argc >= 5) {
 		const struct kd_stage_ops *ops = kd_stages[i];

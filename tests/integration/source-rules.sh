@@ -67,6 +67,13 @@ EOF
 # the floors: lib including an engine header, a header of no floor
 printf '#include "kernodeck/ctx.h"\n#include "kernodeck/fsutil.h"\n' >"$t/src/lib/fsutil.c"
 printf '#include "kernodeck/nowhere.h"\n' >"$t/src/engine/ctx.c"
+# include cycles: two in the core (a <-> b, c <-> d), one in screens/
+# (plot <-> textw, two headers of the top floor)
+for m in a:b b:a c:d d:c; do
+	printf '#include "kernodeck/%s.h"\n' "${m#*:}" >"$t/src/engine/${m%:*}.c"
+done
+printf '#include "kernodeck/textw.h"\n' >"$t/screens/plot.c"
+printf '#include "kernodeck/plot.h"\n' >"$t/screens/textw.c"
 # a core library that calls the walkthrough, as cmd-demo.c once did
 printf 'int tui_main(const char *);\nint demo(void) { return tui_main("."); }\n' >"$KD_TMP/demo.c"
 cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"
@@ -96,6 +103,10 @@ check "checker: lib including an engine header found" \
 check "checker: a header of no floor found, the same floor's header spared" \
 	sh -c "printf '%s\\n' \"\$1\" | grep -q '^#   src/engine/ctx\.c:1: kernodeck/nowhere\.h is of no floor' &&
 		! printf '%s\\n' \"\$1\" | grep -q 'fsutil\.c:2'" sh "$out"
+check "checker: two include cycles in the core found, each with its modules" \
+	sh -c "printf '%s\\n' \"\$1\" | grep -q '^not ok - .*include cycles: at most one outside screens/ (2) and one inside (1)' &&
+		printf '%s\\n' \"\$1\" | grep -q '^#   include-cycles:0: core, 2 modules: [ab] [ab]\$' &&
+		printf '%s\\n' \"\$1\" | grep -q '^#   include-cycles:0: screens, 2 modules: [a-z]* [a-z]*\$'" sh "$out"
 check "checker: the core library needing tui_main (screens/) found by nm" \
 	has '^not ok - .*only screens/ defines \(nm\): libkdcore\.a:0$'
 
@@ -127,6 +138,7 @@ printf 'static void d(void) { }\n' >"$t/screens/table.c"
 printf '#include "kernodeck/fsutil.h"\n' >"$t/src/lib/fsutil.c"
 printf '#include "kernodeck/ctx.h"\n#include "kernodeck/fsutil.h"\n' >"$t/src/engine/ctx.c"
 printf 'static int\none_gather(void)\n{\n\treturn 0;\n}\n' >"$t/src/stages/stage-one.c"
+printf '#include "kernodeck/a.h"\n' >"$t/src/engine/c.c"   # one cycle left, a <-> b
 printf 'int demo(void) { return 0; }\n' >"$KD_TMP/demo.c"
 rm -f "$KD_TMP/libkdcore.a"
 cc -c -o "$KD_TMP/demo.o" "$KD_TMP/demo.c" && ar rc "$KD_TMP/libkdcore.a" "$KD_TMP/demo.o"

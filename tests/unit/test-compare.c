@@ -297,7 +297,7 @@ test_csv(void **state)
 	assert_true(isnan(t.cells[7].v));
 	assert_string_equal(t.cells[8].s, "two\nlines");
 	assert_int_equal(t.lines[2], 4);
-	assert_int_equal(tab_to_cmp(&t, tab_column(&t, "id"), &d), 0);
+	assert_int_equal(cmp_from_tab(&t, tab_column(&t, "id"), &d), 0);
 	assert_int_equal(d.cols, 2);
 	assert_string_equal(d.ids[0], "s,1");
 	assert_string_equal(d.colnames[1], "label");

@@ -22,6 +22,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 static const char ref_yaml[] =

@@ -30,6 +30,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/reference.h"
+#include "kernodeck/runner.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 #include "testutil.h"

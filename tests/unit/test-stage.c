@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
 static void
@@ -27,12 +28,20 @@ test_table_in_order(void **state)
 	static const char *ids[] = { "reference", "system", "rebuild", "contract",
 				     "compute", "sample", "dossier" };
 	(void)state;
+	assert_int_equal(KD_NSTAGES, sizeof ids / sizeof ids[0]);
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		assert_string_equal(kd_stages[i]->id, ids[i]);
+		/* the ops say the id the list of stages.h gives them */
+		assert_string_equal(kd_stage_ids[i], ids[i]);
 		assert_int_equal(stage_index(ids[i]), i);
+		assert_int_equal(stage_pos(kd_stages[i]), i);
 		assert_non_null(kd_stages[i]->check);
+		assert_non_null(stage_obs_file(i));
 	}
 	assert_int_equal(stage_index("nope"), -1);
+	assert_null(stage_obs_file(KD_NSTAGES));
+	assert_string_equal(stage_obs_file(stage_pos(&kd_stage_system)), "system.yaml");
+	assert_string_equal(stage_count_word(), "seven");
 }
 
 static void

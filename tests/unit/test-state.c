@@ -16,6 +16,7 @@
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/state.h"
 
 static char tmpdir[256];
@@ -343,7 +344,7 @@ test_observations_read_when_asked(void **state)
 
 	(void)state;
 	project("obs", proj, sizeof proj, sd, sizeof sd);
-	op = fsutil_join(sd, kd_stages[1]->obs_file);
+	op = fsutil_join(sd, stage_obs_file(1));
 	put(op, "gpu: none\n");
 	assert_int_equal(kd_ctx_open(&ctx, proj, NULL, KD_LOCK_REQUIRED, &err), 0);
 	/* changed after the open, read when first asked for; whole: it ends

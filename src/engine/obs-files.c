@@ -1,13 +1,14 @@
 /*
- * obs.c - the table of every observation file's declared keys (the
+ * obs-files.c - the table of every observation file's declared keys (the
  * obs-*.h headers), for the test that proves each is where its stage
- * writes it (tests/helpers/obs-keys.c).
+ * writes it (see include/kernodeck/obs-files.h).
  */
 #include "config.h"
 
 #include <string.h>
 
 #include "kernodeck/obs.h"
+#include "kernodeck/obs-files.h"
 #include "kernodeck/obs-compute.h"
 #include "kernodeck/obs-contract.h"
 #include "kernodeck/obs-dossier.h"
@@ -15,25 +16,13 @@
 #include "kernodeck/obs-reference.h"
 #include "kernodeck/obs-sample.h"
 #include "kernodeck/obs-system.h"
+#include "kernodeck/stages.h"
 
-static const struct kd_obs_key reference_keys[] = { KD_OBS_REFERENCE(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key system_keys[] = { KD_OBS_SYSTEM(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key rebuild_keys[] = { KD_OBS_REBUILD(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key contract_keys[] = { KD_OBS_CONTRACT(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key compute_keys[] = { KD_OBS_COMPUTE(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key sample_keys[] = { KD_OBS_SAMPLE(KD_OBS_KEY) { NULL, NULL, 0 } };
-static const struct kd_obs_key dossier_keys[] = { KD_OBS_DOSSIER(KD_OBS_KEY) { NULL, NULL, 0 } };
-
-const struct kd_obs_file kd_obs_files[] = {
-	{ "reference-obs.yaml", reference_keys },
-	{ "system.yaml", system_keys },
-	{ "rebuild.yaml", rebuild_keys },
-	{ "contract.yaml", contract_keys },
-	{ "compute.yaml", compute_keys },
-	{ "sample.yaml", sample_keys },
-	{ "dossier-obs.yaml", dossier_keys },
-	{ NULL, NULL },
-};
+#define KD_OBS_FILE_KEYS_(id, file, keys) \
+	static const struct kd_obs_key id##_keys[] = { keys(KD_OBS_KEY) { NULL, NULL, 0 } };
+#define KD_OBS_FILE_(id, file, keys) { file, id##_keys },
+KD_STAGE_LIST(KD_OBS_FILE_KEYS_)
+const struct kd_obs_file kd_obs_files[] = { KD_STAGE_LIST(KD_OBS_FILE_) { NULL, NULL } };
 
 #define KD_OBS_KEYS(name, list) \
 	static const struct kd_obs_key name[] = { list(KD_OBS_KEY) { NULL, NULL, 0 } }
