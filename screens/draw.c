@@ -42,6 +42,7 @@ kd_status_color(enum kd_status s)
 	case KD_ST_FAILED: return KD_C_FAILED;
 	case KD_ST_DEVIATION: return KD_C_DEVIATION;
 	case KD_ST_STALE: return KD_C_STALE;
+	case KD_ST_CANCELLED: return KD_C_WARN;
 	default: return KD_C_PENDING;
 	}
 }

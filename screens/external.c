@@ -125,37 +125,49 @@ kd_open_pager(struct kd_screen *scr, const char *path)
 	open_with(scr, "PAGER", pagers, path);
 }
 
-/* Load reference.yaml again after the editor: KD_* flags. */
-static unsigned
-reload_reference(struct kd_screen *scr, int *again)
+unsigned
+kd_reference_reread(struct kd_screen *scr, const char *who)
 {
-	char before[65], buf[1400], text[1700];
+	char before[65], buf[1400];
 	struct kd_err err;
 
-	*again = 0;
 	memcpy(before, scr->ctx->ref_id, sizeof before);
 	kd_err_clear(&err);
 	if (kd_ctx_reload_ref(scr->ctx, &err) != 0) {
 		scr->ref_broken = 1;
 		kd_err_format(&err, buf, sizeof buf);
 		snprintf(scr->ref_error, sizeof scr->ref_error, "%s", buf);
-		snprintf(text, sizeof text, "%s\n\nThe walkthrough keeps using the last valid "
-			 "reference, and your file stays as you wrote it.\n\n"
-			 "Edit it again now?", buf);
-		*again = kd_dialog_confirm(scr, "reference.yaml does not load", text);
-		kd_frame_message(scr, KD_C_ERROR, "reference.yaml: %s", buf);
+		kd_frame_message(scr, KD_C_ERROR, "reference.yaml%s: %s", who, buf);
 		return KD_HANDLED | KD_REDRAW;
 	}
 	scr->ref_broken = 0;
 	scr->ref_error[0] = '\0';
 	if (strcmp(before, scr->ctx->ref_id) != 0) {
 		/* kd_ctx_reload_ref marked the checked stages stale and saved */
-		kd_frame_message(scr, KD_C_OK, "reference.yaml changed (identity %.12s): "
-				 "checked stages are stale.", scr->ctx->ref_id);
+		kd_frame_message(scr, KD_C_OK, "reference.yaml changed%s (identity %.12s): "
+				 "checked stages are stale.", who, scr->ctx->ref_id);
 		return KD_HANDLED | KD_REDRAW | KD_SAVE | KD_DESCRIBE;
 	}
 	kd_frame_message(scr, KD_C_NORMAL, "reference.yaml unchanged.");
 	return KD_HANDLED | KD_REDRAW;
+}
+
+/* Load reference.yaml again after the editor: KD_* flags; *again when the
+ * person wants to edit a file that does not load once more. */
+static unsigned
+reload_reference(struct kd_screen *scr, int *again)
+{
+	char text[1700];
+	unsigned flags = kd_reference_reread(scr, "");
+
+	*again = 0;
+	if (scr->ref_broken) {
+		snprintf(text, sizeof text, "%s\n\nThe walkthrough keeps using the last valid "
+			 "reference, and your file stays as you wrote it.\n\n"
+			 "Edit it again now?", scr->ref_error);
+		*again = kd_dialog_confirm(scr, "reference.yaml does not load", text);
+	}
+	return flags;
 }
 
 unsigned

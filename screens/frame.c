@@ -500,6 +500,22 @@ frame_dispatch(struct kd_screen *scr, int key)
 	frame_apply(scr, flags);
 }
 
+/* One key, keeping the message already on the line (the reference read
+ * again) when the key says nothing itself. */
+static void
+frame_dispatch_keep(struct kd_screen *scr, int key)
+{
+	char keep[sizeof scr->msg];
+	enum kd_color color = scr->msg_color;
+
+	memcpy(keep, scr->msg, sizeof keep);
+	frame_dispatch(scr, key);
+	if (scr->msg[0] == '\0') {
+		memcpy(scr->msg, keep, sizeof keep);
+		scr->msg_color = color;
+	}
+}
+
 /* Who holds the lock, for the read-only notice. */
 static void
 frame_lock_note(struct kd_screen *scr)
@@ -575,8 +591,15 @@ tui_main(const char *project_dir, const char *state_dir, const char *python)
 		kd_frame_draw(&scr);
 		refresh();
 		key = kd_tui_getkey(1000);
-		if (key >= 0)
+		/* reference.yaml changed by another editor: read before any key
+		 * acts on it (r runs against the new one, as after E) */
+		if (kd_ctx_ref_moved(&ctx)) {
+			frame_apply(&scr, kd_reference_reread(&scr, " outside the walkthrough"));
+			if (key >= 0)
+				frame_dispatch_keep(&scr, key);
+		} else if (key >= 0) {
 			frame_dispatch(&scr, key);
+		}
 	}
 	/* what is not saved yet (stale marks found at open, anything a key
 	 * changed without saving) is saved here; a state that says what

@@ -78,8 +78,9 @@ help_lines(struct kd_screen *scr, char **lines, int w)
 	}
 	lines[n++] = kd_xstrdup("");
 	lines[n++] = kd_xstrdup("\x01Stage marks");
-	n = help_entry(lines, n, w, "+ ! ~ ? blank", "passed, failed, deviation (advanced "
-		       "with recorded deviations), stale (an earlier stage changed), pending");
+	n = help_entry(lines, n, w, "+ ! ~ ? x blank", "passed, failed, deviation (advanced "
+		       "with recorded deviations), stale (an earlier stage changed), cancelled "
+		       "(its last run was; check it again), pending");
 	return n;
 }
 
@@ -213,6 +214,11 @@ bar_actions(struct kd_screen *scr, int y, int x, int limit)
 	return x;
 }
 
+/* The key bar's name for E, on the screens that ask for it (bar_editref):
+ * the words the reference screen's body uses. */
+#define REF_BAR_KEY  "E"
+#define REF_BAR_WORD "file"
+
 void
 kd_keybar_draw(struct kd_screen *scr, int y, int context)
 {
@@ -253,6 +259,9 @@ kd_keybar_draw(struct kd_screen *scr, int y, int context)
 			break;
 		x = nx;
 	}
+	if (context == KD_KC_MAIN && scr->ops != NULL && scr->ops->bar_editref && x >= 0 &&
+	    x + textw_width(REF_BAR_KEY) + textw_width(REF_BAR_WORD) + 1 <= limit)
+		x = bar_item(y, x, REF_BAR_KEY, REF_BAR_WORD);
 	if (context == KD_KC_MAIN)
 		bar_actions(scr, y, x, limit - 1);
 }

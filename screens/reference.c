@@ -17,7 +17,9 @@ reference_enter(struct kd_screen *scr)
 
 const struct kd_screen_ops kd_screen_reference = {
 	.stage = &kd_stage_reference,
-	.empty_hint = "Not checked yet: fill in the fields (Enter edits, - marks a row not "
-		"applicable) or open reference.yaml with E, then press r to check the reference.",
+	.empty_hint = "Not checked yet: fill in the fields (e or Enter edits the selected one, "
+		"- marks it not applicable) or edit the whole file, reference.yaml, with E "
+		"(\"E file\" below), then press r to check the reference.",
+	.bar_editref = 1,
 	.enter = reference_enter,
 };

@@ -36,6 +36,8 @@ struct kd_ctx {
 	json_t *ref;             /* the reference (object; {} when absent) */
 	struct yamlio_doc refdoc;/* lines of the loaded reference */
 	char ref_id[65];         /* hex SHA-256 of the canonical reference */
+	char ref_stamp[256];     /* reference.yaml's (device, inode, size, mtime,
+				  * ctime) when last read or written here */
 	struct kd_obs_cache *obs;/* observations, loaded when first asked for:
 				  * read them with kd_ctx_obs() */
 	char *python;            /* interpreter chosen for the rebuild, or NULL */
@@ -43,6 +45,9 @@ struct kd_ctx {
 	const char *const *child_env;/* "NAME=VALUE" for every program the stages
 				  * run (a replay's work folder), or NULL */
 	int strict;              /* --strict, or strict: true in the reference */
+	int strict_verdict;      /* check --strict: a warning without a deviation,
+				  * or a deviation kernodeck recorded itself, to
+				  * fix, fails too (stage_strict_ok) */
 	int readonly;            /* another kernodeck holds the lock */
 	struct kd_lock *lock;
 	double timeout_install;  /* seconds */
@@ -89,6 +94,10 @@ int kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err);
 /* Reload reference.yaml from disk (after $EDITOR); on a malformed file the
  * in-memory reference is kept and err names file and line. */
 int kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err);
+/* 1 when reference.yaml on disk is not the file last read or written
+ * through ctx (another editor changed, replaced or removed it): the
+ * walkthrough reads it again (kd_ctx_reload_ref). */
+int kd_ctx_ref_moved(const struct kd_ctx *ctx);
 /* Identity of a reference tree: hex SHA-256 of the canonical YAML. */
 void kd_ref_identity(const json_t *ref, char out[65]);
 /* Save observations of stage i to its obs_file and keep them in ctx. */

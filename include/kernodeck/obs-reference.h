@@ -16,7 +16,10 @@
  *                       .dirty_truncated, .submodules [{path, initialized,
  *                       checked_out}], .superproject, .recorded {name, kind
  *                       (branch, remote-branch, tag, commit), resolves_to}: what
- *                       the reference's code.commit names; or, when the
+ *                       the reference's code.commit names; .entry_script
+ *                       {path, commit, at_commit}: the entry point's script
+ *                       (reference_entry_script) in the tree of that commit; or,
+ *                       when the
  *                       repository cannot be read, .error and .problem
  *   files               {REFPATH: file} one hashed item per reference path
  *                       ("code.params[0]", "data[1]", "result.sample"); the
@@ -49,6 +52,9 @@
 	X(str, code_superproject, "code.superproject", KD_OBS_OPT) \
 	X(str, code_recorded_kind, "code.recorded.kind", KD_OBS_OPT) \
 	X(str, code_recorded_resolves_to, "code.recorded.resolves_to", KD_OBS_OPT) \
+	X(str, code_entry_script_path, "code.entry_script.path", KD_OBS_OPT) \
+	X(str, code_entry_script_commit, "code.entry_script.commit", KD_OBS_OPT) \
+	X(bool, code_entry_script_at_commit, "code.entry_script.at_commit", KD_OBS_OPT) \
 	X(str, code_error, "code.error", KD_OBS_OPT) \
 	X(str, code_problem, "code.problem", KD_OBS_OPT) \
 	X(obj, files, "files", 0) \

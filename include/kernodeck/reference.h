@@ -95,5 +95,10 @@ int reference_init(struct kd_ctx *ctx, int *made_ref, int *excluded, struct kd_e
  * the entry point is not an argument vector of strings. */
 char **reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv,
 			    const char **why);
+/* The script a Python entry point runs: its first path-like argument (a
+ * name ending in .py or holding a '/') after the interpreter and its
+ * options, when ep[0] is an interpreter (python, python3, python3.11, a
+ * path ending so); NULL otherwise, and for -m and -c.  Borrowed from ep. */
+const char *reference_entry_script(const json_t *ep);
 
 #endif

@@ -96,6 +96,13 @@ int repo_ensure_excludes(const char *dir, const char *const *patterns, size_t n,
  * resolves to now ("" when none). */
 const char *repo_classify_name(const char *dir, const char *name, char full[41]);
 
+/* Does the tree of commit (a full id) in the repository of dir hold path
+ * (absolute, or relative to base) as a file?  1 yes, 0 no (outside the work
+ * tree counts as no), -1 when it cannot tell (no repository, no such
+ * commit).  Reads the object database only: the work tree may be
+ * elsewhere. */
+int repo_has_path(const char *dir, const char *commit, const char *base, const char *path);
+
 /* 1 when s is a full 40-hex (SHA-1) or 64-hex (SHA-256) object id. */
 int repo_is_full_id(const char *s);
 

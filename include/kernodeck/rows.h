@@ -26,6 +26,9 @@ enum kd_rstat { KD_RSTAT_INFO(KD_R_ENUM) KD_R__COUNT };
 const char *kd_rstat_name(enum kd_rstat s);
 int kd_rstat_parse(const char *name, enum kd_rstat *out);
 
+/* The row of a stage whose run was cancelled (stage_rows_cancelled). */
+#define KD_ROW_CANCELLED "stage.cancelled"
+
 /* One check: a row of the checks table. */
 struct kd_row {
 	char *id;           /* stable id, used by deviations: "code.clean" */

@@ -51,11 +51,18 @@ int stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res,
 		 struct kd_err *err);
 /* Run stage i: gather, save observations, check, describe; store rows and
  * status in the state and save it.  When gather or check fail, a failing
- * row "stage.error" carries the message into the state.  (To describe
+ * row "stage.error" carries the message into the state; a run the sink
+ * cancelled is saved as cancelled (stage_rows_cancelled).  (To describe
  * saved observations later, call ops->describe on a kd_result whose obs is
  * kd_ctx_obs(ctx, i).)  Returns 0 when the stage ran (whatever
  * its verdict), else the error code (input 2, environment 3). */
 int stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 	      struct kd_rows *info_rows, struct kd_err *err);
+/* Headless, before stage i runs alone (check --stage): the first earlier
+ * stage that failed, is stale or was cancelled, or -1.  A passed or
+ * deviated stage whose fresh() says its input moved is marked stale
+ * (with every later one) first.  A pending stage does not block: it was
+ * never judged.  why names the blocking stage and its checks. */
+int stage_gate(struct kd_ctx *ctx, int i, char *why, size_t len);
 
 #endif

@@ -141,6 +141,8 @@ struct kd_screen {
 struct kd_screen_ops {
 	const struct kd_stage_ops *stage;  /* the data side; a screen adds no checks */
 	const char *empty_hint;            /* shown in the checks area before a run */
+	int bar_editref;                   /* 1: the key bar names E (the whole
+					    * reference.yaml) beside e (a field) */
 	void (*enter)(struct kd_screen *);
 	void (*draw)(struct kd_screen *);  /* NULL: kd_screen_draw_default */
 	unsigned (*key)(struct kd_screen *, int key, int action);
@@ -323,6 +325,11 @@ void kd_keybar_draw(struct kd_screen *scr, int y, int context);
 /* --- external.c --- */
 /* Open reference.yaml in $EDITOR and reload it: KD_* flags. */
 unsigned kd_edit_reference(struct kd_screen *scr);
+/* Read reference.yaml again (after E, or when another editor changed it:
+ * who says so in the message, "" or " outside the walkthrough"): a new
+ * identity makes the checked stages stale, a file that does not load
+ * keeps the last valid reference (ref_broken).  KD_* flags. */
+unsigned kd_reference_reread(struct kd_screen *scr, const char *who);
 /* Open a file in $PAGER. */
 void kd_open_pager(struct kd_screen *scr, const char *path);
 

@@ -21,7 +21,11 @@
  *   failed     a row is fail and has no deviation;
  *   deviation  every failing row has a deviation recorded;
  *   stale      an input of this or an earlier stage changed after it passed
- *              or deviated: it must be checked again.
+ *              or deviated: it must be checked again;
+ *   cancelled  its last run was cancelled (Ctrl-C, Esc, a signal) before it
+ *              finished: the row "stage.cancelled" says so, the rows it
+ *              could not judge say "not judged"; it is checked again, never
+ *              deviated.
  *
  * The advance rule: the walkthrough (and check) goes past stage i only when
  * stage i is passed or deviation.  Going back is always allowed.  Changing an
@@ -101,6 +105,11 @@ struct kd_stage_ops {
 	void (*describe)(const struct kd_result *res, struct kd_rows *rows);
 	const struct kd_action *actions;
 	size_t nactions;
+	/* optional: 1 when what the stage saw at its last check still holds,
+	 * as far as a cheap look tells (the commit at HEAD); 0 with why
+	 * naming what moved and the check it concerns.  Asked by stage_gate
+	 * (runner.h) of a passed or deviated stage only. */
+	int (*fresh)(struct kd_ctx *ctx, char *why, size_t len);
 };
 
 /* Each stage's ops (src/stages/stage-ID.c), and the ordered table of them,
@@ -115,6 +124,10 @@ int stage_pos(const struct kd_stage_ops *ops);
 
 /* --- the rules (src/engine/stage.c) --- */
 
+/* The rows of a run cancelled before it finished: the row
+ * "stage.cancelled" added, and each failing row marked not judged (its
+ * failure is the cancel's, not the project's). */
+void stage_rows_cancelled(struct kd_rows *rows);
 /* Store the rows of a run of stage i against reference identity ref_id and
  * compute its status from them and its deviations. */
 void stage_apply_rows(struct kd_state *s, int i, const struct kd_rows *rows,
@@ -124,6 +137,16 @@ void stage_recompute(struct kd_state *s, int i);
 /* 1 when the walkthrough may go past stage i.  Otherwise 0 and why gets a
  * sentence naming the blocking checks and how to record a deviation. */
 int stage_can_advance(const struct kd_state *s, int i, char *why, size_t len);
+/* The author of the deviations kernodeck records itself ("to fix" until a
+ * person records their own for the check). */
+#define KD_AUTHOR_AUTOMATIC "kernodeck (automatic)"
+/* Does row r of stage i fail the strict rule (check --strict): a warning
+ * without a deviation acknowledging it, or a failing or warning check
+ * whose deviation kernodeck recorded itself, to fix? */
+int stage_row_strict_fails(const struct kd_state *s, int i, const struct kd_row *r);
+/* 1 when no row of stage i fails the strict rule; otherwise 0 and why
+ * names them and how to acknowledge one. */
+int stage_strict_ok(const struct kd_state *s, int i, char *why, size_t len);
 /* Record a deviation for check `check` of stage i.  Refuses an empty why,
  * an unknown check, and a check that is not failing (KD_EINPUT).  A second
  * deviation for the same check replaces the first. */

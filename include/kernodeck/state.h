@@ -34,7 +34,8 @@
 	X(KD_ST_PASSED,    "passed",    '+') \
 	X(KD_ST_FAILED,    "failed",    '!') \
 	X(KD_ST_DEVIATION, "deviation", '~') \
-	X(KD_ST_STALE,     "stale",     '?')
+	X(KD_ST_STALE,     "stale",     '?') \
+	X(KD_ST_CANCELLED, "cancelled", 'x')
 
 #define KD_ST_ENUM(e, n, m) e,
 enum kd_status { KD_STATUS_INFO(KD_ST_ENUM) KD_ST__COUNT };

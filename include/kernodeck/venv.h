@@ -44,12 +44,12 @@ int venv_uses_python(const struct venv_info *vi, const char *python);
  * the new path (malloc'd).  KD_EENV when the rename fails. */
 int venv_move_aside(const char *dir, char **newpath, struct kd_err *err);
 
-/* The programs of the project's venv (argv.h vectors, the stages and
- * replay's plan alike): PY -m venv [--system-site-packages]
- * [--without-pip] .venv-rebuild; */
+/* The project venv's programs, as argv.h vectors (the stages run them,
+ * replay's plan shows them): PY -m venv [--system-site-packages]
+ * [--without-pip] .venv-rebuild. */
 char **venv_create_argv(const char *python, int sys_site, int without_pip);
 /* VPY -I -m pip ... (the isolated interpreter: the project is not on
- * sys.path); */
+ * sys.path). */
 enum venv_pip {
 	VENV_PIP_VERSION,   /* pip --version */
 	VENV_PIP_INSTALL,   /* pip install --timeout 15 --retries 1 -r requirements-rebuild.txt */
@@ -58,7 +58,7 @@ enum venv_pip {
 	VENV_PIP_CHECK,     /* pip check */
 };
 char **venv_pip_argv(const char *vpy, enum venv_pip which);
-/* and its interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
+/* The project's interpreter, PROJECT/.venv-rebuild/bin/python (malloc'd). */
 char *venv_python(const char *project_dir);
 
 #endif

@@ -124,6 +124,37 @@ out:
 	return rc;
 }
 
+/* check --stage ID headless follows the walkthrough's rule: an earlier
+ * stage that failed, is stale or was cancelled blocks it unless --force.
+ * Blocked: the message, the report of the stages up to it, and 1; -1 when
+ * the stage may run. */
+static int
+check_gate(struct kd_ctx *ctx, int only, int force, enum kd_format fmt, const char *junit)
+{
+	struct kd_err err = { 0 };
+	char why[2048];
+	int b = stage_gate(ctx, only, why, sizeof why);
+
+	if (b < 0)
+		return -1;
+	if (force) {
+		fprintf(stderr, "kernodeck check: --force: stage %d (%s) runs although %s\n",
+			only + 1, kd_stages[only]->id, why);
+		return -1;
+	}
+	fprintf(stderr, "kernodeck check: stage %d (%s) was not run: %s  Check the stages in "
+		"order (kernodeck check %s), or give --force to run %s anyway.\n", only + 1,
+		kd_stages[only]->id, why, ctx->project_dir, kd_stages[only]->id);
+	if (!ctx->readonly)
+		kd_ctx_save_state(ctx, NULL);   /* a stale mark the gate found */
+	report_print(stdout, ctx, -1, only, fmt);
+	if (junit != NULL && report_junit(junit, ctx, -1, only, &err) != 0) {
+		print_err(&err);
+		return KD_EXIT_ENV;
+	}
+	return KD_EXIT_FAILED;
+}
+
 static int
 cmd_check(int argc, char **argv)
 {
@@ -135,6 +166,7 @@ cmd_check(int argc, char **argv)
 	struct kd_ctx ctx;
 	struct kd_runner run;
 	int c, only = -1, last = -1, rc, strict = 0, quiet = 0, exit_code = KD_EXIT_OK, init = 0;
+	int force = 0;
 	char why[2048];
 
 	kd_stop_install();   /* Ctrl-C stops the running program, then kernodeck */
@@ -148,6 +180,7 @@ cmd_check(int argc, char **argv)
 		case 'S': strict = 1; break;
 		case 'q': quiet = 1; break;
 		case 'I': init = 1; break;
+		case 'F': force = 1; break;
 		case 'f':
 			if (report_parse_format(optarg, &fmt) != 0) {
 				fprintf(stderr, "kernodeck check: unknown format \"%s\" (text, yaml or json)\n", optarg);
@@ -168,8 +201,10 @@ cmd_check(int argc, char **argv)
 			stage_id_list(ids, sizeof ids, ", "));
 		return KD_EXIT_USAGE;
 	}
-	if (quiet)
+	if (quiet) {   /* no progress either: a run that passes says nothing on stderr */
 		sink.on_line = NULL;
+		sink.on_step = NULL;
+	}
 	if (!init && state_dir == NULL && (rc = check_not_subfolder(dir)) != 0)
 		return rc;
 	if (!init && (rc = check_is_project(dir, state_dir)) != 0)
@@ -183,7 +218,11 @@ cmd_check(int argc, char **argv)
 	ctx.python_override = python;
 	runner_begin(&run, &ctx, only < 0, fleet_latest);   /* every stage, one after the other */
 	if (strict)
-		ctx.strict = 1;
+		ctx.strict = ctx.strict_verdict = 1;
+	if (only > 0 && (rc = check_gate(&ctx, only, force, fmt, junit)) >= 0) {
+		kd_ctx_close(&ctx);
+		return rc;
+	}
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		if (only >= 0 && i != only)
 			continue;
@@ -202,6 +241,11 @@ cmd_check(int argc, char **argv)
 					kd_stages[i]->id, why);
 			exit_code = KD_EXIT_FAILED;
 			break;
+		}
+		if (strict && !stage_strict_ok(&ctx.state, i, why, sizeof why)) {
+			fprintf(stderr, "kernodeck: --strict: stage %d (%s): %s\n", i + 1,
+				kd_stages[i]->id, why);
+			exit_code = KD_EXIT_FAILED;
 		}
 		if (only < 0 && i + 1 < KD_NSTAGES) {
 			ctx.state.current = i + 1;
@@ -228,6 +272,7 @@ static const struct kd_opt check_opts[] = {
 	{ "state-dir", 'd', "DIR", 0 },
 	{ "quiet", 'q', NULL, 0 },
 	{ "init", 'I', NULL, 0 },
+	{ "force", 'F', NULL, 0 },
 	{ NULL, 0, NULL, 0 },
 };
 

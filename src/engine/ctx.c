@@ -215,6 +215,41 @@ refid_key(const struct stat *st, char *buf, size_t len)
 		 (long)st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec);
 }
 
+/* Remember reference.yaml as it is on disk now (stat st, or none when st is
+ * NULL): kd_ctx_ref_moved compares with it. */
+static void
+ref_stamp(struct kd_ctx *ctx, const struct stat *st)
+{
+	if (st == NULL)
+		snprintf(ctx->ref_stamp, sizeof ctx->ref_stamp, "absent");
+	else
+		refid_key(st, ctx->ref_stamp, sizeof ctx->ref_stamp);
+}
+
+/* ref_stamp from a fresh stat of reference.yaml. */
+static void
+ref_stamp_now(struct kd_ctx *ctx)
+{
+	struct stat st;
+
+	ref_stamp(ctx, stat(ctx->ref_path, &st) == 0 ? &st : NULL);
+}
+
+int
+kd_ctx_ref_moved(const struct kd_ctx *ctx)
+{
+	struct stat st;
+	char now[sizeof ctx->ref_stamp];
+
+	if (ctx->ref_path == NULL)
+		return 0;
+	if (stat(ctx->ref_path, &st) == 0)
+		refid_key(&st, now, sizeof now);
+	else
+		snprintf(now, sizeof now, "absent");
+	return strcmp(now, ctx->ref_stamp) != 0;
+}
+
 /* 0 and out filled when the cache holds the identity of the file with stat
  * st; -1 otherwise (no cache, another key, anything malformed). */
 static int
@@ -283,9 +318,11 @@ load_ref(struct kd_ctx *ctx, struct kd_err *err)
 	if (!fsutil_exists(ctx->ref_path)) {
 		ctx->ref = json_object();
 		kd_ref_identity(ctx->ref, ctx->ref_id);
+		ref_stamp(ctx, NULL);
 		return 0;
 	}
 	known = stat(ctx->ref_path, &before) == 0;
+	ref_stamp(ctx, known ? &before : NULL);
 	rc = yamlio_load_file(ctx->ref_path, &ctx->refdoc, err);
 	if (rc != 0)
 		return rc;
@@ -443,6 +480,7 @@ kd_ctx_save_ref(struct kd_ctx *ctx, struct kd_err *err)
 	rc = save_ref_text(ctx, err);
 	if (rc != 0)
 		return rc;
+	ref_stamp_now(ctx);   /* this write is not another editor's */
 	kd_ref_identity(ctx->ref, id);
 	if (strcmp(id, ctx->ref_id) != 0) {
 		memcpy(ctx->ref_id, id, sizeof id);
@@ -458,9 +496,10 @@ kd_ctx_reload_ref(struct kd_ctx *ctx, struct kd_err *err)
 {
 	struct yamlio_doc doc;
 	char id[65];
-	int rc = yamlio_load_file(ctx->ref_path, &doc, err);
+	int rc;
 
-	if (rc != 0)
+	ref_stamp_now(ctx);   /* before reading: a later write is seen as a change */
+	if ((rc = yamlio_load_file(ctx->ref_path, &doc, err)) != 0)
 		return rc;
 	if (!json_is_object(doc.root)) {
 		rc = kd_err_set(err, KD_EINPUT, ctx->ref_path, 1,

@@ -40,7 +40,7 @@ in_range(int i, int only, int upto)
 static const char *
 overall_status(const struct kd_ctx *ctx, int only, int upto)
 {
-	int dev = 0;
+	int dev = 0, strict_failed = 0;
 
 	for (int i = 0; i < KD_NSTAGES; i++) {
 		enum kd_status s = ctx->state.st[i].status;
@@ -50,8 +50,10 @@ overall_status(const struct kd_ctx *ctx, int only, int upto)
 			dev = 1;
 		else if (s != KD_ST_PASSED)
 			return kd_status_name(s);
+		if (ctx->strict_verdict && !stage_strict_ok(&ctx->state, i, NULL, 0))
+			strict_failed = 1;
 	}
-	return dev ? "deviation" : "passed";
+	return strict_failed ? "failed" : dev ? "deviation" : "passed";
 }
 
 /* Mark each deviation of a stage's tree that its check no longer needs. */
@@ -172,6 +174,17 @@ junit_nskipped(const struct kd_ctx *ctx, int only, int upto)
 	return n;
 }
 
+/* Is row r of stage i a failure: failing without a deviation, or under
+ * check --strict a warning not acknowledged or a deviation kernodeck
+ * recorded itself? */
+static int
+junit_fails(const struct kd_ctx *ctx, int i, const struct kd_row *r)
+{
+	if (r->status == KD_R_FAIL && stage_find_deviation(&ctx->state, i, r->id) == NULL)
+		return 1;
+	return ctx->strict_verdict && stage_row_strict_fails(&ctx->state, i, r);
+}
+
 /* XML text with the five special characters escaped. */
 static void
 xml_put(FILE *fp, const char *s)
@@ -207,8 +220,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 			for (size_t k = 0; k < ctx->state.st[i].rows.n; k++) {
 				const struct kd_row *r = &ctx->state.st[i].rows.v[k];
 				tests++;
-				if (r->status == KD_R_FAIL && !stage_find_deviation(&ctx->state, i, r->id))
-					failures++;
+				failures += junit_fails(ctx, i, r);
 			}
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(fp, "<testsuites name=\"kernodeck\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
@@ -225,9 +237,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 			continue;
 		for (size_t k = 0; k < ss->rows.n; k++) {
 			t++;
-			if (ss->rows.v[k].status == KD_R_FAIL &&
-			    !stage_find_deviation(&ctx->state, i, ss->rows.v[k].id))
-				f++;
+			f += junit_fails(ctx, i, &ss->rows.v[k]);
 		}
 		fprintf(fp, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n",
 			kd_stages[i]->id, t, f);
@@ -237,7 +247,7 @@ report_junit(const char *path, const struct kd_ctx *ctx, int only, int upto, str
 			fprintf(fp, "    <testcase classname=\"kernodeck.%s\" name=\"", kd_stages[i]->id);
 			xml_put(fp, r->id);
 			fprintf(fp, "\">");
-			if (r->status == KD_R_FAIL && d == NULL) {
+			if (junit_fails(ctx, i, r)) {
 				fprintf(fp, "<failure message=\"");
 				xml_put(fp, r->first_error ? r->first_error : r->observed);
 				fprintf(fp, "\">observed: ");

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "kernodeck/ctx.h"
@@ -75,6 +76,32 @@ stage_settle(struct kd_ctx *ctx, int i, const struct kd_result *res, struct kd_e
 
 /* See runner.h. */
 int
+stage_gate(struct kd_ctx *ctx, int i, char *why, size_t len)
+{
+	struct kd_state *s = &ctx->state;
+	char moved[1024];
+
+	for (int j = 0; j < i && j < KD_NSTAGES; j++) {
+		enum kd_status st = s->st[j].status;
+		if ((st == KD_ST_PASSED || st == KD_ST_DEVIATION) && kd_stages[j]->fresh != NULL &&
+		    !kd_stages[j]->fresh(ctx, moved, sizeof moved)) {
+			stage_mark_changed(s, j);
+			snprintf(why, len, "stage %d (%s) is stale: %s.", j + 1, kd_stages[j]->id,
+				 moved);
+			return j;
+		}
+		if (st == KD_ST_PENDING || stage_can_advance(s, j, moved, sizeof moved))
+			continue;
+		snprintf(why, len, "stage %d (%s): %s", j + 1, kd_stages[j]->id, moved);
+		return j;
+	}
+	if (len)
+		why[0] = '\0';
+	return -1;
+}
+
+/* See runner.h. */
+int
 stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 	  struct kd_rows *info_rows, struct kd_err *err)
 {
@@ -89,15 +116,22 @@ stage_run(struct kd_ctx *ctx, int i, const struct kd_sink *sink,
 		rc = kd_ctx_save_obs(ctx, i, res.obs, err);
 	if (rc == 0 && ops->check != NULL)
 		rc = ops->check(ctx, &res, err);
+	if (rc == 0 && kd_sink_cancelled(sink))
+		stage_rows_cancelled(&res.rows);
 	if (rc != 0 && ctx->ref_id[0] != '\0') {
 		/* keep the failure visible in the state: a row with the error */
 		char msg[1400];
 		struct kd_row *r;
 		kd_err_format(err, msg, sizeof msg);
-		r = kd_rows_add(&res.rows, "stage.error", KD_R_FAIL, "the stage could run",
-				"error", "no error", NULL);
-		kd_row_set_error(r, msg, rc == KD_EINPUT ? "fix the input named above and check again" :
-				 "fix the environment problem named above and check again");
+		if (kd_sink_cancelled(sink)) {
+			stage_rows_cancelled(&res.rows);
+		} else {
+			r = kd_rows_add(&res.rows, "stage.error", KD_R_FAIL, "the stage could run",
+					"error", "no error", NULL);
+			kd_row_set_error(r, msg, rc == KD_EINPUT ?
+					 "fix the input named above and check again" :
+					 "fix the environment problem named above and check again");
+		}
 		stage_apply_rows(&ctx->state, i, &res.rows, ctx->ref_id);
 		if (!ctx->readonly)
 			kd_ctx_save_state(ctx, NULL);

@@ -53,6 +53,10 @@ stage_recompute(struct kd_state *s, int i)
 		ss->status = KD_ST_PENDING;
 		return;
 	}
+	if (kd_rows_find(&ss->rows, KD_ROW_CANCELLED) != NULL) {
+		ss->status = KD_ST_CANCELLED;
+		return;
+	}
 	for (size_t k = 0; k < ss->rows.n; k++) {
 		if (ss->rows.v[k].status != KD_R_FAIL)
 			continue;
@@ -104,6 +108,9 @@ stage_can_advance(const struct kd_state *s, int i, char *why, size_t len)
 	case KD_ST_STALE:
 		snprintf(why, len, "%s is stale (an earlier input changed): check it again (r).", title);
 		return 0;
+	case KD_ST_CANCELLED:
+		snprintf(why, len, "%s was cancelled before it finished: check it again (r).", title);
+		return 0;
 	default:
 		break;
 	}
@@ -119,6 +126,73 @@ stage_can_advance(const struct kd_state *s, int i, char *why, size_t len)
 			 "(d in the walkthrough, or kernodeck deviate DIR --stage %s --check ID --why TEXT).",
 			 kd_stages[i]->id);
 	return 0;
+}
+
+/* Is d a deviation kernodeck recorded itself, to fix? */
+static int
+deviation_automatic(const struct kd_deviation *d)
+{
+	return d != NULL && !d->intentional && d->author != NULL &&
+		strcmp(d->author, KD_AUTHOR_AUTOMATIC) == 0;
+}
+
+int
+stage_row_strict_fails(const struct kd_state *s, int i, const struct kd_row *r)
+{
+	const struct kd_deviation *d;
+
+	if (r->status != KD_R_WARN && r->status != KD_R_FAIL)
+		return 0;
+	d = stage_find_deviation(s, i, r->id);
+	return (r->status == KD_R_WARN && d == NULL) || deviation_automatic(d);
+}
+
+int
+stage_strict_ok(const struct kd_state *s, int i, char *why, size_t len)
+{
+	const struct kd_stage_state *ss = &s->st[i];
+	size_t n = 0;
+	int warn = 0, autodev = 0;
+
+	for (size_t k = 0; k < ss->rows.n; k++) {
+		const struct kd_row *r = &ss->rows.v[k];
+		if (!stage_row_strict_fails(s, i, r))
+			continue;
+		if (r->status == KD_R_WARN && stage_find_deviation(s, i, r->id) == NULL)
+			warn = 1;
+		else
+			autodev = 1;
+		if (n < len)
+			n += (size_t)snprintf(why + n, len - n, "%s%s", n ? " " : "", r->id);
+	}
+	if (!warn && !autodev) {
+		if (len)
+			why[0] = '\0';
+		return 1;
+	}
+	if (n < len)
+		snprintf(why + n, len - n, " (%s%s%s): acknowledge each with kernodeck deviate DIR "
+			 "--stage %s --check CHECK --why TEXT",
+			 warn ? "warnings without a deviation" : "", warn && autodev ? "; " : "",
+			 autodev ? "deviations kernodeck recorded itself, to fix, that no person "
+			 "reviewed" : "", kd_stages[i]->id);
+	return 0;
+}
+
+void
+stage_rows_cancelled(struct kd_rows *rows)
+{
+	struct kd_row *r;
+
+	for (size_t k = 0; k < rows->n; k++)
+		if (rows->v[k].status == KD_R_FAIL)
+			kd_row_set_error(&rows->v[k], "not judged: the stage was cancelled before "
+					 "it finished", "check again; the cancel stopped it, not the "
+					 "project");
+	r = kd_rows_add(rows, KD_ROW_CANCELLED, KD_R_FAIL, "the stage ran to the end",
+			"cancelled", "not cancelled", NULL);
+	kd_row_set_error(r, "cancelled (Ctrl-C, Esc or a signal) before the stage finished",
+			 "check again");
 }
 
 int
@@ -185,6 +259,10 @@ stage_record_deviation(struct kd_state *s, int i, const char *check,
 int
 stage_deviable(const char *check, struct kd_err *err)
 {
+	if (check != NULL && strcmp(check, KD_ROW_CANCELLED) == 0)
+		return kd_err_set(err, KD_EINPUT, NULL, 0,
+				  "check %s cannot be deviated: a cancelled stage is checked "
+				  "again, to the end", check);
 	if (!stage_never_deviable(check))
 		return 0;
 	return kd_err_set(err, KD_EINPUT, NULL, 0,

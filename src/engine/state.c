@@ -267,7 +267,7 @@ load_stage(struct vctx *v, const json_t *o, struct kd_stage_state *ss)
 		free(tmp);
 		x = json_object_get(o, "status");
 		return bad(v, x ? x : o,
-			   "a stage status must be pending, passed, failed, deviation or stale%s", "");
+			   "a stage status must be pending, passed, failed, deviation, stale or cancelled%s", "");
 	}
 	free(tmp);
 	if ((rc = opt_str(v, o, "checked_at", &ss->checked_at)) != 0)

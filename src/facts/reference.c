@@ -547,6 +547,47 @@ reference_validate(const json_t *ref, const struct yamlio_doc *doc, const char *
 }
 
 /* See reference.h. */
+/* Is s an interpreter's name: python, python3, python3.11, or a path whose
+ * last part is one? */
+static int
+is_python(const char *s)
+{
+	const char *b = strrchr(s, '/');
+
+	b = b != NULL ? b + 1 : s;
+	if (strncmp(b, "python", 6) != 0)
+		return 0;
+	for (b += 6; *b != '\0'; b++)
+		if (!(*b >= '0' && *b <= '9') && *b != '.')
+			return 0;
+	return 1;
+}
+
+const char *
+reference_entry_script(const json_t *ep)
+{
+	size_t i, n = json_array_size(ep);
+	const char *s;
+
+	if (n == 0 || (s = json_string_value(json_array_get(ep, 0))) == NULL || !is_python(s))
+		return NULL;
+	for (i = 1; i < n; i++) {
+		if ((s = json_string_value(json_array_get(ep, i))) == NULL)
+			return NULL;
+		if (strcmp(s, "-m") == 0 || strcmp(s, "-c") == 0 || strcmp(s, "-") == 0)
+			return NULL;
+		if (strcmp(s, "-W") == 0 || strcmp(s, "-X") == 0) {
+			i++;   /* the option's value */
+			continue;
+		}
+		if (s[0] == '-')
+			continue;
+		n = strlen(s);
+		return strchr(s, '/') != NULL || (n > 3 && strcmp(s + n - 3, ".py") == 0) ? s : NULL;
+	}
+	return NULL;
+}
+
 char **
 reference_entry_argv(const char *project_dir, const json_t *ep, int *uses_venv, const char **why)
 {

@@ -697,6 +697,44 @@ out:
 	return rc;
 }
 
+int
+repo_has_path(const char *dir, const char *commit, const char *base, const char *path)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *ent = NULL;
+	enum repo_problem problem;
+	char abs[PATH_MAX], top[PATH_MAX];
+	const char *wd;
+	size_t n;
+	int rc = -1;
+
+	lib_init();
+	if (commit == NULL || path == NULL || repo_open(&repo, dir, &problem, NULL) != 0 ||
+	    (wd = git_repository_workdir(repo)) == NULL || realpath(wd, top) == NULL ||
+	    resolve_loose(base, path, abs) != 0)
+		goto out;
+	if (git_revparse_single(&obj, repo, commit) != 0 ||
+	    git_object_peel((git_object **)&tree, obj, GIT_OBJECT_TREE) != 0)
+		goto out;
+	n = strlen(top);
+	if (strncmp(abs, top, n) != 0 || abs[n] != '/' || abs[n + 1] == '\0') {
+		rc = 0;
+		goto out;
+	}
+	rc = git_tree_entry_bypath(&ent, tree, abs + n + 1) == 0 &&
+		git_tree_entry_type(ent) == GIT_OBJECT_BLOB;
+out:
+	git_error_clear();
+	git_tree_entry_free(ent);
+	git_tree_free(tree);
+	git_object_free(obj);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return rc;
+}
+
 const char *
 repo_classify_name(const char *dir, const char *name, char full[41])
 {

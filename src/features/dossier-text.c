@@ -32,6 +32,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/stage.h"
 #include "kernodeck/yamlio.h"
 
 /* ---- a growing string -------------------------------------------------- */
@@ -423,7 +424,7 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "\n## Verdicts\n\n| stage | status | checked at |\n|---|---|---|\n");
 	for (int k = 0; k < KD_NSTAGES; k++) {
-		int self = strcmp(kd_stages[k]->id, "dossier") == 0;
+		int self = kd_stages[k] == &kd_stage_dossier;
 		sb_printf(&b, "| %d. %s | %s | %s |\n", k + 1, kd_stages[k]->title,
 			  self ? "this dossier (scanned clean, SHA256SUMS)" :
 			  kd_status_name(ctx->state.st[k].status),

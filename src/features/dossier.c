@@ -358,21 +358,76 @@ add_finding(struct dossier_plan *p, const struct dossier_file *f, int line,
 	snprintf(d->name, sizeof d->name, "%s", name);
 }
 
-/* Absolute paths under $HOME: shown, so that they can be made relative. */
+/* Does a replay read f's paths?  Under kernodeck/, only the reference and
+ * the folders' manifests: the rest (state, observations, logs) is the
+ * evidence of what the reference machine did, and a replay observes its
+ * own machine. */
+static int
+home_matters(const struct dossier_file *f)
+{
+	return strncmp(f->rel, "kernodeck/", 10) != 0 || strcmp(f->rel, "kernodeck/reference.yaml") == 0 ||
+		strncmp(f->rel, "kernodeck/manifests/", 20) == 0;
+}
+
+/* Does the line that starts at data[from] of f open a top-level block
+ * that only describes the reference machine: dossier.yaml's stages (the
+ * observations and rows of each stage)?  -1: the line opens no block. */
+static int
+home_block_skipped(const struct dossier_file *f, size_t from)
+{
+	const char *l = f->data + from;
+	size_t left = f->len - from;
+
+	if (left == 0 || l[0] == ' ' || l[0] == '\t' || l[0] == '-' || l[0] == '#' || l[0] == '\n')
+		return -1;
+	return strcmp(f->rel, "dossier.yaml") == 0 && left > 7 && memcmp(l, "stages:", 7) == 0;
+}
+
+/* Is the line that starts at data[from] of f one whose paths a replay does
+ * not need: the PATH variable ("PATH: ...", "PATH=..."), where the
+ * reference machine looked for programs; a row of the README's results
+ * ("| warn | ..."), what a check observed there. */
+static int
+home_line_skipped(const struct dossier_file *f, size_t from)
+{
+	static const char *const rows[] = { "| pass |", "| fail |", "| warn |", "| info |",
+					    "| deviation |" };
+	const char *d = f->data;
+	size_t len = f->len;
+
+	if (strcmp(f->rel, "README.md") == 0)
+		for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+			if (len - from > strlen(rows[k]) && memcmp(d + from, rows[k], strlen(rows[k])) == 0)
+				return 1;
+	while (from < len && (d[from] == ' ' || d[from] == '\t'))
+		from++;
+	if (len - from > 7 && memcmp(d + from, "export ", 7) == 0)
+		from += 7;
+	return len - from > 5 && memcmp(d + from, "PATH", 4) == 0 &&
+		(d[from + 4] == ':' || d[from + 4] == '=');
+}
+
+/* Absolute paths under $HOME that a replay would need: shown, so that they
+ * can be made relative. */
 static void
 scan_home(struct dossier_plan *p, const struct dossier_file *f)
 {
 	const char *home = getenv("HOME");
-	size_t hl, shown = 0;
-	int line = 1;
+	size_t hl, shown = 0, bol = 0;
+	int line = 1, skip = 0, b;
 
-	if (home == NULL || strlen(home) < 2 || strcmp(home, "/") == 0)
+	if (home == NULL || strlen(home) < 2 || strcmp(home, "/") == 0 || !home_matters(f))
 		return;
 	hl = strlen(home);
 	for (size_t i = 0; i + hl < f->len && shown < 5; i++) {
-		if (f->data[i] == '\n')
-			line++;
-		if (memcmp(f->data + i, home, hl) != 0 || f->data[i + hl] != '/' ||
+		if (i == 0 || f->data[i - 1] == '\n') {
+			line += i > 0;
+			bol = i;
+			if ((b = home_block_skipped(f, bol)) >= 0)
+				skip = b;
+		}
+		if (skip || memcmp(f->data + i, home, hl) != 0 || f->data[i + hl] != '/' ||
+		    home_line_skipped(f, bol) ||
 		    (i > 0 && f->data[i - 1] != ' ' && f->data[i - 1] != '"' && f->data[i - 1] != '\'' &&
 		     f->data[i - 1] != '=' && f->data[i - 1] != '\n' && f->data[i - 1] != ':' &&
 		     f->data[i - 1] != '\t' && f->data[i - 1] != '('))

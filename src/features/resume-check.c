@@ -422,7 +422,7 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, const json_t *obs, struct kd
 	stage_apply_rows(&ctx->state, idx, &res->rows, ctx->ref_id);
 	rc = stage_record_deviation(&ctx->state, idx, "sample.resume.rule-changed", what,
 				    "recorded automatically: a resume rule was changed after a comparison had been shown",
-				    0, "kernodeck (automatic)", err);
+				    0, KD_AUTHOR_AUTOMATIC, err);
 out:
 	free(canon);
 	return rc;

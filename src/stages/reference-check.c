@@ -244,6 +244,30 @@ check_head(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 	     "on purpose");
 }
 
+/* The entry point's script is in the recorded commit: a replay clones that
+ * commit and runs it. */
+static void
+check_entry_script(const json_t *obs, struct kd_rows *rows)
+{
+	const char *path = obs_reference_code_entry_script_path(obs);
+	const char *commit = obs_reference_code_entry_script_commit(obs);
+	const char *label = "the entry point's script is in the recorded commit";
+	char msg[800];
+
+	if (path == NULL || commit == NULL)
+		return;
+	if (obs_reference_code_entry_script_at_commit(obs)) {
+		snprintf(msg, sizeof msg, "%s in %.12s", path, commit);
+		kd_rows_add(rows, "code.entry-script", KD_R_PASS, label, msg, "present", NULL);
+		return;
+	}
+	snprintf(msg, sizeof msg, "%s is not a file of commit %.12s: a replay, which clones that "
+		 "commit, could not run it", path, commit);
+	fail(rows, "code.entry-script", label, "absent", path, msg,
+	     "commit the script (git add, git commit) and record the new commit (key u), or "
+	     "fix code.entry_point");
+}
+
 static void
 check_clean(const json_t *ref, const json_t *robs, struct kd_rows *rows)
 {
@@ -1112,6 +1136,7 @@ check_code(const json_t *ref, const json_t *obs, struct kd_rows *rows)
 	check_commit(ref, obs, rows, error == NULL);
 	if (error == NULL) {
 		check_head(ref, obs, rows);
+		check_entry_script(obs, rows);
 		check_clean(ref, obs, rows);
 		check_submodules(obs, rows);
 	}

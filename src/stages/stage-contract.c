@@ -421,8 +421,13 @@ check_pip(const json_t *obs, struct kd_rows *rows)
 	} else if (nvenv == 0 && nsys > 0) {
 		snprintf(o, sizeof o, "exit %d: %zu problem%s, all of system packages outside the "
 			 "venv", code, nsys, nsys == 1 ? "" : "s");
-		kd_rows_add(rows, "contract.pip_check", KD_R_WARN, "pip check is clean", o, "exit 0",
-			    file);
+		struct kd_row *w = kd_rows_add(rows, "contract.pip_check", KD_R_WARN,
+					       "pip check is clean", o, "exit 0", file);
+		kd_row_set_error(w, "pip check finds problems only among this machine's system "
+				 "packages, which the rebuild did not install",
+				 "nothing of the project to fix; under check --strict, acknowledge it "
+				 "as a deviation (d, or kernodeck deviate DIR --stage contract --check "
+				 "contract.pip_check --why TEXT)");
 	} else {
 		snprintf(o, sizeof o, "exit %d: %zu problem%s in the venv%s", code, nvenv,
 			 nvenv == 1 ? "" : "s", nsys ? ", more in system packages" : "");

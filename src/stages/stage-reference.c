@@ -229,6 +229,21 @@ set_code_from(json_t *ref, const struct repo_info *ri, int remote_too)
 		yamlio_set(ref, "code.remote", json_string(ri->remote_url));
 }
 
+/* Is the entry point's script in the recorded commit (commit, a full id)?
+ * Into code.entry_script: a script missing there fails at stage 1, not at
+ * stage 6 after the rebuild. */
+static void
+gather_entry_script(struct gather *g, const char *dir, const char *commit, json_t *code)
+{
+	const char *script = reference_entry_script(yamlio_get(g->ref, "code.entry_point"));
+	int has;
+
+	if (script == NULL || (has = repo_has_path(dir, commit, g->ctx->project_dir, script)) < 0)
+		return;
+	json_object_set_new(code, "entry_script", json_pack("{s:s, s:s, s:b}", "path", script,
+							    "commit", commit, "at_commit", has));
+}
+
 static void
 gather_code(struct gather *g)
 {
@@ -271,6 +286,8 @@ gather_code(struct gather *g)
 		json_object_set_new(code, "recorded", json_pack("{s:O, s:s?, s:s?}", "name", rec,
 								"kind", kind,
 								"resolves_to", full[0] ? full : NULL));
+		if (full[0] != '\0')
+			gather_entry_script(g, dir, full, code);
 	}
 	remote = yamlio_get_str(g->ref, "code.remote");
 	if (remote != NULL && g->can_write) {
@@ -904,6 +921,25 @@ out:
 	return rc;
 }
 
+/* The commit at HEAD is still the one the last check saw (stage_gate):
+ * a repository whose code moved since makes the stage stale. */
+static int
+reference_fresh(struct kd_ctx *ctx, char *why, size_t len)
+{
+	const char *seen = obs_reference_code_commit(kd_ctx_obs(ctx, stage_pos(&kd_stage_reference)));
+	char *dir, now[41];
+
+	if (seen == NULL || (dir = repo_dir(ctx)) == NULL)
+		return 1;
+	repo_classify_name(dir, "HEAD", now);
+	free(dir);
+	if (now[0] == '\0' || strcmp(now, seen) == 0)
+		return 1;
+	snprintf(why, len, "the commit at HEAD moved to %.12s since it was checked at %.12s "
+		 "(code.head)", now, seen);
+	return 0;
+}
+
 static const struct kd_action reference_actions[] = {
 	{ .key = 'c', .name = "capture", .run = action_capture,
 	  .label = "capture this machine (interpreter, packages, system)" },
@@ -925,4 +961,5 @@ const struct kd_stage_ops kd_stage_reference = {
 	.describe = reference_describe,
 	.actions = reference_actions,
 	.nactions = sizeof reference_actions / sizeof reference_actions[0],
+	.fresh = reference_fresh,
 };

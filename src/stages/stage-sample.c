@@ -987,7 +987,7 @@ row_rule(struct kd_ctx *ctx, struct kd_result *res, struct kd_err *err)
 	/* the frame records it once the rows are in the state (stage_run) */
 	kd_result_deviate(res, "sample.rule-changed", what,
 			  "recorded automatically: the comparison rule was changed after a comparison had been shown",
-			  "kernodeck (automatic)");
+			  KD_AUTHOR_AUTOMATIC);
 	(void)err;
 	return 0;
 }

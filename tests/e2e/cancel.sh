@@ -32,5 +32,11 @@ sleep 0.5
 if pgrep -f "$marker" >/dev/null; then notok "cancel: the program is gone"; else ok "cancel: the program is gone"; fi
 check "cancel: the log pane shows the elapsed time" tm_wait "done in 00:"
 check "cancel: the run's log file was kept" sh -c "grep -l '$marker' '$P'/kernodeck/logs/*.log >/dev/null"
+check "cancel: the stage is saved as cancelled" \
+	sh -c "grep -A1 '^  sample:' '$P/kernodeck/state.yaml' | grep -q 'status: cancelled'"
+check "cancel: the entry point's row says it was not judged, not the script's last line" \
+	sh -c "grep -A8 'id: sample.entry-point' '$P/kernodeck/state.yaml' | grep -q 'not judged: the stage was cancelled' &&
+	       ! grep -A8 'id: sample.entry-point' '$P/kernodeck/state.yaml' | grep -q 'first_error: $marker'"
+check "cancel: the stage column marks it cancelled (x)" tm_wait "x 6 Sample"
 tm_keys q
 check "cancel: quits cleanly" tm_wait "kd-exited-with-0"

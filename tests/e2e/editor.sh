@@ -59,3 +59,30 @@ check "editor: an editor that cannot start is reported" tm_wait "could not be st
 check "editor: and the walkthrough goes on" tm_alive
 tm_keys q
 check "editor: quits with status 0" tm_wait "kd-exited-with-0"
+
+# another editor changes reference.yaml while the walkthrough is open: it is
+# read again before any key acts (as after E): the identity in the header
+# changes and the checked stages turn stale
+tui_require "outside: the change is noticed"
+Q="$KD_TMP/outside"
+mkdir -p "$Q"
+"$KD_BIN" check "$Q" --init --stage reference --quiet --format json >"$KD_TMP/o.json" 2>/dev/null
+for id in $(/usr/bin/python3 -c "
+import json; r=json.load(open('$KD_TMP/o.json'))
+print(' '.join(x['id'] for x in r['stages'][0]['rows'] if x['status']=='fail'))"); do
+	"$KD_BIN" deviate "$Q" --stage reference --check "$id" --why "test: kept empty" >/dev/null
+done
+tm_walk 80 24 "$Q"
+tm_wait "1/7 Reference" >/dev/null
+ref0=$(tm_screen | sed -n '1s/.*ref \([0-9a-f]\{12\}\).*/\1/p')
+check "outside: the stage was checked (deviation) before the change" tm_wait "deviation, checked"
+printf 'schema: 1\ngoal: same-categories\n' >"$Q/kernodeck/reference.yaml.new"
+mv "$Q/kernodeck/reference.yaml.new" "$Q/kernodeck/reference.yaml"
+check "outside: the change is noticed without a key" tm_wait "reference.yaml changed outside the walkthrough" 5
+ref1=$(tm_screen | sed -n '1s/.*ref \([0-9a-f]\{12\}\).*/\1/p')
+check "outside: the identity in the header changed ($ref0 -> $ref1)" [ -n "$ref1" ] && [ "$ref0" != "$ref1" ]
+check "outside: the checked stage is stale" tm_wait "stale: run again (r)"
+check "outside: the form shows the new value" tm_wait "same-categories"
+check "outside: state.yaml records the stale stage" sh -c "grep -A1 '^  reference:' '$Q/kernodeck/state.yaml' | grep -q 'status: stale'"
+tm_keys q
+check "outside: quits with status 0" tm_wait "kd-exited-with-0"

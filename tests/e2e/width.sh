@@ -17,8 +17,8 @@ git_project "$P" >/dev/null 2>&1
 code_reference "$P" >"$P/kernodeck/reference.yaml"
 printf -- '--index-url https://bob:hunter2@example.org/simple\nsix==1.16.0\n' >"$P/requirements-rebuild.txt"
 "$KD_BIN" check "$P" --stage reference >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage system >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage rebuild >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage system --force >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage rebuild --force >/dev/null 2>&1
 WHY="the index of this e2e test is not reachable and its password is a fake one, kept only to show that the detail view wraps a long deviation"
 "$KD_BIN" deviate "$P" --stage rebuild --check rebuild.lint.credential --why "$WHY" >/dev/null 2>&1
 "$KD_BIN" deviate "$P" --stage rebuild --check rebuild.install --why "not run in this test" >/dev/null 2>&1

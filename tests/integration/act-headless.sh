@@ -27,13 +27,13 @@ python:
     system_site_packages: true
     without_pip: true
 R
-"$KD_BIN" check "$P" --stage rebuild >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage rebuild --force >/dev/null 2>&1
 check "setup: the rebuild passed" [ -s "$P/kernodeck/installed-after.txt" ]
 # the reference was built for CUDA 12.1: one local label differs
 sed 's/^tensorlib==2.3.0+cpu$/tensorlib==2.3.0+cu121/' "$P/kernodeck/installed-after.txt" \
 	>"$P/reference-freeze.txt"
 expect_exit 1 "setup: the contract fails on the difference" \
-	"$KD_BIN" check "$P" --stage contract --quiet >/dev/null 2>&1
+	"$KD_BIN" check "$P" --stage contract --force --quiet >/dev/null 2>&1
 
 # the listing: names, ARG, and the ARGs the last check offers
 "$KD_BIN" act "$P" --stage contract >"$KD_TMP/list.out" 2>&1
@@ -85,7 +85,7 @@ check "intentional: prints the mark" grep -q "^tensorlib: intentional$" "$KD_TMP
 check "intentional: prints the status change" grep -q "^stage contract: failed -> passed$" "$KD_TMP/i.out"
 check "intentional: the mark is saved" \
 	sh -c "grep -A2 'marks:' '$P/kernodeck/state.yaml' | grep -q 'tensorlib: intentional'"
-"$KD_BIN" check "$P" --stage contract >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage contract --force >/dev/null 2>&1
 rc=$?
 check "intentional: kernodeck check then passes the stage (exit 0)" [ "$rc" -eq 0 ]
 check "intentional: the mark is still saved after the check" \
@@ -98,7 +98,7 @@ check "to-fix: a whole row id works, the stage fails again" \
 check "clear: the mark is gone" sh -c "grep -q '^tensorlib: mark cleared$' '$KD_TMP/x.out' &&
 ! grep -q 'tensorlib: to-fix' '$P/kernodeck/state.yaml'"
 "$KD_BIN" act "$P" --stage contract intentional tensorlib >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage contract --quiet >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage contract --force --quiet >/dev/null 2>&1
 
 # a confirmation not given: no terminal, no --yes
 "$KD_BIN" act "$P" --stage dossier replay </dev/null >/dev/null 2>"$KD_TMP/c.err"
@@ -121,12 +121,12 @@ check "keep: the choice is saved" \
 # choice; kept, it is installed into, with a warning
 C="$KD_TMP/copy"
 cp -a "$P" "$C"
-"$KD_BIN" check "$C" --stage rebuild --format yaml >"$KD_TMP/c1.out" 2>/dev/null
+"$KD_BIN" check "$C" --stage rebuild --force --format yaml >"$KD_TMP/c1.out" 2>/dev/null
 rc=$?
 check "copy: the rebuild waits for a choice (exit 1)" \
 	sh -c "[ $rc -eq 1 ] && grep -q 'it was copied from another folder' '$KD_TMP/c1.out'"
 expect_exit 0 "copy: keep exits 0" "$KD_BIN" act "$C" --stage rebuild keep >/dev/null 2>&1
-"$KD_BIN" check "$C" --stage rebuild --format yaml >"$KD_TMP/k2.out" 2>"$KD_TMP/k2.err"
+"$KD_BIN" check "$C" --stage rebuild --force --format yaml >"$KD_TMP/k2.out" 2>"$KD_TMP/k2.err"
 rc=$?
 check "copy: then the rebuild passes (exit 0)" [ "$rc" -eq 0 ]
 check "copy: the kept venv is installed into" grep -q "pip install -r" "$KD_TMP/k2.err"
@@ -164,7 +164,7 @@ python:
 YAML
 cp "$KD_SRCDIR/tests/fixtures/secrets/planted/.netrc" "$D/kernodeck/config/.netrc"
 expect_exit 1 "leave-out: setup, the dossier stage fails on the credentials" \
-	"$KD_BIN" check "$D" --stage dossier --quiet >/dev/null 2>&1
+	"$KD_BIN" check "$D" --stage dossier --force --quiet >/dev/null 2>&1
 "$KD_BIN" act "$D" --stage dossier >"$KD_TMP/dl.out" 2>&1
 check "leave-out: the listing offers the credentials' numbers" grep -q "last check: 1" "$KD_TMP/dl.out"
 expect_exit 2 "leave-out: a number the last check did not find" \
@@ -178,7 +178,7 @@ check "leave-out: exits 0 and names the file" sh -c "[ $rc -eq 0 ] && grep -q '/
 check "leave-out: saved once, however often asked" \
 	sh -c "[ \$(grep -c -- '- .*/kernodeck/config/.netrc' '$D/kernodeck/state.yaml') -eq 1 ]"
 expect_exit 0 "leave-out: then the dossier stage passes" \
-	"$KD_BIN" check "$D" --stage dossier --quiet >/dev/null 2>&1
+	"$KD_BIN" check "$D" --stage dossier --force --quiet >/dev/null 2>&1
 
 # documented: --help, act --help, the man page's KEYS give each name
 "$KD_BIN" --help >"$KD_TMP/help.out" 2>&1

@@ -38,6 +38,20 @@ check "check: state.yaml saved with schema" grep -q '^schema: 2' "$P/kernodeck/s
 "$KD_BIN" check "$P" --quiet --stage reference >/dev/null 2>&1
 check "check: once kernodeck/ is there, no --init is needed" [ $? -eq 1 ]
 
+# --stage follows the walkthrough's advance rule: a later stage does not
+# run while an earlier one fails, unless --force asks for it
+"$KD_BIN" check "$P" --stage system >"$KD_TMP/g.out" 2>"$KD_TMP/g.err"
+rc=$?
+check "check --stage system after a failing stage 1: exit 1" [ "$rc" -eq 1 ]
+check "check --stage system: names the blocking stage, a failing check and --force" \
+	grep -q "stage 2 (system) was not run: stage 1 (reference): Reference has failing checks without a deviation: [a-z]*\..*--force" "$KD_TMP/g.err"
+check "check --stage system: the system stage did not run" grep -Eq "^2 system +pending" "$KD_TMP/g.out"
+"$KD_BIN" check "$P" --stage system --force --quiet --format json >"$KD_TMP/f.json" 2>"$KD_TMP/f.err"
+check "check --stage system --force: runs it all the same, and says so" $PY -c "
+import json,sys; r=json.load(open('$KD_TMP/f.json')); s=r['stages'][0]
+assert s['id']=='system' and s['status']!='pending' and s['rows'], s
+assert '--force: stage 2 (system) runs although stage 1 (reference)' in open('$KD_TMP/f.err').read()"
+
 "$KD_BIN" check "$P" --quiet --format yaml >"$KD_TMP/r.yaml" 2>/dev/null
 check "check: yaml report" grep -q 'reference_identity:' "$KD_TMP/r.yaml"
 
@@ -88,3 +102,29 @@ check "check: says who holds the lock" grep -q "alice on elsewhere, process $hol
 "$KD_BIN" check "$P" --quiet --stage reference >/dev/null 2>&1
 rc=$?
 check "check: the lock of a dead process is free again" [ "$rc" -ne 3 ]
+
+# the code moved away from the commit stage 1 saw: a later stage alone is
+# not green (a CI job running --stage system after a new commit)
+G="$KD_TMP/moved"
+git_project "$G"
+code_reference "$G" >"$G/kernodeck/reference.yaml"
+"$KD_BIN" check "$G" --stage reference --quiet --format json >"$KD_TMP/m.json" 2>/dev/null
+for id in $($PY -c "
+import json; r=json.load(open('$KD_TMP/m.json'))
+print(' '.join(x['id'] for x in r['stages'][0]['rows'] if x['status']=='fail'))"); do
+	"$KD_BIN" deviate "$G" --stage reference --check "$id" --why "test: reference kept small" >/dev/null
+done
+"$KD_BIN" check "$G" --stage system --quiet >/dev/null 2>"$KD_TMP/m1.err"
+check "moved: with stage 1's failures deviated, --stage system runs" sh -c "! grep -q 'was not run' '$KD_TMP/m1.err'"
+echo "print('changed')" >"$G/main.py"
+git -C "$G" commit -qam "moved on"
+"$KD_BIN" check "$G" --stage system --format json >"$KD_TMP/m2.json" 2>"$KD_TMP/m2.err"
+rc=$?
+check "moved: a new commit makes --stage system exit 1" [ "$rc" -eq 1 ]
+check "moved: names stage 1, stale, the commits and code.head" \
+	grep -q "stage 1 (reference) is stale: the commit at HEAD moved to [0-9a-f]\{12\} since it was checked at [0-9a-f]\{12\} (code.head)" "$KD_TMP/m2.err"
+check "moved: the report's status is stale, and so is the saved stage 1" $PY -c "
+import json; r=json.load(open('$KD_TMP/m2.json'))
+assert r['status']=='stale', r['status']
+assert r['stages'][0]['id']=='reference' and r['stages'][0]['status']=='stale'" 
+check "moved: state.yaml keeps the stale mark" grep -q "status: stale" "$G/kernodeck/state.yaml"

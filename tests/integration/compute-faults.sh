@@ -108,6 +108,10 @@ check "Ctrl-C: kernodeck ends by SIGINT" grep -q "^rc -2 " "$KD_TMP/int.out"
 check "Ctrl-C: ... within a few seconds" sh -c "awk '/^rc/ { exit !(\$4 < 10) }' '$KD_TMP/int.out'"
 check "Ctrl-C: no probe is left running" grep -q "^left 0$" "$KD_TMP/int.out"
 check "Ctrl-C: the stage is saved as cancelled" grep -q "^cancelled: true" "$P/kernodeck/compute.yaml"
+check "Ctrl-C: state.yaml says cancelled, the README's word" \
+	sh -c "grep -A1 '^  compute:' '$P/kernodeck/state.yaml' | grep -q 'status: cancelled'"
+check "Ctrl-C: the rows the cancel left unjudged say so, not blaming the project" \
+	sh -c "grep -q 'id: stage.cancelled' '$P/kernodeck/state.yaml' && grep -q 'not judged: the stage was cancelled' '$P/kernodeck/state.yaml'"
 
 # every reason a GPU is unreachable, from the evidence; never computed on the CPU
 reason() { # name scenario backend needle [VAR=value]

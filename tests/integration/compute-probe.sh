@@ -28,7 +28,7 @@ import json,sys; r=json.load(open(sys.argv[1]))
 print(' '.join(s['step'] for s in r['stages'][0]['observations']['steps']))" "$1"; }
 
 ref cpu
-"$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/cpu.json" 2>"$KD_TMP/cpu.err"
+"$KD_BIN" check "$P" --stage compute --format json >"$KD_TMP/cpu.json" 2>"$KD_TMP/cpu.err"
 rc=$?
 check "cpu expected: the stage passes (exit 0)" [ "$rc" -eq 0 ]
 rows "$KD_TMP/cpu.json" >"$KD_TMP/cpu.rows"

@@ -19,7 +19,7 @@ mkdir -p "$P/kernodeck"
 printf -- '--no-index\n--find-links ./wheels\nalpha==1.0\nbeta==2.1\ntensorlib==2.3.0+cpu\n' \
 	>"$P/requirements-rebuild.txt"
 venv_reference "$P" "inventory: reference-freeze.txt"
-"$KD_BIN" check "$P" --stage rebuild >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage rebuild --force >/dev/null 2>&1
 check "setup: the rebuild passed" [ -s "$P/kernodeck/installed-after.txt" ]
 # the reference: the same inventory but built for CUDA 12.1
 sed 's/^tensorlib==2.3.0+cpu$/tensorlib==2.3.0+cu121/' "$P/kernodeck/installed-after.txt" \
@@ -27,7 +27,7 @@ sed 's/^tensorlib==2.3.0+cpu$/tensorlib==2.3.0+cu121/' "$P/kernodeck/installed-a
 check "setup: the inventories differ only by the local label" \
 	sh -c "diff '$P/kernodeck/installed-after.txt' '$P/reference-freeze.txt' | grep -c '^[<>]' | grep -qx 2"
 # the reference is edited: stage 4 alone records its observations anyway
-"$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/a.out" 2>"$KD_TMP/a.err"
+"$KD_BIN" check "$P" --stage contract --force --format yaml >"$KD_TMP/a.out" 2>"$KD_TMP/a.err"
 rc=$?
 check "label: check exits 1 (an unmarked difference)" [ "$rc" -eq 1 ]
 check "label: pip check ran and its raw output is saved" test -f "$P/kernodeck/pip-check.txt"
@@ -48,7 +48,7 @@ check "intentional: the mark is stored under the canonical name" \
 	sh -c "grep -A2 'marks:' '$P/kernodeck/state.yaml' | grep -q 'tensorlib: intentional'"
 check "intentional: the run is a variant, named in the state" \
 	sh -c "grep -q '^  variant: true' '$P/kernodeck/state.yaml' && grep -A1 'variant_differences:' '$P/kernodeck/state.yaml' | grep -q tensorlib"
-"$KD_BIN" check "$P" --stage contract >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage contract --force >/dev/null 2>&1
 rc=$?
 check "intentional: a new check passes" [ "$rc" -eq 0 ]
 # a package of the system site packages the reference does not list: named
@@ -57,7 +57,7 @@ SYSPKG=$(grep -v -E '^(alpha|beta|tensorlib|pip|setuptools|wheel)==' "$P/referen
 if [ -n "$SYSPKG" ]; then
 	cp "$P/reference-freeze.txt" "$KD_TMP/ref.bak"
 	grep -v -x -F "$SYSPKG" "$KD_TMP/ref.bak" >"$P/reference-freeze.txt"
-	"$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/sys.out" 2>/dev/null
+	"$KD_BIN" check "$P" --stage contract --force --format yaml >"$KD_TMP/sys.out" 2>/dev/null
 	rc=$?
 	cn=$(echo "$SYSPKG" | sed 's/==.*//' | tr 'A-Z_.' 'a-z--')
 	check "system extra: named in the informative row, not failing" \
@@ -82,7 +82,7 @@ check "marks: refused on a row that is not a difference" [ "$rc" -eq 2 ]
 # a missing dependency, made in the venv
 VPY="$P/.venv-rebuild/bin/python"
 "$VPY" -m pip uninstall -y -q beta >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/m.out" 2>/dev/null
+"$KD_BIN" check "$P" --stage contract --force --format yaml >"$KD_TMP/m.out" 2>/dev/null
 rc=$?
 check "missing: check exits 1" [ "$rc" -eq 1 ]
 check "missing: pip check fails on the venv's problem" \
@@ -94,7 +94,7 @@ check "missing: the inventory difference too" grep -q "id: contract.diff.beta" "
 
 # a version conflict
 "$VPY" -m pip install -q --no-index --find-links "$P/wheels" --no-deps beta==1.0 >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/c.out" 2>/dev/null
+"$KD_BIN" check "$P" --stage contract --force --format yaml >"$KD_TMP/c.out" 2>/dev/null
 check "conflict: pip check fails" sh -c "grep -A2 'id: contract.pip_check$' '$KD_TMP/c.out' | grep -q 'status: fail'"
 check "conflict: split into requirement and installed version" "$PY" -c "
 import json, subprocess

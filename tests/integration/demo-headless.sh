@@ -122,3 +122,48 @@ check "replay: the plan's venv, install, probe and entry point are absolute, exa
 	grep -qx '$W/.venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 -r requirements-rebuild.txt' '$KD_TMP/plan' &&
 	grep -q '^$W/.venv-rebuild/bin/python .*/probe.py --expect cpu\$' '$KD_TMP/plan' &&
 	grep -qx '$W/.venv-rebuild/bin/python embed.py --out outputs' '$KD_TMP/plan'"
+
+# --quiet and --strict on a stock machine (issue 32): a run that passes says
+# nothing on stderr; what the machine adds (a PIP_* variable of the shell,
+# PATH entries under $HOME, a pip check problem among system packages the
+# rebuild did not install) warns; --strict fails on each warning until it is
+# acknowledged like a deviation, and a PATH entry is no path a replay needs
+export HOME="$KD_TMP/home"
+mkdir -p "$HOME/bin"
+PATH="$HOME/bin:$PATH" PIP_DEFAULT_TIMEOUT=180 "$KD_BIN" check "$DEMO" --quiet \
+	>"$KD_TMP/q.out" 2>"$KD_TMP/q.err"
+r=$?
+check "check --quiet on the demo: exit 0 (warnings do not fail without --strict)" test "$r" -eq 0
+check "check --quiet: nothing on stderr (no hashing, no progress)" test ! -s "$KD_TMP/q.err"
+check "the shell's PIP_DEFAULT_TIMEOUT warns (rebuild.env)" grep -Eq "^  warn rebuild.env .*PIP_DEFAULT_TIMEOUT=180" "$KD_TMP/q.out"
+check "the dossier records PATH with its entry under HOME" grep -q "PATH: $HOME/bin:" "$DEMO/kernodeck/dossier/dossier.yaml"
+check "a PATH entry under HOME is not a path a replay needs (no dossier.home-paths warning)" \
+	sh -c "grep -q '^7 dossier' '$KD_TMP/q.out' && ! grep -q 'dossier.home-paths' '$KD_TMP/q.out'"
+PATH="$HOME/bin:$PATH" PIP_DEFAULT_TIMEOUT=180 "$KD_BIN" check "$DEMO" --quiet --strict \
+	--format json --junit "$KD_TMP/strict.xml" >"$KD_TMP/s1.json" 2>"$KD_TMP/s1.err"
+r=$?
+check "check --strict with warnings: exit 1" test "$r" -eq 1
+check "check --strict: names the warning and how to acknowledge it" \
+	grep -q "^kernodeck: --strict: stage 3 (rebuild): rebuild.env (warnings without a deviation): acknowledge each with kernodeck deviate" "$KD_TMP/s1.err"
+check "check --strict: the report's status is failed, JUnit counts the warning" "$PY" -c "
+import json, xml.etree.ElementTree as ET
+assert json.load(open('$KD_TMP/s1.json'))['status'] == 'failed'
+t = ET.parse('$KD_TMP/strict.xml').getroot()
+assert int(t.get('failures')) >= 1
+assert t.find(\".//testcase[@name='rebuild.env']/failure\") is not None"
+"$PY" -c "
+import json
+for s in json.load(open('$KD_TMP/s1.json'))['stages']:
+    for r in s['rows']:
+        if r['status'] == 'warn': print(s['id'], r['id'])" >"$KD_TMP/warns"
+sed 's/^/# acknowledged: /' "$KD_TMP/warns"
+while read -r st id; do
+	"$KD_BIN" deviate "$DEMO" --stage "$st" --check "$id" \
+		--why "this machine's, not the project's: reviewed" >/dev/null
+done <"$KD_TMP/warns"
+PATH="$HOME/bin:$PATH" PIP_DEFAULT_TIMEOUT=180 "$KD_BIN" check "$DEMO" --quiet --strict \
+	>"$KD_TMP/s2.out" 2>"$KD_TMP/s2.err"
+r=$?
+check "every warning acknowledged: check --strict passes (exit 0, nothing on stderr)" \
+	test "$r" -eq 0 -a ! -s "$KD_TMP/s2.err"
+[ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/s2.err"

@@ -41,11 +41,11 @@ for s in json.load(open(sys.argv[1]))['stages']:
         if r['id'] == sys.argv[2]:
             print(r.get('first_error') or '')" "$@"; }
 
-KD_MODE=args "$KD_BIN" check "$P" --stage sample --format json >"$KD_TMP/a.json" 2>/dev/null
+KD_MODE=args "$KD_BIN" check "$P" --stage sample --force --format json >"$KD_TMP/a.json" 2>/dev/null
 e=$(row "$KD_TMP/a.json" sample.entry-point)
 case "$e" in *"train.py: error: the following arguments are required: --data"*) ok "a failing entry point shows its first error line";;
 *) notok "a failing entry point shows its first error line (got: $e)";; esac
-KD_MODE=write "$KD_BIN" check "$P" --stage sample --format json >"$KD_TMP/b.json" 2>/dev/null
+KD_MODE=write "$KD_BIN" check "$P" --stage sample --force --format json >"$KD_TMP/b.json" 2>/dev/null
 e=$(row "$KD_TMP/b.json" sample.outputs)
 case "$e" in *"loss.csv is missing; out holds losses.csv"*) ok "a missing output names what was written instead";;
 *) notok "a missing output names what was written instead (got: $e)";; esac
@@ -57,7 +57,7 @@ import json, sys; p = json.load(open(sys.argv[1]))['project']
 assert p == sys.argv[2], p" "$KD_TMP/c.json" "$P"
 
 # progress: never backwards within a stage; no 0 / 0 MiB
-"$KD_BIN" check "$P" --stage system >/dev/null 2>"$KD_TMP/sys.err"
+"$KD_BIN" check "$P" --stage system --force >/dev/null 2>"$KD_TMP/sys.err"
 check "progress never goes backwards (system stage)" $PY -c "
 import re, sys
 p = [float(x) for x in re.findall(r'\((\d+)%\)', open(sys.argv[1]).read())]
@@ -73,8 +73,8 @@ check "a small input is not shown as 0 / 0 MiB" sh -c "! grep -q '0 / 0 MiB' '$K
 if [ -d /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$KD_TMP")" ] && [ -w /dev/shm ]; then
 	SD=$(mktemp -d /dev/shm/kd-state.XXXXXX)
 	cp "$P/kernodeck/reference.yaml" "$SD/"
-	KD_MODE=write "$KD_BIN" check "$P" --state-dir "$SD" --stage sample >/dev/null 2>&1
-	KD_MODE=write "$KD_BIN" check "$P" --state-dir "$SD" --stage sample >/dev/null 2>&1
+	KD_MODE=write "$KD_BIN" check "$P" --state-dir "$SD" --stage sample --force >/dev/null 2>&1
+	KD_MODE=write "$KD_BIN" check "$P" --state-dir "$SD" --stage sample --force >/dev/null 2>&1
 	check "old outputs moved into the state folder on another file system" \
 		sh -c "ls '$SD/old-outputs' | grep -q 'out' && ! ls -d '$P'/out.old-* >/dev/null 2>&1 && test -f '$P/out/losses.csv'"
 	rm -rf "$SD"

@@ -36,7 +36,7 @@ cp -a "$KD_TMP/proj-wheels" "$P/wheels"
 printf -- '--no-index\n--find-links ./wheels\nprojpkg==1.0\nshared==2.0\n' >"$P/requirements-rebuild.txt"
 printf 'schema: 1\npython:\n  interpreter: /usr/bin/python3\n  install:\n    base: %s\n' "$B" \
 	>"$P/kernodeck/reference.yaml"
-"$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/r1.out" 2>"$KD_TMP/r1.err"
+"$KD_BIN" check "$P" --stage rebuild --force --format yaml >"$KD_TMP/r1.out" 2>"$KD_TMP/r1.err"
 rc=$?
 check "base: the rebuild passes (exit 0)" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || grep -B2 -A6 'status: fail' "$KD_TMP/r1.out" | head -30 | sed 's/^/# /'
@@ -66,7 +66,7 @@ origin() { "$PY" -c "
 import json, sys
 o = json.load(open(sys.argv[1]))['stages'][0]['observations']['inventory']['origin']
 print(' '.join(k for k in ('rebuilt', 'base', 'system') if sys.argv[2] in o[k]))" "$KD_TMP/r1.json" "$1"; }
-"$KD_BIN" check "$P" --stage rebuild --format json >"$KD_TMP/r1.json" 2>/dev/null
+"$KD_BIN" check "$P" --stage rebuild --force --format json >"$KD_TMP/r1.json" 2>/dev/null
 check "inventory: basepkg is marked as the base's" [ "$(origin basepkg==1.0)" = base ]
 check "inventory: projpkg is marked as rebuilt" [ "$(origin projpkg==1.0)" = rebuilt ]
 check "inventory: shared 2.0 is rebuilt, shared 1.0 the base's" \
@@ -79,7 +79,7 @@ check "the digest of the base's inventory is stored with the build" \
 	sh -c "grep -A4 '    base:' '$P/kernodeck/state.yaml' | grep -q 'digest: [0-9a-f]\{64\}'"
 
 # pip check covers the base's packages too: needy lacks absentdep
-"$KD_BIN" check "$P" --stage contract --format yaml >"$KD_TMP/c.out" 2>/dev/null
+"$KD_BIN" check "$P" --stage contract --force --format yaml >"$KD_TMP/c.out" 2>/dev/null
 check "pip check: the base's broken requirement is reported" \
 	grep -q "needy 1.0 requires absentdep" "$P/kernodeck/pip-check.txt"
 check "pip check: the problem is labelled as the base environment's" \
@@ -89,7 +89,7 @@ check "contract: the base's packages are counted apart from the system's" \
 
 # a base changed after the rebuild: a wheel added
 "$B/bin/python" -m pip install -q --no-index --find-links "$W" extra==1.0 >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/ch.out" 2>"$KD_TMP/ch.err"
+"$KD_BIN" check "$P" --stage rebuild --force --format yaml >"$KD_TMP/ch.out" 2>"$KD_TMP/ch.err"
 rc=$?
 check "changed: check exits 1" [ "$rc" -eq 1 ]
 check "changed: the row names the path and what was added" sh -c "
@@ -99,11 +99,11 @@ check "changed: the row names the path and what was added" sh -c "
 check "changed: nothing was installed" sh -c "! grep -q 'pip install -r' '$KD_TMP/ch.err'"
 check "changed: the venv is left as it was" [ -x "$V/bin/python" ]
 "$B/bin/python" -m pip uninstall -q -y extra >/dev/null 2>&1
-expect_exit 0 "changed back: the venv is reused again" "$KD_BIN" check "$P" --stage rebuild --quiet
+expect_exit 0 "changed back: the venv is reused again" "$KD_BIN" check "$P" --stage rebuild --force --quiet
 
 # a missing base, then the same venv moved
 mv "$B" "$KD_TMP/base-moved"
-"$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/mi.out" 2>/dev/null
+"$KD_BIN" check "$P" --stage rebuild --force --format yaml >"$KD_TMP/mi.out" 2>/dev/null
 rc=$?
 check "missing: check exits 1" [ "$rc" -eq 1 ]
 check "missing: the row says the base is missing, naming the path" sh -c "
@@ -113,7 +113,7 @@ check "missing: the row says the base is missing, naming the path" sh -c "
 check "missing: stage 1 fails python.install.base too" \
 	sh -c "grep -A1 'id: python.install.base\$' '$KD_TMP/ref.out' | grep -q 'status: fail'"
 sed -i "s|base: .*|base: $KD_TMP/base-moved|" "$P/kernodeck/reference.yaml"
-"$KD_BIN" check "$P" --stage rebuild --format yaml >"$KD_TMP/mv.out" 2>/dev/null
+"$KD_BIN" check "$P" --stage rebuild --force --format yaml >"$KD_TMP/mv.out" 2>/dev/null
 rc=$?
 check "moved: check exits 1" [ "$rc" -eq 1 ]
 check "moved: the row says where it was made" \

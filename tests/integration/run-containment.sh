@@ -118,28 +118,28 @@ YEOF
 ref_python_cpu; } >"$P/kernodeck/reference.yaml"
 
 # the rebuild: pip runs the backend, which hangs and leaves a daemon
-kill_during rebuild "$KD_PIDS" "$KD_BIN" check "$P" --stage rebuild --quiet
+kill_during rebuild "$KD_PIDS" "$KD_BIN" check "$P" --stage rebuild --force --quiet
 
 # the sample stage needs a venv: one without pip, over the system's
 $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
 
 # a daemon left by an entry point that exits: ended, and said in the row
 rm -f "$KD_PIDS"
-KD_EP_MODE=daemon "$KD_BIN" check "$P" --stage sample --quiet --format json >"$KD_TMP/daemon.json" 2>&1
+KD_EP_MODE=daemon "$KD_BIN" check "$P" --stage sample --force --quiet --format json >"$KD_TMP/daemon.json" 2>&1
 d=$(head -n 1 "$KD_PIDS")
 check "a daemon left by the entry point: it was started" test -n "$d"
 check "a daemon left by the entry point: ended with the run" test ! -d "/proc/$d"
 check "a daemon left by the entry point: the row says so" \
 	grep -q "exit 0; left 1 process behind, ended" "$KD_TMP/daemon.json"
 
-KD_EP_MODE=daemon-wait kill_during sample "$KD_PIDS" "$KD_BIN" check "$P" --stage sample --quiet
+KD_EP_MODE=daemon-wait kill_during sample "$KD_PIDS" "$KD_BIN" check "$P" --stage sample --force --quiet
 
 # the compute stage: the probe hangs in a step (tests/fixtures/probe/faketorch)
 rm -f "$KD_PIDS"
 (
 	export PYTHONPATH="$KD_SRCDIR/tests/fixtures/probe/faketorch" KD_FAKE_TORCH=cuda-h100x8
 	export KD_PROBE_FAULT=sync:hang
-	"$KD_BIN" check "$P" --stage compute --quiet >"$KD_TMP/compute.out" 2>&1 &
+	"$KD_BIN" check "$P" --stage compute --force --quiet >"$KD_TMP/compute.out" 2>&1 &
 	kd=$!
 	i=0
 	while [ "$(marked "$kd")" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -158,7 +158,7 @@ check "SIGKILL during compute: no cgroup folder of it is left" \
 	test "$(cat "$KD_TMP/compute.cg")" -eq 0
 
 # a flood of 70 MB: the log is capped, the dossier is written
-KD_EP_MODE=flood "$KD_BIN" check "$P" --stage sample --quiet >/dev/null 2>&1
+KD_EP_MODE=flood "$KD_BIN" check "$P" --stage sample --force --quiet >/dev/null 2>&1
 log=$(ls -t "$P"/kernodeck/logs/*-sample.log | head -n 1)
 size=$(stat -c %s "$log")
 check "a 70 MB flood: the log is capped at 16 MiB (and a few lines) ($size bytes)" \

@@ -101,7 +101,9 @@ check "good: identifiers in the same order" has good "^sample.ids pass"
 check "good: the comparison passes" has good "^sample.compare pass | max abs error 0"
 check "good: the rule digest is recorded in sample.yaml" grep -q "rule_digest: [0-9a-f]\{64\}" "$P/kernodeck/sample.yaml"
 check "good: the run is logged" sh -c "grep -q 'KD_STEP: writing' '$P'/kernodeck/logs/*-sample.log"
-check "good: the steps it announced are shown as they come" grep -q "^  - compute" "$KD_TMP/good.err"
+check "good: --quiet prints nothing on stderr for a run that passes" test ! -s "$KD_TMP/good.err"
+KD_SAMPLE_MODE=good "$KD_BIN" check "$P" --stage sample >/dev/null 2>"$KD_TMP/steps.err"
+check "good: without --quiet, the steps it announced are shown as they come" grep -q "^  - compute" "$KD_TMP/steps.err"
 
 # the previous outputs are moved aside: a crash leaves nothing stale to reread
 sample crash-load
@@ -165,3 +167,17 @@ d=[x for x in s['deviations'] if x['check']=='sample.rule-changed']
 assert d and '->' in d[0]['what'] and 'automatically' in d[0]['why'], s['deviations']
 assert s['status']=='deviation', s['status']" "$KD_TMP/good.json"
 check "rule changed: the stage is deviation, so check exits 0" [ "$rc" -eq 0 ]
+# --strict: a deviation kernodeck recorded itself, to fix, acknowledges
+# nothing: it fails until a person records their own for the check
+ORDER=set ATOL=0.5 ref
+KD_SAMPLE_MODE=good "$KD_BIN" check "$P" --stage sample --strict --quiet >/dev/null 2>"$KD_TMP/strict.err"
+rc=$?
+check "--strict: the automatic deviation (to fix) fails (exit 1)" [ "$rc" -eq 1 ]
+check "--strict: names the check and how a person acknowledges it" \
+	grep -q "sample.rule-changed.*kernodeck recorded itself.*kernodeck deviate DIR --stage sample" "$KD_TMP/strict.err"
+expect_exit 0 "a person records the deviation" "$KD_BIN" deviate "$P" --stage sample \
+	--check sample.rule-changed --why "atol widened on purpose: float16 outputs"
+KD_SAMPLE_MODE=good "$KD_BIN" check "$P" --stage sample --strict --quiet >/dev/null 2>"$KD_TMP/strict2.err"
+rc=$?
+check "--strict: once a person recorded it, the stage passes (exit 0, nothing on stderr)" \
+	[ "$rc" -eq 0 -a ! -s "$KD_TMP/strict2.err" ]

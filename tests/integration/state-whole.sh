@@ -10,7 +10,7 @@ P=$KD_TMP/p
 git_project "$P"
 code_reference "$P" >"$P/kernodeck/reference.yaml"
 "$KD_BIN" check "$P" --stage reference >/dev/null 2>&1
-"$KD_BIN" check "$P" --stage system >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage system --force >/dev/null 2>&1
 "$KD_BIN" deviate "$P" --stage system --check system.variant --why "cut test" >/dev/null 2>&1
 S=$P/kernodeck/state.yaml
 cp "$S" "$KD_TMP/whole.yaml"
@@ -58,5 +58,5 @@ check "and saved again as schema 2 with the mark" \
 O=$P/kernodeck/system.yaml
 check "system.yaml ends with the end mark" sh -c "tail -n 1 '$O' | grep -qx '\.\.\.'"
 head -n 3 "$O" >"$KD_TMP/o.yaml" && cp "$KD_TMP/o.yaml" "$O"
-"$KD_BIN" check "$P" --stage system >/dev/null 2>&1
+"$KD_BIN" check "$P" --stage system --force >/dev/null 2>&1
 check "a cut system.yaml is observed again, whole" sh -c "tail -n 1 '$O' | grep -qx '\.\.\.'"

@@ -175,6 +175,71 @@ test_notes(void **state)
 	state_free(&s);
 }
 
+/* --strict: a warning fails until a deviation acknowledges it; a deviation
+ * kernodeck recorded itself, to fix, acknowledges nothing. */
+static void
+test_strict_rule(void **state)
+{
+	struct kd_state s;
+	struct kd_err err;
+	char why[1024];
+
+	(void)state;
+	state_init(&s);
+	apply(&s, 2, KD_R_PASS, KD_R_WARN);
+	assert_int_equal(s.st[2].status, KD_ST_PASSED);
+	assert_false(stage_strict_ok(&s, 2, why, sizeof why));
+	assert_non_null(strstr(why, "two (warnings without a deviation)"));
+	assert_non_null(strstr(why, "kernodeck deviate DIR --stage rebuild"));
+	assert_int_equal(stage_record_deviation(&s, 2, "two", NULL, "the shell's", 0, "a", &err), 0);
+	assert_int_equal(s.st[2].status, KD_ST_PASSED);
+	assert_true(stage_strict_ok(&s, 2, why, sizeof why));
+	assert_string_equal(why, "");
+	/* a failing check deviated by kernodeck itself */
+	apply(&s, 5, KD_R_FAIL, KD_R_PASS);
+	assert_int_equal(stage_record_deviation(&s, 5, "one", NULL, "recorded automatically", 0,
+						KD_AUTHOR_AUTOMATIC, &err), 0);
+	assert_int_equal(s.st[5].status, KD_ST_DEVIATION);
+	assert_true(stage_can_advance(&s, 5, why, sizeof why));
+	assert_false(stage_strict_ok(&s, 5, why, sizeof why));
+	assert_non_null(strstr(why, "one (deviations kernodeck recorded itself"));
+	/* a person records it again: it counts */
+	assert_int_equal(stage_record_deviation(&s, 5, "one", NULL, "reviewed", 0, "b", &err), 0);
+	assert_true(stage_strict_ok(&s, 5, why, sizeof why));
+	state_free(&s);
+}
+
+/* A cancelled run: the stage is cancelled, its failing rows not judged,
+ * and the cancel row cannot be deviated. */
+static void
+test_cancelled(void **state)
+{
+	struct kd_state s;
+	struct kd_rows rows = { 0 };
+	struct kd_err err;
+	char why[512];
+
+	(void)state;
+	state_init(&s);
+	kd_rows_add(&rows, "ok", KD_R_PASS, "fine", "x", "x", NULL);
+	kd_rows_fail(&rows, "ran", "it ran", "cancelled", "exit 0", "tick 19", "fix it");
+	stage_rows_cancelled(&rows);
+	assert_string_equal(kd_rows_find(&rows, "ran")->first_error,
+			    "not judged: the stage was cancelled before it finished");
+	assert_null(kd_rows_find(&rows, "ok")->first_error);
+	stage_apply_rows(&s, 5, &rows, "ref1");
+	kd_rows_free(&rows);
+	assert_int_equal(s.st[5].status, KD_ST_CANCELLED);
+	assert_string_equal(kd_status_name(s.st[5].status), "cancelled");
+	assert_false(stage_can_advance(&s, 5, why, sizeof why));
+	assert_non_null(strstr(why, "cancelled"));
+	assert_int_not_equal(stage_record_deviation(&s, 5, KD_ROW_CANCELLED, NULL, "no", 0, "a",
+						    &err), 0);
+	assert_int_equal(stage_record_deviation(&s, 5, "ran", NULL, "later", 0, "a", &err), 0);
+	assert_int_equal(s.st[5].status, KD_ST_CANCELLED);
+	state_free(&s);
+}
+
 int
 main(void)
 {
@@ -186,6 +251,8 @@ main(void)
 		cmocka_unit_test(test_deviation_rules),
 		cmocka_unit_test(test_stale_rule),
 		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_strict_rule),
+		cmocka_unit_test(test_cancelled),
 	};
 	return cmocka_run_group_tests_name("stage", tests, NULL, NULL);
 }
