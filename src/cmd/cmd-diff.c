@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "kernodeck/caps.h"
@@ -45,6 +46,7 @@
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/treeout.h"
+#include "kernodeck/why.h"
 #include "kernodeck/yamlio.h"
 
 /* Keys whose values change from run to run on the same machine. */
@@ -53,7 +55,47 @@ static const char *const volatile_keys[] = {
 	"time", "checked_at", "created", "started", "started_at", "ended_at", "initial_seed",
 	"argv", "cwd", "probe", "rule_canonical", "shown", "pid", "evidence", "how",
 	"observed_at", "captured_at", "local_path", "workdir", "exclude_added",
+	/* where a digest came from, what was moved aside, seeds: no difference of
+	 * the result's */
+	"from_cache", "cached", "cache", "moved_aside", "old_outputs", "seed", "seeds",
+	/* the points of the resume check's plot: the trajectories are compared
+	 * as files, step by step */
+	"plot",
 };
+
+/* Keys that name an element (the worst one, the first error): compared as
+ * the element and its value together, never field by field. */
+static const char *const element_keys[] = {
+	"worst", "worst_row", "first", "first_error", "first_missing", "first_extra",
+	"first_duplicate", "first_misplaced",
+};
+
+static int
+is_element_key(const char *k)
+{
+	for (size_t i = 0; i < sizeof element_keys / sizeof element_keys[0]; i++)
+		if (strcmp(k, element_keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A counter or a step number: a difference of it has no relative size. */
+static int
+is_counter_key(const char *path)
+{
+	static const char *const ends[] = { "step", "steps", "count", "compared", "diverging",
+					    "index", "line", "rows", "missing", "extra",
+					    "duplicates", "exit_code", "interrupt_at", "from", "to" };
+	const char *k = strrchr(path, '.');
+
+	k = k ? k + 1 : path;
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+		size_t n = strlen(ends[i]), kl = strlen(k);
+		if (kl >= n && strcmp(k + kl - n, ends[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
 
 /* --all: the volatile keys are compared too. */
 static int diff_all;
@@ -118,7 +160,10 @@ flatten(const json_t *t, const char *prefix, const char *project, json_t *out, i
 			if (is_volatile(k))
 				continue;
 			snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k);
-			flatten(v, path, project, out, depth + 1);
+			if (is_element_key(k) && (json_is_object(v) || json_is_array(v)))
+				json_object_set_new(out, path, json_deep_copy(v));
+			else
+				flatten(v, path, project, out, depth + 1);
 		}
 		if (json_object_size(t) == 0 && *prefix)
 			json_object_set_new(out, prefix, json_object());
@@ -316,6 +361,12 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	json_object_set_new(l, "file", json_string(file));
 	json_object_set_new(l, "kind", json_string(json_is_string(json_object_get(root, "kind")) ?
 						   "dossier" : "capture"));
+	if (json_is_string(json_object_get(root, "kind"))) {
+		/* a dossier's folder holds its outputs and runs, compared as files */
+		char *slash = strrchr(file, '/');
+		json_object_set_new(l, "folder", slash ? json_stringn(file, (size_t)(slash - file)) :
+				    json_string("."));
+	}
 	json_t *sys = flat_obs(root, "system", project), *pyl = json_object();
 	take_prefix(sys, "python", pyl);
 	if (json_is_string(json_object_get(root, "interpreter")))
@@ -420,7 +471,8 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 			json_object_set_new(e, "change", json_string("removed"));
 		else
 			json_object_set_new(e, "change", json_string("changed"));
-		if (json_is_number(va) && json_is_number(vb) && json_number_value(va) != 0)
+		if (json_is_number(va) && json_is_number(vb) && json_number_value(va) != 0 &&
+		    (json_is_real(va) || json_is_real(vb)) && !is_counter_key(sorted[i]))
 			json_object_set_new(e, "relative", json_real(fabs(json_number_value(vb) -
 				json_number_value(va)) / fabs(json_number_value(va))));
 		json_array_append_new(out, e);
@@ -464,6 +516,83 @@ diff_inventory(const json_t *a, const json_t *b)
 	return out;
 }
 
+#define KD_CAP_DIFF_FILES 2000   /* result files of one dossier looked at */
+
+/* The metrics (.jsonl) and tensors (.npy) of a dossier's outputs/ and
+ * kernodeck/resume/ folders, by path below the dossier: into set. */
+static void
+result_files(const char *top, const char *rel, int depth, json_t *set)
+{
+	char *dir = rel[0] ? fsutil_join(top, rel) : strdup(top);
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL && json_object_size(set) < KD_CAP_DIFF_FILES) {
+		char sub[2048];
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		if (de->d_type == DT_DIR && depth < 4)
+			result_files(top, sub, depth + 1, set);
+		else if (de->d_type == DT_REG && ((n > 6 && strcmp(de->d_name + n - 6, ".jsonl") == 0) ||
+						  (n > 4 && strcmp(de->d_name + n - 4, ".npy") == 0)))
+			json_object_set_new(set, sub, json_true());
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+}
+
+/* Two dossiers' result files compared as what they are: trajectories
+ * step by step, tensors element by element, bit for bit; into out. */
+static void
+diff_result_files(const json_t *a, const json_t *b, json_t *out, json_t *notes)
+{
+	const char *fa = json_string_value(json_object_get(a, "folder"));
+	const char *fb = json_string_value(json_object_get(b, "folder"));
+	static const char *const roots[] = { "outputs", "kernodeck/resume" };
+	json_t *sa = json_object(), *sb = json_object(), *v;
+	const char *k;
+
+	if (fa == NULL || fb == NULL) {
+		json_decref(sa);
+		json_decref(sb);
+		return;
+	}
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+		result_files(fa, roots[i], 1, sa);
+		result_files(fb, roots[i], 1, sb);
+	}
+	json_object_foreach(sa, k, v) {
+		char *pa = fsutil_join(fa, k), *pb = fsutil_join(fb, k);
+		struct kd_err err;
+		json_t *e = NULL;
+		size_t n = strlen(k);
+		kd_err_clear(&err);
+		if (!json_object_get(sb, k))
+			e = json_pack("{s:s s:s s:s s:n}", "key", k, "change", "removed", "a", "present",
+				      "b");
+		else if (n > 6 && strcmp(k + n - 6, ".jsonl") == 0)
+			e = why_trajectory(k, pa, pb, &err);
+		else
+			e = why_tensor(k, pa, pb, &err);
+		if (e != NULL)
+			json_array_append_new(out, e);
+		else if (err.msg[0] != '\0')
+			json_array_append_new(notes, json_sprintf("result: %s not compared: %s", k,
+					      err.msg));
+		free(pa);
+		free(pb);
+	}
+	json_object_foreach(sb, k, v)
+		if (!json_object_get(sa, k))
+			json_array_append_new(out, json_pack("{s:s s:s s:n s:s}", "key", k, "change",
+					      "added", "a", "b", "present"));
+	json_decref(sa);
+	json_decref(sb);
+}
+
 static const char *const layer_names[] = { "code", "data", "python", "system", "result",
 					    "deviations" };
 
@@ -498,12 +627,110 @@ diff_layers(const json_t *a, const json_t *b)
 			d = json_array();
 			diff_flat(json_object_get(a, n), json_object_get(b, n), d);
 		}
+		if (strcmp(n, "result") == 0) {
+			json_t *notes = json_array();
+			diff_result_files(a, b, d, notes);
+			if (json_array_size(notes) > 0) {
+				if (json_object_get(r, "notes") == NULL)
+					json_object_set_new(r, "notes", json_array());
+				json_array_extend(json_object_get(r, "notes"), notes);
+			}
+			json_decref(notes);
+		}
 		total += json_array_size(d);
 		json_object_set_new(layers, n, d);
 	}
 	json_object_set_new(r, "layers", layers);
+	/* the result differs: the other layers' differences, ranked */
+	if (json_array_size(json_object_get(layers, "result")) > 0)
+		json_object_set_new(r, "explanation", json_pack("{s:s s:o}", "note",
+			"possibilities, most likely first, from what differs in the other layers; "
+			"only rerunning with one layer changed at a time can tell which",
+			"candidates", why_rank(layers)));
 	json_object_set_new(r, "differences", json_integer((json_int_t)total));
 	return r;
+}
+
+/* "  trajectory K: parts at step N (key: a -> b); largest difference D at
+ * step M (key)" */
+static void
+print_trajectory(FILE *fp, const json_t *e)
+{
+	const json_t *a = json_object_get(e, "a"), *b = json_object_get(e, "b");
+
+	fprintf(fp, "  trajectory %s: parts at step %lld (%s: ",
+		json_string_value(json_object_get(e, "key")),
+		(long long)json_integer_value(json_object_get(e, "first_step")),
+		json_string_value(json_object_get(e, "first_key")));
+	if (json_is_real(a) && json_is_real(b)) {
+		/* as many digits as it takes to see them differ */
+		char x[40], y[40];
+		for (int prec = 6; prec <= 17; prec++) {
+			snprintf(x, sizeof x, "%.*g", prec, json_real_value(a));
+			snprintf(y, sizeof y, "%.*g", prec, json_real_value(b));
+			if (strcmp(x, y) != 0)
+				break;
+		}
+		fprintf(fp, "%s -> %s", x, y);
+	} else {
+		paste_print_value(fp, a);
+		fputs(" -> ", fp);
+		paste_print_value(fp, b);
+	}
+	fputc(')', fp);
+	if (json_is_number(json_object_get(e, "largest")))
+		fprintf(fp, "; largest difference %.3g at step %lld (%s)",
+			json_number_value(json_object_get(e, "largest")),
+			(long long)json_integer_value(json_object_get(e, "largest_step")),
+			json_string_value(json_object_get(e, "largest_key")));
+	if (json_integer_value(json_object_get(e, "steps_a")) !=
+	    json_integer_value(json_object_get(e, "steps_b")))
+		fprintf(fp, "; %lld steps -> %lld", (long long)json_integer_value(json_object_get(e,
+			"steps_a")), (long long)json_integer_value(json_object_get(e, "steps_b")));
+	fputc('\n', fp);
+}
+
+static void
+print_tensor(FILE *fp, const json_t *e)
+{
+	const char *k = json_string_value(json_object_get(e, "key"));
+
+	if (json_object_get(e, "shape_a") != NULL)
+		fprintf(fp, "  tensor    %s: shape %s %s -> %s %s\n", k,
+			json_string_value(json_object_get(e, "shape_a")),
+			json_string_value(json_object_get(e, "dtype_a")),
+			json_string_value(json_object_get(e, "shape_b")),
+			json_string_value(json_object_get(e, "dtype_b")));
+	else
+		fprintf(fp, "  tensor    %s: %lld of %lld elements differ bit for bit; largest "
+			"difference %.3g at element %lld\n", k,
+			(long long)json_integer_value(json_object_get(e, "differing")),
+			(long long)json_integer_value(json_object_get(e, "elements")),
+			json_number_value(json_object_get(e, "largest")),
+			(long long)json_integer_value(json_object_get(e, "largest_at")));
+}
+
+static void
+print_explanation(FILE *fp, const json_t *x)
+{
+	const json_t *c;
+	size_t i;
+
+	if (x == NULL)
+		return;
+	fprintf(fp, "\nwhy the result may differ (%s):\n", json_string_value(json_object_get(x,
+		"note")));
+	if (json_array_size(json_object_get(x, "candidates")) == 0)
+		fputs("  nothing else differs: the same inputs on the same layers gave other numbers "
+		      "(a nondeterministic run?)\n", fp);
+	json_array_foreach(json_object_get(x, "candidates"), i, c) {
+		fprintf(fp, "  %zu. %s %s: ", i + 1, json_string_value(json_object_get(c, "layer")),
+			json_string_value(json_object_get(c, "key")));
+		paste_print_value(fp, json_object_get(c, "a"));
+		fputs(" -> ", fp);
+		paste_print_value(fp, json_object_get(c, "b"));
+		fprintf(fp, "\n     %s\n", json_string_value(json_object_get(c, "why")));
+	}
 }
 
 static void
@@ -523,6 +750,15 @@ print_text(FILE *fp, const json_t *r)
 		fprintf(fp, "\n%s: %zu difference%s\n", layer_names[k], json_array_size(d),
 			json_array_size(d) == 1 ? "" : "s");
 		json_array_foreach(d, i, e) {
+			const char *ch = json_string_value(json_object_get(e, "change"));
+			if (ch != NULL && strcmp(ch, "trajectory") == 0) {
+				print_trajectory(fp, e);
+				continue;
+			}
+			if (ch != NULL && strcmp(ch, "tensor") == 0) {
+				print_tensor(fp, e);
+				continue;
+			}
 			fprintf(fp, "  %-9s %s: ", json_string_value(json_object_get(e, "change")),
 				json_string_value(json_object_get(e, "key")));
 			paste_print_value(fp, json_object_get(e, "a"));
@@ -536,6 +772,7 @@ print_text(FILE *fp, const json_t *r)
 	}
 	json_array_foreach(json_object_get(r, "notes"), i, e)
 		fprintf(fp, "\nnote: %s\n", json_string_value(e));
+	print_explanation(fp, json_object_get(r, "explanation"));
 	fprintf(fp, "\n%lld difference(s)\n", (long long)json_integer_value(json_object_get(r,
 		"differences")));
 }
@@ -703,7 +940,10 @@ const struct kd_cmd_entry kd_cmd_diff = {
 	.help = "Compare two dossiers (or `kernodeck check --format yaml|json` captures) layer\n"
 		"by layer: code, data and weights, Python and packages, system and backend,\n"
 		"result, deviations; only what differs.  Numbers that print the same are\n"
-		"not differences; times, durations and log names are left out unless --all.\n"
+		"not differences; times, durations, log names, cache use, outputs moved aside\n"
+		"and seeds are left out unless --all.  Trajectories and .npy outputs are\n"
+		"compared step by step and element by element; a different result ends with\n"
+		"the other layers' differences ranked by how likely they change numbers.\n"
 		"With A alone, a fleet folder (kernodeck/fleet/JOB, or a project's kernodeck\n"
 		"folder for its latest): the matrix of its nodes, as `kernodeck fleet` prints it.\n"
 		"Either side may be a paste (a collect_env report, an nvidia-smi output, a pip\n"
