@@ -323,9 +323,10 @@ fsutil_move_tree(const char *src, const char *dst, struct kd_err *err)
 }
 
 /* open for reading: below a containment root through beneath_open_read
- * (a link there is refused, named), else open(2); -1 with err set. */
+ * (a link there is refused, named), else open(2); -1 with err set
+ * ("PATH: cannot open" when opening, else "cannot read PATH"). */
 static int
-open_read(const char *path, int flags, struct kd_err *err)
+open_read(const char *path, int flags, int opening, struct kd_err *err)
 {
 	struct kd_err e;
 	int fd;
@@ -335,11 +336,13 @@ open_read(const char *path, int flags, struct kd_err *err)
 		if (fd < 0 && e.code == KD_EINPUT && e.errnum == 0)
 			kd_err_set(err, KD_EINPUT, path, 0, "%s", e.msg);
 		else if (fd < 0)
-			kd_err_sys(err, KD_EINPUT, path, e.errnum, "cannot read %s", path);
+			kd_err_sys(err, KD_EINPUT, path, e.errnum, opening ? "%s: cannot open" :
+				   "cannot read %s", path);
 		return fd;
 	}
 	if ((fd = open(path, flags)) < 0)
-		kd_err_sys(err, KD_EINPUT, path, errno, "cannot read %s", path);
+		kd_err_sys(err, KD_EINPUT, path, errno, opening ? "%s: cannot open" : "cannot read %s",
+			   path);
 	return fd;
 }
 
@@ -353,7 +356,7 @@ fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 		st = &tmp;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer; below a
 	 * containment root no link is followed */
-	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, err);
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 1, err);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
@@ -379,7 +382,7 @@ fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 	*bufp = NULL;
 	if (lenp)
 		*lenp = 0;
-	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, err);
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, err);
 	if (fd < 0)
 		return KD_EINPUT;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
