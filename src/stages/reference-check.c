@@ -796,7 +796,7 @@ check_site_flag(const json_t *ref, struct kd_rows *rows)
 	kd_row_set_error(r, "python.install.procedure makes its venv with "
 			 "--system-site-packages, but python.install.system_site_packages is "
 			 "not true: the rebuild would make a venv without them, and the packages "
-			 "the reference saw from the system (a system PyTorch) would be missing",
+			 "the reference saw among the system's packages (a PyTorch of the system) would be missing",
 			 "set python.install.system_site_packages: true (kernodeck capture does "
 			 "it for a system interpreter), or correct the procedure");
 }
