@@ -8,6 +8,7 @@
 #   (sourcing tests/lib.sh gives them helpers that do it).
 # Environment: KD_BIN, KD_SRCDIR, KD_BUILDDIR, KD_SHARE_DIR (set by make);
 #   KD_TESTS=pattern runs only the tests whose path contains it.
+# Each test's line ends with the seconds it took.
 # The last line printed is "N passed, N failed, N skipped".
 
 set -u
@@ -25,7 +26,7 @@ mkdir -p "$LOGDIR"
 pass=0 fail=0 skip=0
 failed_list=""
 
-count() { # $1 = name, $2 = output file, $3 = exit status
+count() { # $1 = name, $2 = output file, $3 = exit status, $4 = seconds taken
 	# cmocka 1.1.5 prints a skipped test as "not ok N # SKIP": a skip, not a failure
 	p=$(grep -c '^ok ' "$2" | tr -d ' ')
 	s1=$(grep -c '^ok .*# [Ss][Kk][Ii][Pp]' "$2" | tr -d ' ')
@@ -45,7 +46,7 @@ count() { # $1 = name, $2 = output file, $3 = exit status
 		echo "  --- last lines of $2:"
 		tail -n 25 "$2" | sed 's/^/    /'
 	fi
-	printf '%-48s %3d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$s"
+	printf '%-48s %3d passed, %d failed, %d skipped %5ss\n' "$1" "$p" "$f" "$s" "$4"
 }
 
 selected() { [ -z "${KD_TESTS:-}" ] || case "$1" in *"$KD_TESTS"*) return 0;; *) return 1;; esac; }
@@ -54,8 +55,10 @@ for t in "$@"; do
 	selected "$t" || continue
 	name=$(basename "$t")
 	out="$LOGDIR/$name.log"
+	t0=$(date +%s)
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$KD_BUILDDIR/$t" >"$out" 2>&1
-	count "$name" "$out" $?
+	rc=$?
+	count "$name" "$out" $rc $(($(date +%s) - t0))
 done
 
 for t in "$KD_SRCDIR"/tests/integration/*.sh "$KD_SRCDIR"/tests/e2e/*.sh; do
@@ -63,8 +66,10 @@ for t in "$KD_SRCDIR"/tests/integration/*.sh "$KD_SRCDIR"/tests/e2e/*.sh; do
 	selected "$t" || continue
 	name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 	out="$LOGDIR/$(echo "$name" | tr / -).log"
+	t0=$(date +%s)
 	timeout 600 sh "$t" >"$out" 2>&1
-	count "$name" "$out" $?
+	rc=$?
+	count "$name" "$out" $rc $(($(date +%s) - t0))
 done
 
 [ -n "$failed_list" ] && echo "failed:$failed_list"
