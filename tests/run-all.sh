@@ -7,7 +7,8 @@
 #     ok - NAME | not ok - NAME | ok - NAME # SKIP why
 #   (sourcing tests/lib.sh gives them helpers that do it).
 # Environment: KD_BIN, KD_SRCDIR, KD_BUILDDIR, KD_SHARE_DIR (set by make);
-#   KD_TESTS=pattern runs only the tests whose path contains it.
+#   KD_TESTS=pattern runs only the tests whose path contains it;
+#   KD_TEST_JOBS=N runs N scripts at a time (default: the processors).
 # Each test's line ends with the seconds it took.
 # The last line printed is "N passed, N failed, N skipped".
 
@@ -61,16 +62,69 @@ for t in "$@"; do
 	count "$name" "$out" $rc $(($(date +%s) - t0))
 done
 
+# The scripts: KD_TEST_JOBS of them at a time (default: the number of
+# processors; 1 runs them one by one).  A script whose header holds the
+# line "# kd-test: serial" (it measures time, loads every processor or
+# starts daemons on free ports) runs alone after the others; "# kd-test:
+# long" ones start first, so that a long one does not end the run alone.
+# Each worker takes the next script from a queue (a counter under a
+# mkdir lock); the results are counted in the scripts' order.
+Q="$LOGDIR/.queue"
+rm -rf "$Q"
+mkdir -p "$Q"
+: >"$Q/long"; : >"$Q/rest"; : >"$Q/serial"; : >"$Q/all"
 for t in "$KD_SRCDIR"/tests/integration/*.sh "$KD_SRCDIR"/tests/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	selected "$t" || continue
-	name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-	out="$LOGDIR/$(echo "$name" | tr / -).log"
-	t0=$(date +%s)
-	timeout 600 sh "$t" >"$out" 2>&1
-	rc=$?
-	count "$name" "$out" $rc $(($(date +%s) - t0))
+	echo "$t" >>"$Q/all"
+	if grep -q '^# kd-test: serial' "$t"; then echo "$t" >>"$Q/serial"
+	elif grep -q '^# kd-test: long' "$t"; then echo "$t" >>"$Q/long"
+	else echo "$t" >>"$Q/rest"; fi
 done
+cat "$Q/long" "$Q/rest" >"$Q/parallel"
+
+log_of() { # $1 = script: its name and log file, in $name and $out
+	name=$(basename "$(dirname "$1")")/$(basename "$1" .sh)
+	out="$LOGDIR/$(echo "$name" | tr / -).log"
+}
+run_script() { # $1 = script: runs it, its status and seconds in $out.rc
+	log_of "$1"
+	t0=$(date +%s)
+	timeout 600 sh "$1" >"$out" 2>&1 </dev/null
+	echo "$? $(($(date +%s) - t0))" >"$out.rc"
+}
+worker() {
+	while :; do
+		until mkdir "$Q/lock" 2>/dev/null; do sleep 0.1; done
+		n=$(($(cat "$Q/next" 2>/dev/null || echo 0) + 1))
+		echo "$n" >"$Q/next"
+		rmdir "$Q/lock"
+		t=$(sed -n "${n}p" "$Q/parallel")
+		[ -n "$t" ] || return 0
+		run_script "$t"
+	done
+}
+jobs=${KD_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in ''|*[!0-9]*|0) jobs=1 ;; esac
+w=0
+while [ "$w" -lt "$jobs" ]; do
+	worker &
+	w=$((w + 1))
+done
+wait
+while read -r t; do run_script "$t"; done <"$Q/serial"
+while read -r t; do
+	log_of "$t"
+	if [ -f "$out.rc" ]; then
+		read -r rc secs <"$out.rc"
+		rm -f "$out.rc"
+	else
+		rc=125 secs=0
+		echo "not ok - $name was not run" >>"$out"
+	fi
+	count "$name" "$out" "$rc" "$secs"
+done <"$Q/all"
+rm -rf "$Q"
 
 [ -n "$failed_list" ] && echo "failed:$failed_list"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -1,3 +1,4 @@
+# kd-test: long (started first: see tests/run-all.sh)
 # tests/e2e/demo-training-walk.sh - `kernodeck demo DIR --training` in a
 # private tmux server at 160x40: the training demo is created and the
 # walkthrough opens on it; each of the seven screens is run (r) and left (n)

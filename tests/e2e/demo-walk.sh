@@ -1,3 +1,4 @@
+# kd-test: long (started first: see tests/run-all.sh)
 # tests/e2e/demo-walk.sh - `kernodeck demo DIR` in a private tmux server at
 # 100x30: the demo is created and the walkthrough opens on it; each of the
 # seven screens is run (r) and left (n) once it passed, up to a written and

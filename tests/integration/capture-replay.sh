@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: long (started first: see tests/run-all.sh)
 # capture -> check -> replay on a project that is not the demo (issue 17,
 # point 1): a small character-level language model trained for a few
 # steps on the CPU (Debian's python3-torch through system site packages),

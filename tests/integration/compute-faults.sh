@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: serial (run alone: see tests/run-all.sh)
 # Stage 5's failure paths, each through `kernodeck check --stage compute`:
 # the probe's fault switch (KD_PROBE_FAULT) at every step, an abort and a
 # hang inside a step, and every reason a GPU is unreachable.  The probe runs

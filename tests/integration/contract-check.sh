@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: long (started first: see tests/run-all.sh)
 # Stage 4 on a real venv: pip check and the rebuilt inventory against a
 # reference inventory that differs only by a local label (+cu121 against
 # +cpu, which pip's ==2.3.0 accepts both); marking the difference

@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: long (started first: see tests/run-all.sh)
 # Kill a process with SIGKILL at 200+ random moments while it saves state
 # in a loop: every time, the file loads and is a whole state (the previous
 # or the new one), and the counter never goes back.

@@ -1,3 +1,4 @@
+# kd-test: long (started first: see tests/run-all.sh)
 # demo-headless.sh - the demo walked headless through all seven stages, its
 # JUnit report checked against JUnit's required elements, its dossier
 # verified, its procedure.sh run by hand with bash in a clean folder, and

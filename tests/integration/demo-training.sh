@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: serial (run alone: see tests/run-all.sh)
 # demo-training.sh - `kernodeck demo DIR --training`: the resumable training
 # demo walked headless through all seven stages, offline, in under a minute;
 # the resume rows in every headless format (text, YAML, JSON, JUnit); the

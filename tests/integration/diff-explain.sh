@@ -1,3 +1,4 @@
+# kd-test: long (started first: see tests/run-all.sh)
 # diff-explain.sh - kernodeck diff without noise, and why a result differs
 # (issue 29): two dossiers of the same project made in two folders on the
 # same machine (one checked twice: digests from the cache, outputs moved

@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # tests/integration/fleet-cancel.sh - `kernodeck fleet` when nodes are slow,
 # on a private Slurm of three nodes (slurm-lib.sh): a node whose probe hangs
 # (KD_PROBE_FAULT exported on n2 only by a TaskProlog) is unreachable once the

@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # tests/integration/fleet-collective.sh - `kernodeck fleet --collective` on a
 # private Slurm of three nodes (slurm-lib.sh): Gloo on three ranks (the
 # reference's backend is cpu), the sum checked and the bandwidth measured;

@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # tests/integration/fleet-matrix.sh - `kernodeck fleet` against a real Slurm
 # started here (munged, slurmctld, three slurmd on this host: slurm-lib.sh):
 # three nodes that agree, one made to differ (a TaskProlog exports a fixture

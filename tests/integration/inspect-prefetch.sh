@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # inspect-prefetch.sh - pip inspect, started by the rebuild stage as soon
 # as the venv holds its packages, runs beside pip freeze and then pip check
 # and is taken by the contract stage (step_prefetch, issue 13's bench): one

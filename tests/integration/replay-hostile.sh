@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: long (started first: see tests/run-all.sh)
 # replay-hostile.sh - the table of hostile dossiers and repositories
 # (tests/hostile/replay.tsv): each row makes a project, its dossier, and
 # one hostile change (a link committed where kernodeck writes, a path

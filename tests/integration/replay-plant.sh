@@ -1,3 +1,4 @@
+# kd-test: long (started first: see tests/run-all.sh)
 # replay-plant.sh - a project whose entry point, while the sample stage of
 # a replay runs, replaces a folder kernodeck writes (the outputs,
 # kernodeck/logs, kernodeck/ itself) with a symbolic link to a folder

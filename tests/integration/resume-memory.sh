@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: serial (run alone: see tests/run-all.sh)
 # Bounded checkpoint reading and the memory limit of every run (issue 25,
 # point 4).  Hostile checkpoints in torch.save's zip format
 # (tests/helpers/hostile-ckpt.py: a stride-0 view over a huge shape, a

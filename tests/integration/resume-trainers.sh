@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: long (started first: see tests/run-all.sh)
 # Real trainers without wrappers in resume: (issue 25, point 3), on the
 # toy trainer (tests/helpers/toy-trainer.py): a checkpoint without {step}
 # is the one file the trainer overwrites (ckpt.pt): stop mode resumes after

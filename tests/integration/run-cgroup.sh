@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: serial (run alone: see tests/run-all.sh)
 # run-cgroup.sh - a cgroup per run where cgroups v2 are writable: an entry
 # point leaves a daemon that left its session (setsid and a double fork),
 # ignores SIGTERM, closed its output and cleared its environment (so that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# kd-test: serial (run alone: see tests/run-all.sh)
 # run-containment.sh - no process outlives its run, through real stages:
 #   - an entry point that leaves a daemon (setsid and a double fork) and
 #     exits: the daemon is ended and the sample row says so;
