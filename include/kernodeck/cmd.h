@@ -113,12 +113,18 @@ void cmd_put_wrapped(FILE *fp, const char *text, size_t first_col, size_t indent
 void cmd_synopsis_roff(const struct kd_cmd_entry *e, FILE *fp);
 
 struct kd_ctx;
+/* The exit status of a command whose own work failed with err.h's code
+ * rc (opening the project, or what it does once open): KD_EXIT_USAGE for
+ * an input missing, unreadable or malformed (KD_EINPUT), KD_EXIT_ENV for
+ * anything else (a program or a write failed, the lock is held).
+ * KD_EFAIL is among the latter: exit 1 says a check failed, which a
+ * command's own work is not (act's actions, which re-run checks, keep it). */
+int cmd_exit_of(int rc);
 /* Open the project in dir (its state in state_dir, or NULL: DIR/kernodeck)
  * as e->project says, or without the lock when how is KD_PROJECT_READ (a
  * locked command's part that changes nothing; else pass e->project).  0,
  * or, after "kernodeck NAME: WHY" on stderr and ctx closed, the exit
- * status: KD_EXIT_USAGE for a project that cannot be read (KD_EINPUT),
- * KD_EXIT_ENV for anything else (a write failed, the lock is held). */
+ * status (cmd_exit_of). */
 int cmd_open_project(const struct kd_cmd_entry *e, enum kd_cmd_project how,
 		     struct kd_ctx *ctx, const char *dir, const char *state_dir);
 

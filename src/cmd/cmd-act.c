@@ -118,10 +118,14 @@ confirm(const struct kd_action *a, const char *stage, int yes)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+/* An action's outcome as the exit status.  It differs from cmd_exit_of on
+ * purpose in one code: an action re-runs checks or records a verdict, and
+ * its KD_EFAIL (a check failed, a confirmation declined) is exit 1, as
+ * `kernodeck check` gives it; the other codes map as every command's do. */
 static int
 exit_of(int rc)
 {
-	return rc >= KD_EXIT_OK && rc <= KD_EXIT_ENV ? rc : KD_EXIT_ENV;
+	return rc == 0 || rc == KD_EFAIL ? rc : cmd_exit_of(rc);
 }
 
 static int

@@ -85,7 +85,7 @@ cmd_capture(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck capture: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
+		return cmd_exit_of(rc);
 	}
 	print_summary(summary);
 	printf("recorded in %s (identity %.12s)\n", ctx.ref_path, ctx.ref_id);

@@ -70,7 +70,7 @@ cmd_deviate(int argc, char **argv)
 	if (rc != 0) {
 		print_err(&err);
 		kd_ctx_close(&ctx);
-		return rc == KD_EFAIL ? KD_EXIT_ENV : rc;
+		return cmd_exit_of(rc);
 	}
 	if (withdraw)
 		printf("deviation withdrawn: stage %s, check %s; stage is now %s\n", stage, check,

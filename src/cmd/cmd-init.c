@@ -75,7 +75,7 @@ cmd_init(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck init: %s\n", kd_err_format(&err, buf, sizeof buf));
 		kd_ctx_close(&ctx);
-		return rc == KD_EINPUT ? KD_EXIT_USAGE : KD_EXIT_ENV;
+		return cmd_exit_of(rc);
 	}
 	init_report(&ctx, had_state, made_ref, excluded);
 	kd_ctx_close(&ctx);

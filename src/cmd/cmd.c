@@ -263,6 +263,12 @@ cmd_synopsis_roff(const struct kd_cmd_entry *e, FILE *fp)
 /* ---- the project ---- */
 
 int
+cmd_exit_of(int rc)
+{
+	return rc == KD_EINPUT ? KD_EXIT_USAGE : KD_EXIT_ENV;
+}
+
+int
 cmd_open_project(const struct kd_cmd_entry *e, enum kd_cmd_project how, struct kd_ctx *ctx,
 		 const char *dir, const char *state_dir)
 {
@@ -276,5 +282,5 @@ cmd_open_project(const struct kd_cmd_entry *e, enum kd_cmd_project how, struct k
 	fprintf(stderr, "kernodeck%s%s: %s\n", e->name ? " " : "", e->name ? e->name : "",
 		kd_err_format(&err, buf, sizeof buf));
 	kd_ctx_close(ctx);
-	return rc == KD_EINPUT ? KD_EXIT_USAGE : KD_EXIT_ENV;
+	return cmd_exit_of(rc);
 }

@@ -9,9 +9,8 @@ standard library only; run with /usr/bin/python3).
                                          inventory.packages replaced by the
                                          YAML list in PKGS
 
-The line shapes are those of the real outputs in
-/work/shared/fixtures/real/pip_freeze and pip_check (copied into
-tests/fixtures/pip/, sources in its SOURCES.md): name==version, direct URLs
+The line shapes are those of the real outputs in tests/fixtures/pip/pip_freeze
+and pip_check (pasted in public issues; sources in tests/fixtures/pip/SOURCES.md): name==version, direct URLs
 from conda builds (name @ file:///tmp/build/...), editable installs with
 their comment, local labels (+cu121), and the three pip check kinds
 (requires ... which is not installed; has requirement ..., but you have

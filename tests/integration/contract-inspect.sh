@@ -1,7 +1,7 @@
 #!/bin/sh
 # `kernodeck inspect requirements|freeze|pip-check|pip-inspect FILE`: what
 # kernodeck understood, as JSON and YAML, on the real outputs of
-# tests/fixtures/pip (from ../shared/fixtures/real, values in its
+# tests/fixtures/pip (pasted in public issues, sources in its
 # SOURCES.md); a missing, binary or malformed input exits 2 naming it.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3

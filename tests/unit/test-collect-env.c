@@ -17,6 +17,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/sysinfo.h"
+#include "testutil.h"
 
 #define FX KD_SRCDIR "/tests/fixtures/collect_env/"
 
@@ -69,22 +70,6 @@ static const struct want wants[] = {
 	  "530.30.02", "Ubuntu 20.04.5 LTS (x86_64)", "3.7.3", "8.3.2" },
 };
 
-static void
-expect_str(const json_t *o, const char *key, const char *want, const char *file)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (want == NULL) {
-		if (!json_is_null(v))
-			fail_msg("%s: %s should be null, is %s", file, key,
-				 json_string_value(v) ? json_string_value(v) : "?");
-		return;
-	}
-	if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0)
-		fail_msg("%s: %s should be \"%s\", is \"%s\"", file, key, want,
-			 json_string_value(v) ? json_string_value(v) : "(not a string)");
-}
-
 static json_t *
 parse_file(const char *name)
 {
@@ -104,9 +89,9 @@ check_want(const json_t *o, const struct want *w)
 	const json_t *av = json_object_get(o, "cuda_available");
 	const json_t *cud = json_object_get(o, "cudnn_version");
 
-	expect_str(o, "torch_version", w->torch, w->file);
-	expect_str(o, "cuda_build", w->cuda, w->file);
-	expect_str(o, "rocm_build", w->rocm, w->file);
+	tu_expect_str(o, "torch_version", w->torch, w->file);
+	tu_expect_str(o, "cuda_build", w->cuda, w->file);
+	tu_expect_str(o, "rocm_build", w->rocm, w->file);
 	if (w->avail < 0)
 		assert_true(json_is_null(av));
 	else
@@ -116,9 +101,9 @@ check_want(const json_t *o, const struct want *w)
 	if (w->gpu0 != NULL)
 		assert_string_equal(json_string_value(json_array_get(json_object_get(o, "gpus"), 0)),
 				    w->gpu0);
-	expect_str(o, "driver_version", w->driver, w->file);
-	expect_str(o, "os", w->os, w->file);
-	expect_str(o, "python_version", w->python, w->file);
+	tu_expect_str(o, "driver_version", w->driver, w->file);
+	tu_expect_str(o, "os", w->os, w->file);
+	tu_expect_str(o, "python_version", w->python, w->file);
 	if (w->cudnn == NULL) {
 		assert_true(json_is_null(cud));
 	} else if (strchr(w->cudnn, '|') != NULL) {
@@ -130,7 +115,7 @@ check_want(const json_t *o, const struct want *w)
 		assert_string_equal(json_string_value(json_array_get(cud, 0)), a);
 		assert_string_equal(json_string_value(json_array_get(cud, 1)), b);
 	} else {
-		expect_str(o, "cudnn_version", w->cudnn, w->file);
+		tu_expect_str(o, "cudnn_version", w->cudnn, w->file);
 	}
 	assert_true(json_is_object(json_object_get(o, "raw")));
 }

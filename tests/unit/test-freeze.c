@@ -1,5 +1,5 @@
-/* test-freeze.c - pip freeze parsing on the real outputs (expected values
- * from /work/shared/fixtures/real/SOURCES.md) and on kernodeck's own. */
+/* test-freeze.c - pip freeze parsing on the real outputs of
+ * tests/fixtures/pip (sources in its SOURCES.md) and on kernodeck's own. */
 #include "config.h"
 
 #include <stdarg.h>

@@ -16,6 +16,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/inspect.h"
 #include "kernodeck/nvidia-smi.h"
+#include "testutil.h"
 
 #define FX KD_SRCDIR "/tests/fixtures/nvidia_smi/"
 
@@ -72,31 +73,15 @@ static const struct want wants[] = {
 };
 
 static void
-expect_str(const json_t *o, const char *key, const char *want, const char *file)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (want == NULL) {
-		if (!json_is_null(v))
-			fail_msg("%s: %s should be null, is %s", file, key,
-				 json_string_value(v) ? json_string_value(v) : "?");
-		return;
-	}
-	if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0)
-		fail_msg("%s: %s should be \"%s\", is \"%s\"", file, key, want,
-			 json_string_value(v) ? json_string_value(v) : "(not a string)");
-}
-
-static void
 check_want(const json_t *o, const struct want *w)
 {
 	const json_t *gpus = json_object_get(o, "gpus"), *g0 = json_array_get(gpus, 0);
 	const json_t *fail = json_object_get(o, "failure");
 	const json_t *km = json_object_get(o, "kernel_module");
 
-	expect_str(o, "smi_version", w->smi, w->file);
-	expect_str(o, "driver_version", w->driver, w->file);
-	expect_str(o, "cuda_version", w->cuda, w->file);
+	tu_expect_str(o, "smi_version", w->smi, w->file);
+	tu_expect_str(o, "driver_version", w->driver, w->file);
+	tu_expect_str(o, "cuda_version", w->cuda, w->file);
 	if (w->ngpu < 0)
 		assert_true(json_is_null(json_object_get(o, "gpu_count")));
 	else
@@ -104,25 +89,25 @@ check_want(const json_t *o, const struct want *w)
 	if (w->gpu0 == NULL) {
 		assert_int_equal(json_array_size(gpus), 0);
 	} else {
-		expect_str(g0, "name", w->gpu0, w->file);
+		tu_expect_str(g0, "name", w->gpu0, w->file);
 		assert_int_equal(json_is_true(json_object_get(g0, "name_cut")), w->cut0);
-		expect_str(g0, "bus_id", w->bus0, w->file);
+		tu_expect_str(g0, "bus_id", w->bus0, w->file);
 		if (w->mem0 < 0)
 			assert_true(json_is_null(json_object_get(g0, "memory_total_mib")));
 		else
 			assert_int_equal(json_integer_value(json_object_get(g0, "memory_total_mib")),
 					 w->mem0);
-		expect_str(g0, "mig_mode", w->mig0, w->file);
+		tu_expect_str(g0, "mig_mode", w->mig0, w->file);
 	}
 	assert_int_equal(json_array_size(json_object_get(o, "mig_devices")), (size_t)w->nmig);
 	if (w->failure == NULL)
 		assert_true(json_is_null(fail));
 	else
-		expect_str(fail, "kind", w->failure, w->file);
+		tu_expect_str(fail, "kind", w->failure, w->file);
 	if (w->module == NULL)
 		assert_true(json_is_null(km));
 	else
-		expect_str(km, "version", w->module, w->file);
+		tu_expect_str(km, "version", w->module, w->file);
 }
 
 static json_t *
@@ -160,25 +145,25 @@ test_details(void **state)
 	/* -L gives the uuids of the table's GPUs, not GPUs of its own */
 	o = parse_file("real-05-list-535.txt");
 	g = json_array_get(json_object_get(o, "gpus"), 1);
-	expect_str(g, "uuid", "GPU-d6de6afc-bdfe-75c4-5273-0544439153fc", "05");
-	expect_str(g, "bus_id", "00000000:07:00.0", "05");
+	tu_expect_str(g, "uuid", "GPU-d6de6afc-bdfe-75c4-5273-0544439153fc", "05");
+	tu_expect_str(g, "bus_id", "00000000:07:00.0", "05");
 	assert_true(json_is_null(json_object_get(g, "memory_total_mib")));  /* cut there */
 	json_decref(o);
 	/* the open kernel module, its architecture and compiler */
 	o = parse_file("real-08-proc-open-565.txt");
 	km = json_object_get(o, "kernel_module");
 	assert_true(json_is_true(json_object_get(km, "open")));
-	expect_str(km, "arch", "x86_64", "08");
-	expect_str(km, "gcc_version", "13.3.0", "08");
+	tu_expect_str(km, "arch", "x86_64", "08");
+	tu_expect_str(km, "gcc_version", "13.3.0", "08");
 	json_decref(o);
 	o = parse_file("real-07-proc-384.txt");
 	km = json_object_get(o, "kernel_module");
 	assert_true(json_is_false(json_object_get(km, "open")));
-	expect_str(km, "arch", "x86_64", "07");
+	tu_expect_str(km, "arch", "x86_64", "07");
 	json_decref(o);
 	/* the library version of a mismatch */
 	o = parse_file("real-11-mismatch.txt");
-	expect_str(json_object_get(o, "failure"), "nvml_library_version", "580.178", "11");
+	tu_expect_str(json_object_get(o, "failure"), "nvml_library_version", "580.178", "11");
 	json_decref(o);
 	/* ERR! is an error of that field, not a value */
 	o = parse_file("t4-smi450-driver418-err.txt");
@@ -189,7 +174,7 @@ test_details(void **state)
 	/* a 4-digit domain is read as printed and given its 8-digit form */
 	o = parse_file("k3100m-367-4digit.txt");
 	g = json_array_get(json_object_get(o, "gpus"), 0);
-	expect_str(g, "pci_bus_id", "00000000:01:00.0", "367");
+	tu_expect_str(g, "pci_bus_id", "00000000:01:00.0", "367");
 	json_decref(o);
 	/* a bus id cut by the person who pasted it has no 8-digit form */
 	o = parse_file("a100-mig-535.txt");
@@ -247,8 +232,8 @@ test_wrappings(void **state)
 		       "|===============================+======================+======================|\r\n"
 		       ROW0);
 	g = json_array_get(json_object_get(o, "gpus"), 0);
-	expect_str(g, "name", "Tesla T4", "crlf");
-	expect_str(o, "driver_version", "418.67", "crlf");
+	tu_expect_str(g, "name", "Tesla T4", "crlf");
+	tu_expect_str(o, "driver_version", "418.67", "crlf");
 	json_decref(o);
 	o = parse_text(HEAD ROW0 "| N/A   77C    P0    68W /  70W |    163MiB / 15079MiB |     95%      Defa\n"
 		       "ult |\n");
@@ -257,7 +242,7 @@ test_wrappings(void **state)
 	json_decref(o);
 	o = parse_text(HEAD ROW0 ROW1 "\n$ nvidia-smi\n"
 		       "| NVIDIA-SMI 535.54       Driver Version: 535.54       CUDA Version: 12.2     |\n");
-	expect_str(o, "driver_version", "418.67", "two tables");
+	tu_expect_str(o, "driver_version", "418.67", "two tables");
 	json_decref(o);
 	o = parse_text("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n"
 		       "  MIG 3g.20gb     Device  0: (UUID: MIG-a)\n"
@@ -269,7 +254,7 @@ test_wrappings(void **state)
 	/* a curly apostrophe, as some pastes have it */
 	o = parse_text("NVIDIA-SMI has failed because it couldn\xe2\x80\x98t communicate with the "
 		       "NVIDIA driver.\n");
-	expect_str(json_object_get(o, "failure"), "kind", "no-driver", "curly");
+	tu_expect_str(json_object_get(o, "failure"), "kind", "no-driver", "curly");
 	assert_true(json_is_null(json_object_get(o, "gpu_count")));
 	json_decref(o);
 }

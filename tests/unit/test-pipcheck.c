@@ -1,5 +1,5 @@
-/* test-pipcheck.c - pip check parsing on the real outputs (expected values
- * from /work/shared/fixtures/real/SOURCES.md) and on kernodeck's own. */
+/* test-pipcheck.c - pip check parsing on the real outputs of
+ * tests/fixtures/pip (sources in its SOURCES.md) and on kernodeck's own. */
 #include "config.h"
 
 #include <stdarg.h>

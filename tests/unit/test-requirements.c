@@ -1,5 +1,5 @@
-/* test-requirements.c - requirements files: the real ones (expected values
- * from /work/shared/fixtures/real/SOURCES.md), the lint on kernodeck's own,
+/* test-requirements.c - requirements files: the real ones of tests/fixtures/pip
+ * (sources in its SOURCES.md), the lint on kernodeck's own,
  * and the reading rules (continuations, comments, options). */
 #include "config.h"
 

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kernodeck/fsutil.h"
 #include "kernodeck/tensor.h"
 #include "testutil.h"
@@ -181,4 +183,20 @@ tu_httpd_stop(struct tu_httpd *s)
 		close(s->stdin_fd);
 	s->pid = -1;
 	s->stdin_fd = -1;
+}
+
+void
+tu_expect_str(const json_t *o, const char *key, const char *want, const char *file)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (want == NULL) {
+		if (!json_is_null(v))
+			fail_msg("%s: %s should be null, is %s", file, key,
+				 json_string_value(v) ? json_string_value(v) : "?");
+		return;
+	}
+	if (!json_is_string(v) || strcmp(json_string_value(v), want) != 0)
+		fail_msg("%s: %s should be \"%s\", is \"%s\"", file, key, want,
+			 json_string_value(v) ? json_string_value(v) : "(not a string)");
 }

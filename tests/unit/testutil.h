@@ -2,7 +2,7 @@
  * testutil.h - helpers the unit tests share (tests/unit/testutil.c, linked
  * into the tests that list $(TESTUTIL) in mk/): run a program quietly, run git
  * in a folder, write a small file, read a monotonic clock, run the test
- * HTTP server, check a tensor.
+ * HTTP server, check a tensor, check a string member of a JSON object.
  */
 #ifndef KD_TESTUTIL_H
 #define KD_TESTUTIL_H
@@ -40,5 +40,11 @@ struct kd_tensor;
 /* Load t from file (tensor_load) and check it holds 0, 1, 2... (a bool
  * tensor: i % 2) in C order; fails the test otherwise. */
 void tu_expect_counting(const char *file, const struct kd_tensor *t);
+
+struct json_t;
+/* o's member key is the string want, or JSON null when want is NULL; fails
+ * the test otherwise, naming file (the fixture o was read from) and key. */
+void tu_expect_str(const struct json_t *o, const char *key, const char *want,
+		   const char *file);
 
 #endif
