@@ -28,7 +28,7 @@ import json,sys; r=json.load(open(sys.argv[1]))
 print(' '.join(s['step'] for s in r['stages'][0]['observations']['steps']))" "$1"; }
 
 ref cpu
-"$KD_BIN" check "$P" --stage compute --format json >"$KD_TMP/cpu.json" 2>"$KD_TMP/cpu.err"
+KD_PROBE_PERF=1 "$KD_BIN" check "$P" --stage compute --format json >"$KD_TMP/cpu.json" 2>"$KD_TMP/cpu.err"
 rc=$?
 check "cpu expected: the stage passes (exit 0)" [ "$rc" -eq 0 ]
 rows "$KD_TMP/cpu.json" >"$KD_TMP/cpu.rows"
@@ -38,7 +38,40 @@ check "cpu expected: no failing row" sh -c "! grep -q ' fail\$' '$KD_TMP/cpu.row
 check "cpu expected: the extension is imported and called" grep -qx "compute.ext.kdext pass" "$KD_TMP/cpu.rows"
 check "cpu expected: precision settings as information" grep -qx "compute.precision info" "$KD_TMP/cpu.rows"
 check "cpu expected: every step of the chain ran" [ "$(steps "$KD_TMP/cpu.json")" = \
-	"python import_torch precision backend device alloc h2d compute sync d2h agree ext" ]
+	"python import_torch precision backend device alloc h2d compute sync d2h agree perf ext libs" ]
+check "cpu expected: the product's throughput and the copy's bandwidth are rows" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
+m, c = rows['compute.perf-matmul'], rows['compute.perf-copy']
+assert m['status'] == 'info' and ' GFLOP/s on cpu, float32 256x256 (median of 5 windows' in m['observed'], m
+assert float(m['observed'].split()[0]) > 0 and float(c['observed'].split()[0]) > 0, c
+p = [s for s in r['stages'][0]['observations']['steps'] if s['step'] == 'perf'][0]
+assert len(p['gflops_windows']) == 5 and sorted(p['gflops_windows'])[2] == p['gflops'], p" "$KD_TMP/cpu.json"
+check "cpu expected: the libraries loaded, with their Debian packages" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
+x = rows['compute.libraries']; assert x['status'] == 'info' and ' Debian' in x['observed'], x
+g = rows['compute.lib.libgomp']['observed']
+assert g.startswith('/usr/lib/') and '(deb libgomp1:' in g, g
+libs = [s for s in r['stages'][0]['observations']['steps'] if s['step'] == 'libs'][0]
+assert libs['lib_warnings'] == [], libs['lib_warnings']
+assert any(l['owner'] == 'deb' and l['path'].endswith('/torch/_C.cpython-%d%d-%s.so' % (sys.version_info[0], sys.version_info[1], __import__('sysconfig').get_config_var('MULTIARCH'))) and l['package'] == 'python3-torch' for l in libs['libraries']), 'torch._C not owned by python3-torch'" "$KD_TMP/cpu.json"
+
+# a copy of the OpenMP runtime torch loads, first on LD_LIBRARY_PATH: the
+# probe names both copies (the one loaded and the one it shadows)
+GOMP=$($PY -c "
+import ctypes, torch
+for l in open('/proc/self/maps'):
+    if 'libgomp.so' in l: print(l.split()[-1]); break")
+mkdir -p "$KD_TMP/shadow"
+cp "$GOMP" "$KD_TMP/shadow/libgomp.so.1"
+SHADOW=$(cd "$KD_TMP/shadow" && pwd -P)
+LD_LIBRARY_PATH="$KD_TMP/shadow" "$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/shadow.json" 2>/dev/null
+check "a library on LD_LIBRARY_PATH shadowing torch's: the libraries row warns, naming both copies" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
+assert rows['compute.libraries']['status'] == 'warn', rows['compute.libraries']
+x = rows['compute.libraries.shadow.libgomp']
+assert x['status'] == 'warn' and x['observed'] == sys.argv[2] + '/libgomp.so.1 from LD_LIBRARY_PATH shadows ' + sys.argv[3], x
+assert rows['compute.lib.libgomp']['observed'].startswith(sys.argv[2] + '/libgomp.so.1 (loose'), rows['compute.lib.libgomp']" \
+	"$KD_TMP/shadow.json" "$SHADOW" "$GOMP"
 check "cpu expected: the probe ran in the project interpreter" \
 	grep -q "\"executable\": \"$P/.venv-rebuild/bin/python\"" "$KD_TMP/cpu.json"
 check "cpu expected: compute.yaml written" grep -q '^expected: cpu' "$P/kernodeck/compute.yaml"
@@ -54,7 +87,7 @@ rows "$KD_TMP/cuda.json" >"$KD_TMP/cuda.rows"
 check "cuda expected: the backend row fails" grep -qx "compute.backend fail" "$KD_TMP/cuda.rows"
 check "cuda expected: the reason is read from the build" grep -q "CPU-only build (torch.version.cuda and torch.version.hip are None" "$KD_TMP/cuda.json"
 check "cuda expected: nothing was computed on the CPU in its place" \
-	[ "$(steps "$KD_TMP/cuda.json")" = "python import_torch precision backend ext" ]
+	[ "$(steps "$KD_TMP/cuda.json")" = "python import_torch precision backend ext libs" ]
 check "cuda expected: the first error names its step" grep -q '"observed": "in step backend: StepFailed' "$KD_TMP/cuda.json"
 
 # a hang (the fault switch, in the first step: no torch import) and the timeout
