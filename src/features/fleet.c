@@ -41,7 +41,21 @@ status_name(enum fleet_node_status s)
 
 /* Checks whose observed value is a measurement that differs between any
  * two healthy machines: only their status is compared. */
-static const char *const status_only[] = { "compute.agreement", "collective.bandwidth" };
+static const char *const status_only[] = { "compute.agreement", "collective.bandwidth",
+					   "collective.rank", "collective.pairs", "collective.link" };
+
+/* Measurements judged against the fleet's median (higher is better), by
+ * prefix: the compute probe's throughputs (a device suffix may follow). */
+static const char *const measured_prefix[] = { "compute.perf-" };
+
+static int
+is_measured(const char *id)
+{
+	for (size_t i = 0; i < sizeof measured_prefix / sizeof measured_prefix[0]; i++)
+		if (strncmp(id, measured_prefix[i], strlen(measured_prefix[i])) == 0)
+			return 1;
+	return 0;
+}
 
 static int
 is_status_only(const char *id)
@@ -49,7 +63,29 @@ is_status_only(const char *id)
 	for (size_t i = 0; i < sizeof status_only / sizeof status_only[0]; i++)
 		if (strcmp(id, status_only[i]) == 0)
 			return 1;
-	return 0;
+	return is_measured(id);
+}
+
+/* The number that leads a measurement's observed text, or -1. */
+static double
+measured_value(const json_t *row)
+{
+	const char *obs = json_string_value(json_object_get(row, "observed"));
+	char *end;
+	double v;
+
+	if (obs == NULL)
+		return -1;
+	v = strtod(obs, &end);
+	return end > obs && v >= 0 ? v : -1;
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* The value two nodes must share: status and observed, with every number
@@ -162,6 +198,8 @@ fill_node(struct fleet_matrix *m, size_t j)
 
 	json_array_foreach(stages, a, st) {
 		const char *sid = json_string_value(json_object_get(st, "id"));
+		if (sid != NULL && strcmp(sid, FLEET_ENV_STAGE) == 0)
+			m->nodes[j].has_env = 1;
 		json_array_foreach(json_object_get(st, "rows"), b, row) {
 			const char *id = json_string_value(json_object_get(row, "id"));
 			struct fleet_check *c;
@@ -171,6 +209,49 @@ fill_node(struct fleet_matrix *m, size_t j)
 		}
 	}
 }
+
+/* A measurement: the nodes of the majority's status below the slow
+ * fraction of the median are outliers too (sorting the values: n log n). */
+static void
+judge_slow(struct fleet_matrix *m, struct fleet_check *c, char **key)
+{
+	double *v = calloc(m->nnodes ? m->nnodes : 1, sizeof *v), frac;
+	char *mk = c->majority >= 0 && key[c->majority] ? strdup(key[c->majority]) : NULL;
+	size_t n = 0;
+	int example = -1;
+
+	c->measured = 1;
+	for (size_t j = 0; v != NULL && j < m->nnodes; j++)
+		if (c->cell[j] != NULL && measured_value(c->cell[j]) >= 0)
+			v[n++] = measured_value(c->cell[j]);
+	if (n == 0 || mk == NULL) {
+		free(v);
+		free(mk);
+		return;
+	}
+	qsort(v, n, sizeof *v, dbl_cmp);
+	c->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	frac = m->slow > 0 ? m->slow : FLEET_SLOW_DEFAULT;
+	for (size_t j = 0; j < m->nnodes; j++) {
+		double x;
+		if (c->cell[j] == NULL || key[j] == NULL || strcmp(key[j], mk) != 0)
+			continue;   /* no row, or already an outlier by its status */
+		x = measured_value(c->cell[j]);
+		if (x >= 0 && x < frac * c->median) {
+			c->outliers[c->noutliers++] = j;
+			c->agree--;
+			m->nodes[j].differs = 1;
+		} else if (example < 0) {
+			example = (int)j;   /* the majority's example: a node not slow */
+		}
+	}
+	if (example >= 0)
+		c->majority = example;
+	free(mk);
+}
+
+static void judge_all(struct fleet_matrix *m);
 
 /* Majority and outliers of one check: one hash of the values, linear. */
 static void
@@ -199,8 +280,8 @@ judge_check(struct fleet_matrix *m, struct fleet_check *c)
 		}
 	}
 	c->agree = (size_t)best;
-	if (c->answered > c->agree)
-		c->outliers = calloc(c->answered - c->agree, sizeof *c->outliers);
+	if (c->answered > 0)
+		c->outliers = calloc(c->answered, sizeof *c->outliers);
 	for (size_t j = 0; j < m->nnodes && c->outliers != NULL; j++) {
 		if (c->cell[j] == NULL || key[j] == NULL || key[c->majority] == NULL ||
 		    strcmp(key[j], key[c->majority]) == 0)
@@ -208,6 +289,8 @@ judge_check(struct fleet_matrix *m, struct fleet_check *c)
 		c->outliers[c->noutliers++] = j;
 		m->nodes[j].differs = 1;
 	}
+	if (is_measured(c->id) && c->outliers != NULL)
+		judge_slow(m, c, key);
 out:
 	for (size_t j = 0; key != NULL && j < m->nnodes; j++)
 		free(key[j]);
@@ -223,6 +306,41 @@ fleet_build(struct fleet_matrix *m)
 	for (size_t j = 0; j < m->nnodes; j++)
 		if (m->nodes[j].file != NULL)
 			fill_node(m, j);
+	/* a variable a node with an env stage does not list is unset there */
+	if (m->unset_row == NULL)
+		m->unset_row = json_pack("{s:s, s:s}", "status", "info", "observed", FLEET_ENV_UNSET);
+	for (size_t i = 0; i < m->nchecks; i++) {
+		struct fleet_check *c = &m->checks[i];
+		if (strcmp(c->stage, FLEET_ENV_STAGE) != 0)
+			continue;
+		for (size_t j = 0; j < m->nnodes; j++)
+			if (c->cell[j] == NULL && m->nodes[j].has_env)
+				c->cell[j] = m->unset_row;
+	}
+	judge_all(m);
+}
+
+void
+fleet_set_slow(struct fleet_matrix *m, double slow)
+{
+	m->slow = slow;
+	for (size_t j = 0; j < m->nnodes; j++)
+		m->nodes[j].differs = 0;
+	for (size_t i = 0; i < m->nchecks; i++) {
+		struct fleet_check *c = &m->checks[i];
+		free(c->outliers);
+		c->outliers = NULL;
+		c->noutliers = c->answered = c->agree = 0;
+		c->majority = -1;
+		c->measured = 0;
+		c->median = 0;
+	}
+	judge_all(m);
+}
+
+static void
+judge_all(struct fleet_matrix *m)
+{
 	m->ndiffer = m->nfailed = m->nunreachable = 0;
 	for (size_t i = 0; i < m->nchecks; i++)
 		judge_check(m, &m->checks[i]);
@@ -263,6 +381,7 @@ fleet_matrix_free(struct fleet_matrix *m)
 	free(m->job);
 	free(m->folder);
 	json_decref(m->check_index);
+	json_decref(m->unset_row);
 	memset(m, 0, sizeof *m);
 }
 
@@ -436,6 +555,9 @@ difference_text(const struct fleet_matrix *m, const struct fleet_check *c)
 	}
 	if (c->noutliers > KD_FLEET_NAMED_OUTLIERS)
 		fprintf(fp, " and %zu more", c->noutliers - KD_FLEET_NAMED_OUTLIERS);
+	if (c->measured && c->median > 0)
+		fprintf(fp, ", below %.2g of the fleet's median %.4g;", m->slow > 0 ? m->slow :
+			FLEET_SLOW_DEFAULT, c->median);
 	fprintf(fp, " where %zu node%s ha%s %s (%s)", c->agree, c->agree == 1 ? "" : "s",
 		c->agree == 1 ? "s" : "ve", cell_str(maj, "observed"), cell_str(maj, "status"));
 	if (c->answered < m->nnodes)
@@ -487,6 +609,10 @@ difference_tree(const struct fleet_matrix *m, const struct fleet_check *c)
 	json_object_set_new(o, "majority", json_string(c->majority >= 0 ?
 			    cell_str(c->cell[c->majority], "observed") : ""));
 	json_object_set_new(o, "text", json_string(nz(text)));
+	if (c->measured) {
+		json_object_set_new(o, "median", json_real(c->median));
+		json_object_set_new(o, "slow_fraction", json_real(m->slow > 0 ? m->slow : FLEET_SLOW_DEFAULT));
+	}
 	free(text);
 	return o;
 }
