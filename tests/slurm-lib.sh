@@ -9,7 +9,8 @@
 #   SL_SLOW_NODE=NAME            set before slurm_start: that node's slurmd
 #                                starts inside a CPU cgroup of its own with a
 #                                fifth of a core (v1 cpu.cfs_quota_us or v2
-#                                cpu.max); its steps stay there (proctrack/
+#                                cpu.max) and a quarter of the default weight
+#                                (cpu.shares, cpu.weight); its steps stay there (proctrack/
 #                                linuxproc and task/none move nothing).
 #                                slurm_throttled says whether it worked.
 #   slurm_stop_node NAME         stops that node's slurmd (it stays in the
@@ -75,6 +76,10 @@ sl_cgroup() {
 	for _root in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
 		if [ -f "$_root/cpu.cfs_quota_us" ] && mkdir "$_root/$_name" 2>/dev/null; then
 			SL_CG="$_root/$_name"
+			# a quarter of the weight too: on a machine already loaded,
+			# where every task gets less than a fifth of a core, the
+			# node still gets less than the others
+			echo 256 >"$SL_CG/cpu.shares" 2>/dev/null
 			if echo 100000 >"$SL_CG/cpu.cfs_period_us" && echo 20000 >"$SL_CG/cpu.cfs_quota_us"; then
 				SL_CG_PROCS="$SL_CG/tasks"
 				return 0
@@ -87,6 +92,7 @@ sl_cgroup() {
 		echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 		if mkdir "/sys/fs/cgroup/$_name" 2>/dev/null; then
 			SL_CG="/sys/fs/cgroup/$_name"
+			echo 25 >"$SL_CG/cpu.weight" 2>/dev/null
 			if echo "20000 100000" >"$SL_CG/cpu.max"; then
 				SL_CG_PROCS="$SL_CG/cgroup.procs"
 				return 0

@@ -626,11 +626,13 @@ fleet_tree(const struct fleet_matrix *m)
 	fleet_summary(m, sum, sizeof sum);
 	json_object_set_new(t, "job", json_string(nz(m->job)));
 	json_object_set_new(t, "summary", json_string(sum));
+	size_t wf = with_file(m);
+
 	for (size_t j = 0; j < m->nnodes; j++)
 		json_array_append_new(nodes, node_tree(&m->nodes[j]));
 	for (size_t i = 0; i < m->nchecks; i++) {
 		const struct fleet_check *c = &m->checks[i];
-		if (c->noutliers > 0 || c->answered < with_file(m)) {
+		if (c->noutliers > 0 || c->answered < wf) {
 			json_array_append_new(diffs, difference_tree(m, c));
 		} else if (c->majority >= 0) {
 			json_t *o = json_object();
@@ -666,6 +668,7 @@ print_text(FILE *fp, const struct fleet_matrix *m)
 {
 	int cols = m->nnodes <= KD_FLEET_TEXT_COLUMNS;
 	char sum[256];
+	size_t wf = with_file(m);
 
 	fleet_summary(m, sum, sizeof sum);
 	fprintf(fp, "job ");
@@ -692,7 +695,7 @@ print_text(FILE *fp, const struct fleet_matrix *m)
 	for (size_t i = 0; i < m->nchecks; i++) {
 		const struct fleet_check *c = &m->checks[i];
 		const json_t *maj = c->majority >= 0 ? c->cell[c->majority] : NULL;
-		int differ = c->noutliers > 0 || c->answered < with_file(m);
+		int differ = c->noutliers > 0 || c->answered < wf;
 		if (!differ) {
 			fprintf(fp, "  %-4s %-26s ", cell_str(maj, "status"), c->id);
 			fprintf(fp, "all %zu node%s: ", c->agree, c->agree == 1 ? "" : "s");
@@ -746,9 +749,44 @@ stage_ids(const struct fleet_matrix *m)
 	return ids;
 }
 
+/* For each node, the checks where it is an outlier, in check order (one
+ * pass over the outliers: no node x outliers loop). */
+struct outlier_index {
+	size_t *first;   /* [nnodes + 1]: node j's checks are check[first[j]..first[j+1]) */
+	size_t *check;
+};
+
+static int
+outlier_index(const struct fleet_matrix *m, struct outlier_index *x)
+{
+	size_t total = 0, *fill;
+
+	x->first = calloc(m->nnodes + 1, sizeof *x->first);
+	for (size_t i = 0; i < m->nchecks; i++)
+		total += m->checks[i].noutliers;
+	x->check = calloc(total ? total : 1, sizeof *x->check);
+	fill = calloc(m->nnodes + 1, sizeof *fill);
+	if (x->first == NULL || x->check == NULL || fill == NULL) {
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nchecks; i++)
+		for (size_t k = 0; k < m->checks[i].noutliers; k++)
+			x->first[m->checks[i].outliers[k] + 1]++;
+	for (size_t j = 0; j < m->nnodes; j++)
+		x->first[j + 1] += x->first[j];
+	for (size_t i = 0; i < m->nchecks; i++)
+		for (size_t k = 0; k < m->checks[i].noutliers; k++) {
+			size_t j = m->checks[i].outliers[k];
+			x->check[x->first[j] + fill[j]++] = i;
+		}
+	free(fill);
+	return 0;
+}
+
 /* The failure message of node j's stage sid, or NULL when it passed. */
 static char *
-junit_failure(const struct fleet_matrix *m, size_t j, const char *sid)
+junit_failure(const struct fleet_matrix *m, size_t j, const char *sid, const struct outlier_index *x)
 {
 	const struct fleet_node *nd = &m->nodes[j];
 	const json_t *st;
@@ -766,15 +804,12 @@ junit_failure(const struct fleet_matrix *m, size_t j, const char *sid)
 		    strcmp(cell_str(st, "status"), "passed") != 0 &&
 		    strcmp(cell_str(st, "status"), "deviation") != 0)
 			fprintf(fp, "stage %s %s. ", sid, cell_str(st, "status"));
-	for (size_t i = 0; i < m->nchecks; i++) {
-		const struct fleet_check *c = &m->checks[i];
-		if (strcmp(c->stage, sid) != 0)
-			continue;
-		for (size_t k = 0; k < c->noutliers; k++)
-			if (c->outliers[k] == j)
-				fprintf(fp, "%s differs: %s (%s) where %zu nodes have %s. ", c->id,
-					cell_str(c->cell[j], "observed"), cell_str(c->cell[j], "status"),
-					c->agree, cell_str(c->cell[c->majority], "observed"));
+	for (size_t k = x->first[j]; k < x->first[j + 1]; k++) {
+		const struct fleet_check *c = &m->checks[x->check[k]];
+		if (strcmp(c->stage, sid) == 0)
+			fprintf(fp, "%s differs: %s (%s) where %zu nodes have %s. ", c->id,
+				cell_str(c->cell[j], "observed"), cell_str(c->cell[j], "status"),
+				c->agree, cell_str(c->cell[c->majority], "observed"));
 	}
 	fclose(fp);
 	if (len == 0) {
@@ -789,23 +824,33 @@ fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 {
 	json_t *ids = stage_ids(m), *id;
 	struct kd_junit j;
+	struct outlier_index x = { NULL, NULL };
 	size_t a, tests = 0, failures = 0;
+	int rc;
 
+	if (outlier_index(m, &x) != 0) {
+		free(x.first);
+		free(x.check);
+		json_decref(ids);
+		return kd_err_set(err, KD_EENV, path, 0, "out of memory");
+	}
 	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, n, json_string_value(id));
+			char *f = junit_failure(m, n, json_string_value(id), &x);
 			tests++;
 			failures += f != NULL;
 			free(f);
 		}
 	if (junit_begin(&j, path, "kernodeck fleet", tests, failures, -1, err) != 0) {
+		free(x.first);
+		free(x.check);
 		json_decref(ids);
 		return err->code;
 	}
 	junit_suite(&j, "fleet.", m->job, tests, failures, 0);
 	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, n, json_string_value(id));
+			char *f = junit_failure(m, n, json_string_value(id), &x);
 			struct kd_junit_case c = { .class_prefix = "kernodeck.fleet.",
 						   .class_name = m->nodes[n].name,
 						   .name = json_string_value(id), .failure = f };
@@ -814,7 +859,10 @@ fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 		}
 	junit_suite_end(&j);
 	json_decref(ids);
-	return junit_end(&j, path, err);
+	rc = junit_end(&j, path, err);
+	free(x.first);
+	free(x.check);
+	return rc;
 }
 
 char *

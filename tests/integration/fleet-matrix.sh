@@ -35,7 +35,7 @@ ok "a private Slurm with three nodes starts"
 # --- three nodes that agree, the default stages (system and compute): the
 # rebuild is done once, before the nodes run
 t0=$(date +%s)
-"$KD_BIN" fleet "$P" --nodes 3 --timeout 120 --junit "$KD_TMP/agree.xml" >"$KD_TMP/agree.txt" 2>"$KD_TMP/agree.err"
+"$KD_BIN" fleet "$P" --nodes 3 --slow 0.3 --timeout 120 --junit "$KD_TMP/agree.xml" >"$KD_TMP/agree.txt" 2>"$KD_TMP/agree.err"
 r=$?
 check "three nodes that agree: exit 0 (got $r)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/agree.err" | tail -20

@@ -13,7 +13,7 @@ need_slurm "fleet slow"
 P="$KD_TMP/proj"
 fleet_project "$P"
 # one thread per node task: the nodes share this machine's cores
-export OMP_NUM_THREADS=1 KD_TIMEOUT_COLLECTIVE=60
+export OMP_NUM_THREADS=1 KD_TIMEOUT_COLLECTIVE=240
 SL_SLOW_NODE=n3
 if ! slurm_start 3; then
 	notok "a private Slurm with three nodes starts"
@@ -26,7 +26,7 @@ if ! slurm_throttled; then
 fi
 ok "n3's slurmd runs in a cgroup with a fifth of a core ($SL_CG)"
 
-"$KD_BIN" fleet "$P" --nodes 3 --stage compute --collective --pairs --timeout 300 \
+"$KD_BIN" fleet "$P" --nodes 3 --stage compute --collective --pairs --timeout 500 \
 	--format json >"$KD_TMP/slow.json" 2>"$KD_TMP/slow.err"
 r=$?
 check "a slow node: exit 1 (got $r)" test "$r" -eq 1
