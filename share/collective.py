@@ -133,9 +133,15 @@ def pair_bandwidth(dist, torch, a, nodes, dev):
         for p in slow[1:]:
             common &= set((p["a"], p["b"]))
     what = ", ".join(label(p) for p in slow)
-    if slow and common and a.rank in common:
-        r = row("collective.link", False, "%s (%s) is in every slow pair: %s; the median pair %.4g GB/s" % (
-            "rank %d" % a.rank, name(nodes, a.rank), what, med), "no pair below %g of the median" % a.slow)
+    if len(slow) == 1 and a.rank in common:
+        # one slow pair: the link between them, not a node, is named
+        r = row("collective.link", False, "the link %s is slow; the median rank's median pair %.4g GB/s"
+                % (what, med), "no pair below %g of the median" % a.slow)
+        r["status"] = "warn"
+    elif slow and common and a.rank in common:
+        r = row("collective.link", False, "%s (%s) is in every slow pair: %s; the median rank's median "
+                "pair %.4g GB/s" % ("rank %d" % a.rank, name(nodes, a.rank), what, med),
+                "no pair below %g of the median" % a.slow)
         r["status"] = "warn"
     elif slow and not common and a.rank in set(x for p in slow for x in (p["a"], p["b"])):
         r = row("collective.link", False, "slow links with no node in common: %s; the median pair %.4g GB/s"

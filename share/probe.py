@@ -672,9 +672,22 @@ def wheel_owners(paths):
     return out
 
 
-# the lines of a dpkg file list that name a shared object (found in C, so
-# that the Python loop sees a few lines of each list, not every one)
-SO_LINE = re.compile(r"^/[^\n]*\.so[^\n/]*$", re.M)
+def so_lines(data):
+    """The lines of a dpkg file list (bytes) whose last component names a
+    shared object: found by searching for ".so" (in C), so that the Python
+    loop sees a few lines of each list, not every one."""
+    out = []
+    i = data.find(b".so")
+    while i >= 0:
+        start = data.rfind(b"\n", 0, i) + 1
+        end = data.find(b"\n", i)
+        if end < 0:
+            end = len(data)
+        line = data[start:end]
+        if b"/" not in line[line.rfind(b".so"):]:
+            out.append(line.decode("utf-8", "replace"))
+        i = data.find(b".so", end)
+    return out
 
 
 def deb_owners(paths, info="/var/lib/dpkg/info", status="/var/lib/dpkg/status"):
@@ -696,12 +709,10 @@ def deb_owners(paths, info="/var/lib/dpkg/info", status="/var/lib/dpkg/status"):
             break
         try:
             with open(os.path.join(info, f), "rb") as fh:
-                data = fh.read().decode("utf-8", "replace")
+                data = fh.read()
         except OSError:
             continue
-        if ".so" not in data:
-            continue
-        for line in SO_LINE.findall(data):
+        for line in so_lines(data):
             if line.rpartition("/")[2] not in by_name:
                 continue
             real = os.path.realpath(line)

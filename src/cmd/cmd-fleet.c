@@ -151,5 +151,18 @@ const struct kd_cmd_entry kd_cmd_fleet = {
 	.args = "[DIR]",
 	.args_after = "[-- SRUN_ARGS...]",
 	.opts = fleet_opts,
+	.help = "The same checks on every node of a Slurm allocation (srun, one task per\n"
+		"node; default stages system and compute), one matrix of what differs and\n"
+		"where: agreeing rows folded, the odd node named.  Rows are the stages'\n"
+		"checks, env.NAME (the variables that change a run; device visibility,\n"
+		"LD_LIBRARY_PATH and LD_PRELOAD even when unset), the compute probe's\n"
+		"throughputs compute.perf-matmul and compute.perf-copy (a node below\n"
+		"--slow FRACTION, default 0.8, of the fleet's median is named with its value\n"
+		"and the median) and compute.lib.NAME (the libraries its process loaded).\n"
+		"--collective adds an all-reduce (each rank's speed: collective.rank);\n"
+		"--pairs with it measures every pair of ranks (the ring beyond 16) and names\n"
+		"the node common to the slow pairs (collective.link).\n"
+		"Exit 0 every node passed and none differs; 1 a node failed, did not answer\n"
+		"or differs; 2 bad usage; 3 Slurm cannot be used.",
 	.exec = cmd_fleet,
 };

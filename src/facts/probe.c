@@ -356,7 +356,7 @@ perf_rows(const json_t *s, const char *id, struct kd_rows *rows)
 	snprintf(rid, sizeof rid, "compute.perf-matmul%s", dsuf);
 	r = kd_rows_addf(rows, rid, ok ? KD_R_INFO : KD_R_FAIL, "matrix product throughput",
 			 obs_compute_step_min_gflops(s) ? "at least the reference's minimum" : NULL,
-			 "%.4g GFLOP/s on %s, %s %lldx%lld (median of %lld windows of %g s)",
+			 "%.6g GFLOP/s on %s, %s %lldx%lld (median of %lld windows of %g s)",
 			 obs_compute_step_gflops(s), dev, or_str(obs_compute_step_dtype(s), "?"),
 			 (long long)obs_compute_step_n(s), (long long)obs_compute_step_n(s),
 			 (long long)obs_compute_step_windows(s), obs_compute_step_window_s(s));
@@ -365,7 +365,7 @@ perf_rows(const json_t *s, const char *id, struct kd_rows *rows)
 				 "a throttled or shared machine: look at its load, power cap and clocks");
 	snprintf(rid, sizeof rid, "compute.perf-copy%s", dsuf);
 	kd_rows_addf(rows, rid, KD_R_INFO, "memory copy bandwidth", NULL,
-		     "%.4g GB/s on %s (median of %lld windows of %g s)", obs_compute_step_copy_gbps(s),
+		     "%.6g GB/s on %s (median of %lld windows of %g s)", obs_compute_step_copy_gbps(s),
 		     dev, (long long)obs_compute_step_windows(s), obs_compute_step_window_s(s));
 }
 

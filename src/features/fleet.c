@@ -7,10 +7,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
@@ -461,6 +463,58 @@ load_node_file(const char *folder, const char *name, const char *run, char *why,
 	return NULL;
 }
 
+/* The node files of a folder, loaded side by side: parsing thousands of
+ * YAML files is most of a big matrix's time, and each is independent. */
+struct load_all {
+	const char *folder, *run;
+	char **names;
+	size_t n;
+	json_t **tree;       /* [n]: the file's tree, or NULL */
+	char **why;          /* [n]: why not (malloc'd), when tree[i] is NULL */
+	int *stale;          /* [n] */
+	size_t next;         /* the next file to take (atomic) */
+};
+
+static void *
+load_worker(void *u)
+{
+	struct load_all *l = u;
+	char why[5200];
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+		if (i >= l->n)
+			break;
+		why[0] = '\0';
+		l->tree[i] = load_node_file(l->folder, l->names[i], l->run, why, sizeof why, &l->stale[i]);
+		if (l->tree[i] == NULL)
+			l->why[i] = strdup(why);
+	}
+	return NULL;
+}
+
+#define FLEET_LOAD_THREADS 8    /* at most, and one per online CPU */
+#define FLEET_LOAD_MIN 64       /* files below which one thread loads them */
+
+static void
+load_files(struct load_all *l)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = cpus > 1 ? (size_t)cpus : 1, started = 0;
+	pthread_t th[FLEET_LOAD_THREADS];
+
+	if (nt > FLEET_LOAD_THREADS)
+		nt = FLEET_LOAD_THREADS;
+	if (l->n < FLEET_LOAD_MIN)
+		nt = 1;
+	for (size_t k = 1; k < nt; k++)
+		if (pthread_create(&th[started], NULL, load_worker, l) == 0)
+			started++;
+	load_worker(l);   /* this thread too; alone when none could start */
+	for (size_t k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+}
+
 int
 fleet_gather(struct fleet_matrix *m, const char *folder, const char *job,
 	     const char *const *expected, const char *const *reasons, size_t nexpected,
@@ -468,44 +522,69 @@ fleet_gather(struct fleet_matrix *m, const char *folder, const char *job,
 {
 	char **names = NULL, why[5200];
 	size_t n = 0;
-	json_t *seen = json_object();
-	int rc, stale;
+	json_t *seen = json_object();   /* name -> its index in names */
+	struct load_all l = { 0 };
+	int rc;
 
 	memset(m, 0, sizeof *m);
 	m->job = strdup(nz(job));
 	m->folder = strdup(folder);
 	m->check_index = json_object();
 	rc = list_node_files(folder, &names, &n, err);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		json_object_set_new(seen, names[i], json_true());
+	l.folder = folder;
+	l.run = run;
+	l.names = names;
+	l.n = rc == 0 ? n : 0;
+	l.tree = calloc(n ? n : 1, sizeof *l.tree);
+	l.why = calloc(n ? n : 1, sizeof *l.why);
+	l.stale = calloc(n ? n : 1, sizeof *l.stale);
+	if (l.tree == NULL || l.why == NULL || l.stale == NULL)
+		l.n = 0;
+	load_files(&l);
+	for (size_t i = 0; i < l.n; i++)
+		json_object_set_new(seen, names[i], json_integer((json_int_t)i));
 	for (size_t i = 0; rc == 0 && i < nexpected; i++) {
-		json_t *t = NULL;
+		json_t *t = NULL, *ix = json_object_get(seen, expected[i]);
+		int stale = 0, had = ix != NULL && json_is_integer(ix);
 		why[0] = '\0';
-		if (json_object_get(seen, expected[i]) != NULL) {
-			t = load_node_file(folder, expected[i], run, why, sizeof why, &stale);
+		if (had) {
+			size_t k = (size_t)json_integer_value(ix);
+			t = l.tree[k];
+			l.tree[k] = NULL;   /* taken */
+			stale = l.stale[k];
+			if (t == NULL)
+				snprintf(why, sizeof why, "%s", nz(l.why[k]));
 			json_object_set_new(seen, expected[i], json_false());
 		}
 		if (t == NULL && why[0] == '\0')
 			snprintf(why, sizeof why, "%s", reasons && reasons[i] ? reasons[i] :
 				 "no node file: the node did not answer");
 		fleet_add_node(m, expected[i], t, t ? NULL : why);
-		if (t == NULL && !stale && json_object_get(seen, expected[i]) == json_false() &&
-		    strncmp(why, "no answer", 9) != 0)
+		if (t == NULL && !stale && had && strncmp(why, "no answer", 9) != 0)
 			m->nodes[m->nnodes - 1].status = FLEET_FAILED;
 	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
 		json_t *t;
-		if (json_object_get(seen, names[i]) != json_true())
-			continue;
-		t = load_node_file(folder, names[i], run, why, sizeof why, &stale);
-		if (t == NULL && stale)
+		if (!json_is_integer(json_object_get(seen, names[i])))
+			continue;   /* an expected node, added above */
+		t = l.tree[i];
+		l.tree[i] = NULL;
+		if (t == NULL && l.stale[i])
 			continue;   /* an earlier run's node, not asked for now */
-		fleet_add_node(m, names[i], t, t ? NULL : why);
+		fleet_add_node(m, names[i], t, t ? NULL : nz(l.why[i]));
 		if (t == NULL)
 			m->nodes[m->nnodes - 1].status = FLEET_FAILED;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (l.tree != NULL)
+			json_decref(l.tree[i]);
+		if (l.why != NULL)
+			free(l.why[i]);
 		free(names[i]);
+	}
+	free(l.tree);
+	free(l.why);
+	free(l.stale);
 	free(names);
 	json_decref(seen);
 	if (rc == 0)
@@ -556,7 +635,7 @@ difference_text(const struct fleet_matrix *m, const struct fleet_check *c)
 	if (c->noutliers > KD_FLEET_NAMED_OUTLIERS)
 		fprintf(fp, " and %zu more", c->noutliers - KD_FLEET_NAMED_OUTLIERS);
 	if (c->measured && c->median > 0)
-		fprintf(fp, ", below %.2g of the fleet's median %.4g;", m->slow > 0 ? m->slow :
+		fprintf(fp, ", below %.2g of the fleet's median %.6g;", m->slow > 0 ? m->slow :
 			FLEET_SLOW_DEFAULT, c->median);
 	fprintf(fp, " where %zu node%s ha%s %s (%s)", c->agree, c->agree == 1 ? "" : "s",
 		c->agree == 1 ? "s" : "ve", cell_str(maj, "observed"), cell_str(maj, "status"));

@@ -2,8 +2,9 @@
 # tests/bench/fleet.sh - `kernodeck fleet` at scale (issues 19 and 30):
 #   1. the matrix of 4,096 generated node files (system, compute with its
 #      throughputs and libraries, env rows; a few outliers, slow nodes and a
-#      variable set on some nodes only), built by `kernodeck diff FOLDER`:
-#      target < 1 s;
+#      variable set on some nodes only), built and printed by `kernodeck diff
+#      FOLDER`: target < 1 s (and, for information, --format json, which
+#      also holds every node's rows);
 #   2. `kernodeck fleet` on three nodes of a private Slurm (tests/slurm-lib.sh)
 #      against one node's checks (`kernodeck check --stage rebuild`, found up
 #      to date, then `--stage system` and `--stage compute`): target <= 1.3x.
@@ -67,7 +68,7 @@ for i in range(n):
             "    observed: %.4g GB/s on cuda:0 (median of 5 windows of 0.2 s)" % (1500.0 + i % 11),
             "    expected: ''",
             "  - id: compute.libraries", "    status: info",
-            "    observed: 214 shared objects: 40 from wheels, 170 Debian, 0 conda, 4 loose",
+            "    observed: '214 shared objects: 40 from wheels, 170 Debian, 0 conda, 4 loose'",
             "    expected: ''"]
     for lib, path in (("libcudart", "nvidia/cuda_runtime/lib/libcudart.so.12 (wheel nvidia_cuda_runtime_cu12 12.4.127)"),
                       ("libcublas", "nvidia/cublas/lib/libcublas.so.12 (wheel nvidia_cublas_cu12 12.4.5.8)"),
@@ -92,11 +93,13 @@ for i in range(n):
 PYEOF
 "$KD_BIN" diff "$F" --format json >"$KD_TMP/m.json"
 ndiff=$(/usr/bin/python3 -c "import json,sys; t = json.load(open(sys.argv[1])); print(len(t['nodes']), len(t['differences']), t['differences'][0]['check'], len(t['differences'][0]['outliers']))" "$KD_TMP/m.json")
-t=$(median "$KD_BIN" diff "$F" --format json)
+t=$(median "$KD_BIN" diff "$F")
+tj=$(median "$KD_BIN" diff "$F" --format json)
 met=$(awk -v t="$t" 'BEGIN { print (t < 1.0) ? "yes" : "no" }')
 echo "| what | input | kernodeck | alternative | ratio (wall) | ratio (CPU) | target | met | load |"
 echo "|---|---|---|---|---|---|---|---|---|"
 echo "| fleet matrix (kernodeck diff FOLDER) | $N node files, 42 checks | ${t} s | - | - | - | < 1 s | $met | $(load) |"
+echo "| the same, --format json (every node's rows too: $(($(wc -c <"$KD_TMP/m.json") / 1048576)) MiB) | $N node files | ${tj} s | - | - | - | - | - | $(load) |"
 echo "- the matrix of $N nodes: nodes, differences, first difference, its outliers: $ndiff"
 
 if ! command -v srun >/dev/null 2>&1 || ! /usr/bin/python3 -c "import torch" 2>/dev/null; then

@@ -14,9 +14,10 @@ $PY -m venv --system-site-packages --without-pip "$P/.venv-rebuild"
 SP=$("$P/.venv-rebuild/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 printf 'def version():\n    return "kdext 1.0"\n' >"$SP/kdext.py"
 
-ref() { # backend
+ref() { # backend [min_gflops]
 	printf 'schema: 1\nsystem:\n  backend: %s\ncompute:\n  extensions:\n    - module: kdext\n      call: version\n' \
 		"$1" >"$P/kernodeck/reference.yaml"
+	[ -z "${2:-}" ] || printf '  min_gflops: %s\n' "$2" >>"$P/kernodeck/reference.yaml"
 }
 # rows FILE: "id status" per row of the (only) stage in a JSON report
 rows() { $PY -c "
@@ -64,7 +65,18 @@ for l in open('/proc/self/maps'):
 mkdir -p "$KD_TMP/shadow"
 cp "$GOMP" "$KD_TMP/shadow/libgomp.so.1"
 SHADOW=$(cd "$KD_TMP/shadow" && pwd -P)
+# (the same run: a reference whose expected minimum no CPU reaches fails
+# the timed product, without KD_PROBE_PERF)
+ref cpu 1000000000
 LD_LIBRARY_PATH="$KD_TMP/shadow" "$KD_BIN" check "$P" --stage compute --quiet --format json >"$KD_TMP/shadow.json" 2>/dev/null
+rc=$?
+ref cpu
+check "compute.min_gflops above this machine: the stage fails (exit $rc) at compute.perf-matmul" $PY -c "
+import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
+x = rows['compute.perf-matmul']
+assert x['status'] == 'fail' and x['expected'] == 'at least the reference\'s minimum', x
+assert 'under the reference\'s minimum 1e+09' in x['first_error'], x
+assert sys.argv[2] == '1'" "$KD_TMP/shadow.json" "$rc"
 check "a library on LD_LIBRARY_PATH shadowing torch's: the libraries row warns, naming both copies" $PY -c "
 import json,sys; r=json.load(open(sys.argv[1])); rows={x['id']: x for x in r['stages'][0]['rows']}
 assert rows['compute.libraries']['status'] == 'warn', rows['compute.libraries']

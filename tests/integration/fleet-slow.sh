@@ -41,7 +41,7 @@ check "the text names n3's value and the median" /usr/bin/python3 -c "
 import json, sys
 t = json.load(open(sys.argv[1]))
 d = [d for d in t['differences'] if d['check'] == 'compute.perf-matmul'][0]
-assert d['text'].startswith('n3: ' + d['values']['n3'] + ' (info), below 0.8 of the fleet') and ' median %.4g;' % d['median'] in d['text'], d['text']" "$KD_TMP/slow.json"
+assert d['text'].startswith('n3: ' + d['values']['n3'] + ' (info), below 0.8 of the fleet') and ' median %.6g;' % d['median'] in d['text'], d['text']" "$KD_TMP/slow.json"
 is "$KD_TMP/slow.json" "[d['outliers'] for d in t['differences'] if d['check'] == 'collective.rank']" "[['n3']]" \
 	"collective.rank: n3 the slow rank"
 is "$KD_TMP/slow.json" "[d['outliers'] for d in t['differences'] if d['check'] == 'collective.link']" "[['n3']]" \
