@@ -16,7 +16,8 @@ expected device: device, alloc, h2d (host to device), compute (a float32
 matrix product), sync, d2h (device to host), agree (the product against a
 float64 CPU result, within a stated bound), and with --perf or
 --min-gflops perf (the throughput of a product in --dtype and of a copy,
-medians over timed windows); then one "ext" step per
+medians over timed windows; on a GPU machine the CPU's too, after the
+devices); then one "ext" step per
 --ext MODULE[:FUNC] (imported, FUNC called with no argument); then libs (the
 shared objects the process mapped, their owners, and the warnings: two
 copies of one library, one from LD_LIBRARY_PATH shadowing another); and a
@@ -594,10 +595,14 @@ class Probe:
             facts = self.step("backend", self.s_backend)
             ok = facts is not None
             if ok:
-                for name in self.devices(facts):
+                names = self.devices(facts)
+                for name in names:
                     if not self.chain(name):
                         ok = False
                         break
+                if ok and self.timed and "cpu" not in names:
+                    # the host's CPU is timed too on a GPU machine
+                    self.step("perf", lambda: self.perf(self.torch.device("cpu")), device="cpu")
             for spec in self.exts:
                 if self.extension(spec) is None:
                     ok = False

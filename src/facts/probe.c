@@ -342,10 +342,10 @@ rows_have_fail(const struct kd_rows *rows, size_t from)
 }
 
 /* The perf step's rows: compute.perf-matmul and compute.perf-copy (with the
- * device's suffix), measurements whose numbers lead the observed text (the
+ * device's suffix; .cpu for the host's CPU on a GPU machine), measurements whose numbers lead the observed text (the
  * fleet compares them against the fleet's median, fleet.c). */
 static void
-perf_rows(const json_t *s, const char *id, struct kd_rows *rows)
+perf_rows(const json_t *s, const char *id, const char *expected, struct kd_rows *rows)
 {
 	const char *dsuf = id + strlen("compute.perf");
 	int ok = obs_compute_step_ok(s);
@@ -353,6 +353,9 @@ perf_rows(const json_t *s, const char *id, struct kd_rows *rows)
 	char rid[300];
 	struct kd_row *r;
 
+	/* the host's CPU timed on a GPU machine: .cpu, apart from cuda:0's rows */
+	if (strcmp(dev, "cpu") == 0 && expected != NULL && strcmp(expected, "cpu") != 0)
+		dsuf = ".cpu";
 	snprintf(rid, sizeof rid, "compute.perf-matmul%s", dsuf);
 	r = kd_rows_addf(rows, rid, ok ? KD_R_INFO : KD_R_FAIL, "matrix product throughput",
 			 obs_compute_step_min_gflops(s) ? "at least the reference's minimum" : NULL,
@@ -452,7 +455,7 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 
 	step_id(s, name, id, sizeof id, &label);
 	if (strcmp(name, "perf") == 0 && obs_compute_step_gflops(s) > 0) {
-		perf_rows(s, id, rows);
+		perf_rows(s, id, expected, rows);
 		return;
 	}
 	if (strcmp(name, "libs") == 0) {

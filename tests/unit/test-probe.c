@@ -330,7 +330,7 @@ test_feed_edges(void **state)
 }
 
 /* A GPU node's perf and libs steps (the shapes share/probe.py prints): the
- * throughputs lead their rows, two copies of cuBLAS warn with both paths,
+ * throughputs lead their rows (the host CPU's apart, .cpu), two copies of cuBLAS warn with both paths,
  * each notable library is a row with its owner and version. */
 static void
 test_perf_and_libs_rows(void **state)
@@ -339,6 +339,8 @@ test_perf_and_libs_rows(void **state)
 		"{\"step\": \"agree\", \"ok\": true, \"ms\": 1, \"device\": \"cuda:0\", \"max_abs_error\": 1e-6, \"bound\": 1e-3}\n"
 		"{\"step\": \"perf\", \"ok\": true, \"ms\": 2100, \"device\": \"cuda:0\", \"dtype\": \"bfloat16\", "
 		"\"n\": 4096, \"windows\": 5, \"window_s\": 0.2, \"gflops\": 612345.5, \"copy_gbps\": 1834.25}\n"
+		"{\"step\": \"perf\", \"ok\": true, \"ms\": 2100, \"device\": \"cpu\", \"dtype\": \"bfloat16\", "
+		"\"n\": 256, \"windows\": 5, \"window_s\": 0.2, \"gflops\": 98.5, \"copy_gbps\": 12.5}\n"
 		"{\"step\": \"libs\", \"ok\": true, \"ms\": 80, \"available\": true, \"count\": 3, \"libraries\": ["
 		"{\"path\": \"/v/nvidia/cublas/lib/libcublas.so.12\", \"base\": \"libcublas\", \"owner\": \"wheel\", "
 		"\"package\": \"nvidia_cublas_cu12\", \"version\": \"12.4.5.8\", \"file_version\": \"12\"}, "
@@ -360,6 +362,8 @@ test_perf_and_libs_rows(void **state)
 	assert_string_equal(r->observed, "612346 GFLOP/s on cuda:0, bfloat16 4096x4096 (median of 5 windows of 0.2 s)");
 	assert_string_equal(must_find(&rows, "compute.perf-copy")->observed,
 			    "1834.25 GB/s on cuda:0 (median of 5 windows of 0.2 s)");
+	assert_string_equal(must_find(&rows, "compute.perf-matmul.cpu")->observed,
+			    "98.5 GFLOP/s on cpu, bfloat16 256x256 (median of 5 windows of 0.2 s)");
 	r = must_find(&rows, "compute.libraries");
 	assert_int_equal(r->status, KD_R_WARN);
 	assert_string_equal(r->observed, "3 shared objects: 1 from wheels, 1 Debian, 0 conda, 1 loose; see the warnings");
