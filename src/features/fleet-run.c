@@ -22,6 +22,7 @@
 #include "kernodeck/fleet-run.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/redact.h"
 #include "kernodeck/run.h"
 #include "kernodeck/runenv.h"
 #include "kernodeck/runner.h"
@@ -115,13 +116,18 @@ static void
 env_row(json_t *rows, const char *name, int always)
 {
 	const char *v = getenv(name);
-	char id[128], shown[1024];
+	char id[128], shown[1024], *red = NULL;
+	size_t rl = 0;
 
 	if (v == NULL && !always)
 		return;
 	snprintf(id, sizeof id, "env.%s", name);
-	/* a value from a prolog or a start-up file: cleaned of control bytes */
-	termout_str(v ? v : FLEET_ENV_UNSET, 0, shown, sizeof shown);
+	/* a value from a prolog or a start-up file: redacted (no credential
+	 * reaches the node file) and cleaned of control bytes */
+	if (v != NULL && (red = redact_text(v, strlen(v), &rl)) == NULL)
+		v = "(not shown: out of memory)";
+	termout_str(red ? red : v ? v : FLEET_ENV_UNSET, 0, shown, sizeof shown);
+	free(red);
 	json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s}", "id", id, "status",
 					      kd_rstat_name(KD_R_INFO), "observed", shown,
 					      "expected", ""));
