@@ -11,8 +11,20 @@ and measures the time and the bus bandwidth (algorithm bandwidth times
 2(n-1)/n, as nccl-tests count it).  A rank that does not join within the
 timeout is named by its rank and node.
 
+Each rank also times a fixed piece of local work between two barriers
+(RANK_WORK: a sum over a tensor, repeated) and the ranks share their
+times: a rank slower than --slow times the median's speed is named
+(collective.rank, a warning on that rank).  With --pairs, every pair of
+ranks (the ring neighbours only, r and r+1, beyond PAIRS_ALL ranks)
+exchanges PAIR_BYTES back and forth PAIR_ROUNDS times, one pair at a time,
+and the bandwidth of each pair is shared: the pairs below --slow times the
+median over the ranks of each rank's median pair are slow links, and the node common to every slow pair is named
+(collective.link, a warning on that rank); each rank's own row
+collective.pairs lists its pairs.
+
 It prints one JSON object on its last line:
-  {"rank", "world", "backend", "ok", "first_error", "rows": [kernodeck rows]}
+  {"rank", "world", "backend", "ok", "first_error", "rows": [kernodeck rows],
+   "rank_rate": [every rank's sums per second], "pairs": [{"a", "b", "gbps"}]}
 """
 import argparse
 import json
@@ -22,7 +34,124 @@ import sys
 import time
 
 SIZES = (1 << 10, 1 << 16, 1 << 20)   # elements of float32: 4 KiB, 256 KiB, 4 MiB
+RANK_WORK = (1 << 18, 0.5)            # elements summed, seconds (a window)
+PAIRS_ALL = 16                        # every pair up to this many ranks, then the ring
+PAIR_BYTES = 4 << 20
+PAIR_ROUNDS = 16
 
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def name(nodes, r):
+    return nodes[r] if r < len(nodes) else "rank %d" % r
+
+
+def rank_times(dist, torch, a, nodes, dev):
+    """Every rank's speed at the same local work (sums per second over a
+    window of RANK_WORK[1] s: a throttled rank is slow over a window even
+    when one sum is not), and this rank's row."""
+    x = torch.ones(RANK_WORK[0], dtype=torch.float32, device=dev)
+    dist.barrier()
+    t0 = time.perf_counter()
+    k = 0
+    while True:
+        x.sum()
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        k += 1
+        el = time.perf_counter() - t0
+        if el >= RANK_WORK[1]:
+            break
+    mine = round(k / el, 3)
+    got = [None] * a.world
+    dist.all_gather_object(got, mine)
+    med = median(got)
+    slow = [r for r in range(a.world) if got[r] < a.slow * med]
+    expected = "at least %g of the median rank's speed" % a.slow
+    if a.rank in slow:
+        r = row("collective.rank", False, "rank %d (%s) ran %.4g sums/s where the median rank ran %.4g"
+                % (a.rank, name(nodes, a.rank), mine, med), expected)
+        r["status"] = "warn"
+    else:
+        r = row("collective.rank", True, "%.4g sums/s (median rank %.4g)%s" % (
+            mine, med, "; slow: " + ", ".join("rank %d (%s)" % (q, name(nodes, q)) for q in slow) if slow else ""),
+            expected)
+    return got, r
+
+
+def pair_list(world):
+    if world <= PAIRS_ALL:
+        return [(i, j) for i in range(world) for j in range(i + 1, world)]
+    return [(i, (i + 1) % world) for i in range(world)]
+
+
+def pair_bandwidth(dist, torch, a, nodes, dev):
+    """Each pair, one at a time: a buffer sent back and forth; the shared
+    list of {a, b, gbps}, this rank's rows."""
+    buf = torch.ones(PAIR_BYTES // 4, dtype=torch.float32, device=dev)
+    mine = []
+    for (i, j) in pair_list(a.world):
+        dist.barrier()
+        if a.rank not in (i, j):
+            continue
+        peer = j if a.rank == i else i
+        t0 = time.perf_counter()
+        for _ in range(PAIR_ROUNDS):
+            if a.rank == i:
+                dist.send(buf, peer)
+                dist.recv(buf, peer)
+            else:
+                dist.recv(buf, peer)
+                dist.send(buf, peer)
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        if a.rank == i:
+            mine.append({"a": i, "b": j, "gbps": round(2 * PAIR_ROUNDS * PAIR_BYTES / dt / 1e9, 4)})
+    dist.barrier()
+    got = [None] * a.world
+    dist.all_gather_object(got, mine)
+    pairs = sorted((p for g in got for p in g), key=lambda p: (p["a"], p["b"]))
+    # the reference: the median over the ranks of each rank's median pair
+    # (a slow node is in most pairs of a small world: their plain median
+    # would be one of its own)
+    per = [median([p["gbps"] for p in pairs if r in (p["a"], p["b"])])
+           for r in range(a.world) if any(r in (p["a"], p["b"]) for p in pairs)]
+    med = median(per) if per else 0.0
+    slow = [p for p in pairs if p["gbps"] < a.slow * med]
+    label = lambda p: "%s-%s %.4g GB/s" % (name(nodes, p["a"]), name(nodes, p["b"]), p["gbps"])
+    own = [p for p in pairs if a.rank in (p["a"], p["b"])]
+    rows = [row("collective.pairs", True, "%s (the median rank's median pair %.4g GB/s)" % (
+        ", ".join(label(p) for p in own), med), "measured")]
+    common = None
+    if slow:
+        common = set((slow[0]["a"], slow[0]["b"]))
+        for p in slow[1:]:
+            common &= set((p["a"], p["b"]))
+    what = ", ".join(label(p) for p in slow)
+    if len(slow) == 1 and a.rank in common:
+        # one slow pair: the link between them, not a node, is named
+        r = row("collective.link", False, "the link %s is slow; the median rank's median pair %.4g GB/s"
+                % (what, med), "no pair below %g of the median" % a.slow)
+        r["status"] = "warn"
+    elif slow and common and a.rank in common:
+        r = row("collective.link", False, "%s (%s) is in every slow pair: %s; the median rank's median "
+                "pair %.4g GB/s" % ("rank %d" % a.rank, name(nodes, a.rank), what, med),
+                "no pair below %g of the median" % a.slow)
+        r["status"] = "warn"
+    elif slow and not common and a.rank in set(x for p in slow for x in (p["a"], p["b"])):
+        r = row("collective.link", False, "slow links with no node in common: %s; the median pair %.4g GB/s"
+                % (what, med), "no pair below %g of the median" % a.slow)
+        r["status"] = "warn"
+    else:
+        r = row("collective.link", True, "no slow link of this rank%s" % (
+            "; slow: " + what if slow else ""), "no pair below %g of the median" % a.slow)
+    rows.append(r)
+    return pairs, rows
 
 def row(id_, ok, observed, expected, error=None):
     r = {"id": id_, "status": "pass" if ok else "fail",
@@ -85,6 +214,8 @@ def main():
     p.add_argument("--nodes", default="")
     p.add_argument("--port-file", required=True)
     p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--pairs", action="store_true")
+    p.add_argument("--slow", type=float, default=0.8)
     a = p.parse_args()
     nodes = a.nodes.split(",") if a.nodes else []
     if os.environ.get("KD_FAULT_COLLECTIVE_ABSENT"):
@@ -157,10 +288,18 @@ def main():
     rows.append(row("collective.bandwidth", True,
                     ", ".join("%d KiB %.3f ms %.3f GB/s" % (r["bytes"] // 1024, r["ms"], r["busbw_gbps"]) for r in results),
                     "measured"))
+    rank_rate, r = rank_times(dist, torch, a, nodes, dev)
+    rows.append(r)
+    pairs = None
+    if a.pairs:
+        pairs, prow = pair_bandwidth(dist, torch, a, nodes, dev)
+        rows.extend(prow)
     dist.barrier()
     dist.destroy_process_group()
     out = {"rank": a.rank, "world": a.world, "backend": a.backend, "ok": ok, "first_error": first_error,
-           "sizes": results, "rows": rows}
+           "sizes": results, "rows": rows, "rank_rate": rank_rate}
+    if pairs is not None:
+        out["pairs"] = pairs
     print(json.dumps(out), flush=True)
     return 0
 

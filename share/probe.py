@@ -14,9 +14,14 @@ ends, so that a crash or a hang still tells how far it got:
 Steps, in order: python, import_torch, precision, backend, then for each
 expected device: device, alloc, h2d (host to device), compute (a float32
 matrix product), sync, d2h (device to host), agree (the product against a
-float64 CPU result, within a stated bound); then one "ext" step per
---ext MODULE[:FUNC] (imported, FUNC called with no argument); and a final
-{"step": "end", "ok": ..., "first_error": {...}} line.  A failed step has
+float64 CPU result, within a stated bound), and with --perf or
+--min-gflops perf (the throughput of a product in --dtype and of a copy,
+medians over timed windows; on a GPU machine the CPU's too, after the
+devices); then one "ext" step per
+--ext MODULE[:FUNC] (imported, FUNC called with no argument); then libs (the
+shared objects the process mapped, their owners, and the warnings: two
+copies of one library, one from LD_LIBRARY_PATH shadowing another); and a
+final {"step": "end", "ok": ..., "first_error": {...}} line.  A failed step has
 "ok": false and "error": {"type", "message"}; the device chain stops at the
 first failure.
 
@@ -40,6 +45,9 @@ import argparse
 import json
 import math
 import os
+import re
+import statistics
+import sysconfig
 import sys
 import time
 import traceback
@@ -51,6 +59,21 @@ VISIBILITY_VARS = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_
                    "GPU_DEVICE_ORDINAL", "NVIDIA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK")
 MATRIX_N = 64
 MESSAGE_CAP = 2000
+# The performance step: a matrix product of PERF_N (CPU) or PERF_N_GPU for
+# PERF_WINDOWS windows of PERF_WINDOW_S seconds each, and a copy of
+# PERF_COPY_BYTES; the throughput of each window, and their median.
+PERF_N = 256
+PERF_N_GPU = 4096
+PERF_WINDOWS = 5
+PERF_WINDOW_S = 0.2
+PERF_COPY_BYTES = 16 << 20
+# Libraries named one by one in the rows (the rest are in compute.yaml):
+# the CUDA and ROCm runtimes and math libraries, NCCL, OpenMP, BLAS.
+LIB_NOTABLE = ("libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc",
+               "libcufft", "libcusparse", "libcusolver", "libcurand", "libamdhip64",
+               "librocblas", "libMIOpen", "librccl", "libhipblaslt", "libgomp", "libiomp5",
+               "libomp", "libopenblas", "libblas", "liblapack", "libmkl_rt", "libmkl_core",
+               "libtorch_cpu", "libtorch_cuda", "libc10")
 
 
 class StepFailed(Exception):
@@ -98,9 +121,12 @@ def emit(obj):
 
 
 class Probe:
-    def __init__(self, expect, exts):
+    def __init__(self, expect, exts, dtype="float32", min_gflops=None, perf=False):
         self.expect = expect
         self.exts = exts
+        self.dtype = dtype
+        self.min_gflops = min_gflops
+        self.timed = perf or min_gflops is not None
         self.first_error = None
         self.torch = None
         fault = os.environ.get("KD_PROBE_FAULT", "")
@@ -451,12 +477,70 @@ class Probe:
                 raise exc
             return data
 
-        for step, fn in (("device", s_device), ("alloc", s_alloc), ("h2d", s_h2d),
-                         ("compute", s_compute), ("sync", s_sync), ("d2h", s_d2h),
-                         ("agree", s_agree)):
+        def s_perf():
+            return self.perf(st["dev"])
+
+        steps = [("device", s_device), ("alloc", s_alloc), ("h2d", s_h2d),
+                 ("compute", s_compute), ("sync", s_sync), ("d2h", s_d2h), ("agree", s_agree)]
+        if self.timed:
+            steps.append(("perf", s_perf))
+        for step, fn in steps:
             if self.step(step, fn, **tag) is None:
                 return False
         return True
+
+    def windows(self, dev, fn):
+        """Calls per second of fn in each of PERF_WINDOWS windows of
+        PERF_WINDOW_S seconds: a throttled machine (a CPU quota, a power
+        cap) is slow over a window even when single calls are not."""
+        rates = []
+        for _ in range(PERF_WINDOWS):
+            t0 = time.perf_counter()
+            k = 0
+            while True:
+                fn()
+                self.synchronize(dev)
+                k += 1
+                el = time.perf_counter() - t0
+                if el >= PERF_WINDOW_S:
+                    break
+            rates.append(k / el)
+        return rates
+
+    def perf(self, dev):
+        """The throughput of a matrix product in the reference's dtype and
+        of a memory copy on dev: the median over the windows."""
+        torch = self.torch
+        n = PERF_N if dev.type == "cpu" else PERF_N_GPU
+        dtype_name = self.dtype
+        dt = getattr(torch, dtype_name, None)
+        if not isinstance(dt, torch.dtype) or not dt.is_floating_point:
+            dtype_name, dt = "float32", torch.float32
+        g = torch.Generator().manual_seed(99)
+        a = torch.randn((n, n), generator=g).to(dev).to(dt)
+        b = torch.randn((n, n), generator=g).to(dev).to(dt)
+        try:
+            a @ b
+        except RuntimeError:  # a dtype this device cannot multiply
+            dtype_name, a, b = "float32", a.float(), b.float()
+        self.synchronize(dev)
+        flops = 2.0 * n ** 3
+        gf = [r * flops / 1e9 for r in self.windows(dev, lambda: a @ b)]
+        src = torch.empty(PERF_COPY_BYTES, dtype=torch.uint8, device=dev).fill_(1)
+        dst = torch.empty_like(src)
+        gb = [r * 2 * PERF_COPY_BYTES / 1e9 for r in self.windows(dev, lambda: dst.copy_(src))]
+        data = {"dtype": dtype_name, "n": n, "windows": PERF_WINDOWS, "window_s": PERF_WINDOW_S,
+                "gflops": round(statistics.median(gf), 3), "gflops_windows": [round(x, 3) for x in gf],
+                "copy_bytes": PERF_COPY_BYTES, "copy_gbps": round(statistics.median(gb), 3),
+                "copy_gbps_windows": [round(x, 3) for x in gb], "threads": torch.get_num_threads()}
+        if self.min_gflops is not None:
+            data["min_gflops"] = self.min_gflops
+            if data["gflops"] < self.min_gflops:
+                exc = StepFailed("the matrix product ran at %.3g GFLOP/s, under the reference's "
+                                 "minimum %.3g" % (data["gflops"], self.min_gflops), "slow")
+                exc.data = data
+                raise exc
+        return data
 
     def reduced_precision(self, dev):
         torch = self.torch
@@ -483,6 +567,25 @@ class Probe:
             return out
         return self.step("ext", run, module=module)
 
+    # --- the libraries the process mapped ---
+
+    def s_libs(self):
+        try:
+            paths = mapped_libraries()
+        except OSError as exc:
+            return {"available": False, "reason": str(exc)[:MESSAGE_CAP]}
+        owners = conda_owners(paths)
+        owners.update(wheel_owners(paths))
+        owners.update(deb_owners([p for p in paths if p not in owners]))
+        libs = []
+        for p in paths:
+            kind, package, version = owners.get(p, ("loose", None, None))
+            libs.append({"path": p, "base": lib_base(p), "owner": kind, "package": package,
+                         "version": version, "file_version": file_version(p)})
+        torch_dir = os.path.dirname(getattr(self.torch, "__file__", "") or "") if self.torch else ""
+        return {"available": True, "count": len(libs), "libraries": libs,
+                "lib_warnings": lib_warnings(libs, torch_dir)}
+
     def run(self):
         ok = self.step("python", self.s_python) is not None
         if ok:
@@ -492,16 +595,223 @@ class Probe:
             facts = self.step("backend", self.s_backend)
             ok = facts is not None
             if ok:
-                for name in self.devices(facts):
+                names = self.devices(facts)
+                for name in names:
                     if not self.chain(name):
                         ok = False
                         break
+                if ok and self.timed and "cpu" not in names:
+                    # the host's CPU is timed too on a GPU machine
+                    self.step("perf", lambda: self.perf(self.torch.device("cpu")), device="cpu")
             for spec in self.exts:
                 if self.extension(spec) is None:
                     ok = False
+            self.step("libs", self.s_libs)
         ok = ok and self.first_error is None
         emit({"step": "end", "ok": ok, "expected": self.expect, "first_error": self.first_error})
         return 0 if ok else 1
+
+
+def lib_base(path):
+    """The library a file is a copy of: libgomp of libgomp.so.1.0.0 and of a
+    wheel's vendored libgomp-a34b3233.so.1."""
+    base = os.path.basename(path).split(".so", 1)[0]
+    m = re.match(r"^(.*)-[0-9a-f]{8}$", base)
+    return m.group(1) if m else base
+
+
+def file_version(path):
+    """1.0.0 of libgomp.so.1.0.0, or None."""
+    m = re.search(r"\.so\.([0-9][0-9.]*)$", os.path.basename(path))
+    return m.group(1) if m else None
+
+
+def mapped_libraries():
+    """The shared objects this process mapped (/proc/self/maps), in order."""
+    out, seen = [], set()
+    with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            parts = line.rstrip("\n").split(None, 5)
+            if len(parts) < 6 or not parts[5].startswith("/"):
+                continue
+            path = parts[5]
+            if path.endswith(" (deleted)"):
+                path = path[:-10]
+            if ".so" not in os.path.basename(path) or path in seen:
+                continue
+            seen.add(path)
+            out.append(path)
+    return out
+
+
+def wheel_owners(paths):
+    """path -> ("wheel", name, version) from the RECORD files of the
+    dist-info folders of the site folders that hold a mapped library."""
+    want, roots, out = set(paths), set(), {}
+    for sp in sys.path:
+        if not sp or not os.path.isdir(sp):
+            continue
+        real = os.path.join(os.path.realpath(sp), "")
+        if any(p.startswith(real) for p in paths):
+            roots.add(real)
+    for root in sorted(roots):
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue
+        for d in names:
+            if not d.endswith(".dist-info"):
+                continue
+            name, _, version = d[:-len(".dist-info")].partition("-")
+            try:
+                with open(os.path.join(root, d, "RECORD"), encoding="utf-8", errors="replace") as fh:
+                    for line in fh:
+                        rel = line.split(",", 1)[0]
+                        if ".so" not in rel:
+                            continue
+                        full = os.path.realpath(os.path.join(root, rel))
+                        if full in want:
+                            out[full] = ("wheel", name, version or None)
+            except OSError:
+                continue
+    return out
+
+
+def so_lines(data):
+    """The lines of a dpkg file list (bytes) whose last component names a
+    shared object: found by searching for ".so" (in C), so that the Python
+    loop sees a few lines of each list, not every one."""
+    out = []
+    i = data.find(b".so")
+    while i >= 0:
+        start = data.rfind(b"\n", 0, i) + 1
+        end = data.find(b"\n", i)
+        if end < 0:
+            end = len(data)
+        line = data[start:end]
+        if b"/" not in line[line.rfind(b".so"):]:
+            out.append(line.decode("utf-8", "replace"))
+        i = data.find(b".so", end)
+    return out
+
+
+def deb_owners(paths, info="/var/lib/dpkg/info", status="/var/lib/dpkg/status"):
+    """path -> ("deb", package, version) from dpkg's file lists (read, not
+    one dpkg -S per file) and its status file."""
+    out = {}
+    if not paths or not os.path.isdir(info):
+        return out
+    by_name = {}
+    for p in paths:
+        by_name.setdefault(os.path.basename(p), set()).add(p)
+    pending = set(paths)
+    try:
+        lists = sorted(f for f in os.listdir(info) if f.endswith(".list"))
+    except OSError:
+        return out
+    for f in lists:
+        if not pending:
+            break
+        try:
+            with open(os.path.join(info, f), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        for line in so_lines(data):
+            if line.rpartition("/")[2] not in by_name:
+                continue
+            real = os.path.realpath(line)
+            if real in pending:
+                out[real] = ["deb", f[:-5], None]
+                pending.discard(real)
+    wanted = {v[1].partition(":")[0] for v in out.values()}
+    versions = {}
+    try:
+        with open(status, encoding="utf-8", errors="replace") as fh:
+            pkg = arch = None
+            for line in fh:
+                if line.startswith("Package: "):
+                    pkg, arch = line[9:].strip(), None
+                elif line.startswith("Architecture: "):
+                    arch = line[14:].strip()
+                elif line.startswith("Version: ") and pkg in wanted:
+                    versions[pkg] = versions[pkg + ":" + str(arch)] = line[9:].strip()
+    except OSError:
+        pass
+    for v in out.values():
+        v[2] = versions.get(v[1]) or versions.get(v[1].partition(":")[0])
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def conda_owners(paths):
+    """path -> ("conda", name, version) from the prefix's conda-meta."""
+    out = {}
+    for prefix in {os.environ.get("CONDA_PREFIX") or "", sys.prefix, sys.base_prefix}:
+        meta = os.path.join(prefix, "conda-meta") if prefix else ""
+        if not meta or not os.path.isdir(meta):
+            continue
+        want = set(paths)
+        for f in sorted(os.listdir(meta)):
+            if not f.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(meta, f), encoding="utf-8") as fh:
+                    rec = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            for rel in rec.get("files") or []:
+                if isinstance(rel, str) and ".so" in rel:
+                    full = os.path.realpath(os.path.join(prefix, rel))
+                    if full in want:
+                        out[full] = ("conda", rec.get("name"), rec.get("version"))
+    return out
+
+
+def lib_warnings(libs, torch_dir):
+    """Two copies of one library mapped at once, and a library loaded from
+    LD_LIBRARY_PATH where PyTorch (its lib folder, the nvidia wheels) or
+    the system's library folders hold another copy."""
+    warn = []
+    by_base = {}
+    for lib in libs:
+        if lib["base"].startswith("lib"):
+            by_base.setdefault(lib["base"], []).append(lib["path"])
+    for base, ps in sorted(by_base.items()):
+        if len(ps) > 1:
+            warn.append({"kind": "duplicate", "library": base, "paths": ps,
+                         "message": "two copies of %s in one process: %s" % (base, " and ".join(ps))})
+    ldlp = [os.path.realpath(d) for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    if not ldlp:
+        return warn
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    homes = []
+    if torch_dir:
+        homes.append(os.path.join(torch_dir, "lib"))
+        nv = os.path.join(os.path.dirname(torch_dir), "nvidia")
+        if os.path.isdir(nv):
+            homes += sorted(os.path.join(nv, d, "lib") for d in os.listdir(nv))
+    for d in ("/usr/lib/" + multiarch, "/lib/" + multiarch, "/usr/lib64", "/usr/lib", "/lib"):
+        if d not in homes:
+            homes.append(d)
+    listing = {}
+    for lib in libs:
+        if os.path.dirname(lib["path"]) not in ldlp or len(by_base.get(lib["base"], [])) > 1:
+            continue
+        for home in homes:
+            if home not in listing:
+                try:
+                    listing[home] = sorted(os.listdir(home))
+                except OSError:
+                    listing[home] = []
+            other = [os.path.realpath(os.path.join(home, f)) for f in listing[home]
+                     if lib_base(f) == lib["base"] and ".so" in f]
+            other = sorted({o for o in other if o != lib["path"] and os.path.isfile(o)})
+            if other:
+                warn.append({"kind": "shadow", "library": lib["base"],
+                             "paths": [lib["path"], other[0]],
+                             "message": "%s from LD_LIBRARY_PATH shadows %s" % (lib["path"], other[0])})
+                break
+    return warn
 
 
 def main(argv=None):
@@ -511,8 +821,14 @@ def main(argv=None):
                     help="the backend the reference expects")
     ap.add_argument("--ext", action="append", default=[], metavar="MODULE[:FUNC]",
                     help="an extension to import (and FUNC to call with no argument)")
+    ap.add_argument("--perf", action="store_true",
+                    help="time the product and a copy (the perf step; also with --min-gflops)")
+    ap.add_argument("--dtype", default="float32",
+                    help="the dtype of the timed matrix product (the reference's)")
+    ap.add_argument("--min-gflops", type=float, default=None, metavar="GFLOPS",
+                    help="fail the performance step below this throughput")
     args = ap.parse_args(argv)
-    return Probe(args.expect, args.ext).run()
+    return Probe(args.expect, args.ext, args.dtype, args.min_gflops, args.perf).run()
 
 
 if __name__ == "__main__":

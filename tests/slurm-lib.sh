@@ -6,6 +6,13 @@
 #                                state folders under $KD_TMP/slurm; waits
 #                                until every node is idle.  Returns 1 (with a
 #                                line on stderr) when Slurm does not come up.
+#   SL_SLOW_NODE=NAME            set before slurm_start: that node's slurmd
+#                                starts inside a CPU cgroup of its own with a
+#                                fifth of a core (v1 cpu.cfs_quota_us or v2
+#                                cpu.max) and a quarter of the default weight
+#                                (cpu.shares, cpu.weight); its steps stay there (proctrack/
+#                                linuxproc and task/none move nothing).
+#                                slurm_throttled says whether it worked.
 #   slurm_stop_node NAME         stops that node's slurmd (it stays in the
 #                                configuration: the controller still counts it)
 #   slurm_stop                   stops every daemon started here (also run
@@ -53,6 +60,55 @@ slurm_stop() {
 		done
 	fi
 	SL_PIDS=""
+	if [ -n "${SL_CG:-}" ] && [ -d "$SL_CG" ]; then
+		# every process left it above; a cgroup goes when it is empty
+		_i=0
+		while ! rmdir "$SL_CG" 2>/dev/null && [ "$_i" -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	fi
+}
+
+# A CPU cgroup with a fifth of a core (v1: cpu.cfs_quota_us, v2: cpu.max),
+# in $SL_CG; the file a pid is written to in $SL_CG_PROCS.  1 when neither
+# can be made here.
+sl_cgroup() {
+	SL_CG=""
+	_name="kd-slurm-$$-$1"
+	for _root in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
+		if [ -f "$_root/cpu.cfs_quota_us" ] && mkdir "$_root/$_name" 2>/dev/null; then
+			SL_CG="$_root/$_name"
+			# a quarter of the weight too: on a machine already loaded,
+			# where every task gets less than a fifth of a core, the
+			# node still gets less than the others
+			echo 256 >"$SL_CG/cpu.shares" 2>/dev/null
+			if echo 100000 >"$SL_CG/cpu.cfs_period_us" && echo 20000 >"$SL_CG/cpu.cfs_quota_us"; then
+				SL_CG_PROCS="$SL_CG/tasks"
+				return 0
+			fi
+			rmdir "$SL_CG"
+			SL_CG=""
+		fi
+	done
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		if mkdir "/sys/fs/cgroup/$_name" 2>/dev/null; then
+			SL_CG="/sys/fs/cgroup/$_name"
+			echo 25 >"$SL_CG/cpu.weight" 2>/dev/null
+			if echo "20000 100000" >"$SL_CG/cpu.max"; then
+				SL_CG_PROCS="$SL_CG/cgroup.procs"
+				return 0
+			fi
+			rmdir "$SL_CG"
+			SL_CG=""
+		fi
+	fi
+	return 1
+}
+
+# Is the slow node's slurmd in its cgroup, with the quota?
+slurm_throttled() {
+	[ -n "${SL_CG:-}" ] || return 1
+	eval "_pid=\${SL_PID_$SL_SLOW_NODE:-}"
+	[ -n "$_pid" ] && grep -qx "$_pid" "$SL_CG_PROCS" 2>/dev/null
 }
 trap 'slurm_stop; rm -rf "$KD_TMP"' EXIT
 trap 'exit 130' INT TERM
@@ -118,7 +174,13 @@ slurm_start() {
 	SL_PIDS="$SL_PIDS $!"
 	_i=1
 	while [ "$_i" -le "$_n" ]; do
-		"$(sl_sbin slurmd)" -D -N "n$_i" >"$SL/log/slurmd-n$_i.out" 2>&1 &
+		if [ "n$_i" = "${SL_SLOW_NODE:-}" ] && sl_cgroup "n$_i"; then
+			# the shell enters the cgroup, then becomes slurmd (the same pid)
+			SL_CGP=$SL_CG_PROCS sh -c 'echo $$ >"$SL_CGP" && exec "$@"' sh \
+				"$(sl_sbin slurmd)" -D -N "n$_i" >"$SL/log/slurmd-n$_i.out" 2>&1 &
+		else
+			"$(sl_sbin slurmd)" -D -N "n$_i" >"$SL/log/slurmd-n$_i.out" 2>&1 &
+		fi
 		eval "SL_PID_n$_i=$!"
 		SL_PIDS="$SL_PIDS $!"
 		_i=$((_i + 1))

@@ -17,10 +17,17 @@
 #include "kernodeck/report.h"
 #include "kernodeck/stage.h"
 
+/* How many ranks --pairs measures every pair of; beyond, the ring
+ * neighbours (share/collective.py's PAIRS_ALL). */
+#define FLEET_PAIRS_ALL 16
+
 /* A node task: run the stages (indices) on this node and write its node
- * file.  Returns 0 when the file was written, else KD_E* with err. */
+ * file; collective: the all-reduce (pairs: and the pairs' bandwidth, slow:
+ * the fraction of the median below which a rank or link is slow).
+ * Returns 0 when the file was written, else KD_E* with err. */
 int fleet_node_task(const char *dir, const char *state_dir, const char *job, const char *run,
-		    const int *stages, int nstages, int collective, struct kd_err *err);
+		    const int *stages, int nstages, int collective, int pairs, double slow,
+		    struct kd_err *err);
 
 struct fleet_opts {
 	const char *dir, *state_dir;
@@ -28,11 +35,13 @@ struct fleet_opts {
 	int stages[KD_NSTAGES];
 	int nstages;
 	int collective;
+	int pairs;                 /* --pairs: with the collective, every pair's bandwidth */
 	enum kd_format fmt;
 	const char *junit;
 	char *const *srun_args;
 	int nsrun_args;
 	double timeout_s;          /* the node tasks' budget */
+	double slow;               /* --slow FRACTION, or 0: FLEET_SLOW_DEFAULT */
 	int quiet;
 };
 /* The whole command: rebuild once, srun the node tasks, gather, print.

@@ -20,6 +20,10 @@
  *     - id: system
  *       status: passed
  *       rows: [{id, status, observed, expected, first_error}]
+ *     - id: env            the run-changing variables (runenv.h) set on the
+ *       status: passed     node, and the device-visibility and loader ones
+ *       rows: [{id: env.CUDA_VISIBLE_DEVICES, status: info, observed: VALUE}]
+ *                          (observed "unset" when not set)
  *     collective: {...}    with --collective: share/collective.py's report
  *
  * written atomically.  A node task opens the project without the lock and
@@ -30,7 +34,9 @@
  * taken out (" in 12 ms"); rows where every answering node agrees are
  * folded; where they differ the most common value is the majority and every
  * other node is named.  A node with no file (down, killed, too slow) is
- * unreachable.  Building it is linear in nodes x checks (a hash per check).
+ * unreachable.  An env.NAME row a node with an env stage lacks is "unset"
+ * there, so a variable a prolog sets on one node only names that node.
+ * Building it is linear in nodes x checks (a hash per check).
  */
 #ifndef KD_FLEET_H
 #define KD_FLEET_H
@@ -48,6 +54,14 @@
 #define KD_FLEET_NAMED_OUTLIERS 8
 /* A node or job name: [A-Za-z0-9._-], not starting with '.' */
 #define KD_FLEET_NAME_MAX 64
+/* The node file's stage of environment rows, and the value of a variable
+ * that is not set. */
+#define FLEET_ENV_STAGE "env"
+#define FLEET_ENV_UNSET "unset"
+/* A measurement row (compute.perf-matmul, compute.perf-copy: the number
+ * leads its observed text, higher is better) names the nodes below this
+ * fraction of the fleet's median (`fleet --slow FRACTION`). */
+#define FLEET_SLOW_DEFAULT 0.8
 
 enum fleet_node_status { FLEET_PASSED, FLEET_FAILED, FLEET_UNREACHABLE };
 
@@ -57,6 +71,7 @@ struct fleet_node {
 	char *reason;        /* unreachable or unreadable: why; else NULL */
 	json_t *file;        /* the node file's tree, or NULL */
 	int differs;         /* an outlier in at least one row */
+	int has_env;         /* the node file has the env stage */
 };
 
 struct fleet_check {
@@ -68,6 +83,8 @@ struct fleet_check {
 	size_t answered;     /* nodes with a row */
 	size_t noutliers;
 	size_t *outliers;    /* node indices */
+	int measured;        /* a measurement: judged against the median */
+	double median;       /* its median over the nodes that answered */
 };
 
 struct fleet_matrix {
@@ -78,7 +95,9 @@ struct fleet_matrix {
 	struct fleet_check *checks;
 	size_t nchecks, capchecks;
 	json_t *check_index; /* check id -> index (integer) */
+	json_t *unset_row;   /* the cell of an env.NAME row a node lacks */
 	size_t ndiffer, nfailed, nunreachable;
+	double slow;         /* 0: FLEET_SLOW_DEFAULT */
 };
 
 /* Gather folder (STATE_DIR/fleet/JOB): one column per name in expected
@@ -93,6 +112,8 @@ int fleet_gather(struct fleet_matrix *m, const char *folder, const char *job,
 /* Build the rows, fold them and find outliers (after fleet_gather or
  * fleet_add_node). */
 void fleet_build(struct fleet_matrix *m);
+/* Judge again with another slow fraction (0 < slow <= 1). */
+void fleet_set_slow(struct fleet_matrix *m, double slow);
 /* Add one node from a tree (steals file; NULL: unreachable for reason). */
 void fleet_add_node(struct fleet_matrix *m, const char *name, json_t *file, const char *reason);
 void fleet_matrix_free(struct fleet_matrix *m);

@@ -23,6 +23,11 @@
  *                         device, or null
  *   text[], text_dropped  what the probe printed that was not a step line
  *   argv, cwd, timeout    how the probe was run
+ *   steps[] perf          per device: the matrix product's GFLOP/s and the
+ *                         copy's GB/s, medians over timed windows
+ *   steps[] libs          the shared objects mapped (path, owner: wheel,
+ *                         deb, conda or loose, package, version) and
+ *                         lib_warnings (two copies; LD_LIBRARY_PATH shadowing)
  */
 #ifndef KD_OBS_COMPUTE_H
 #define KD_OBS_COMPUTE_H
@@ -92,6 +97,34 @@
 	X(str, formula, "formula", KD_OBS_OPT) \
 	X(str, module, "module", KD_OBS_OPT)               /* ext */ \
 	X(str, call, "call", KD_OBS_OPT) \
+	X(num, gflops, "gflops", KD_OBS_OPT)               /* perf */ \
+	X(num, copy_gbps, "copy_gbps", KD_OBS_OPT) \
+	X(str, dtype, "dtype", KD_OBS_OPT) \
+	X(int, n, "n", KD_OBS_OPT) \
+	X(int, windows, "windows", KD_OBS_OPT) \
+	X(num, window_s, "window_s", KD_OBS_OPT) \
+	X(any, min_gflops, "min_gflops", KD_OBS_OPT) \
+	X(bool, available, "available", KD_OBS_OPT)        /* libs */ \
+	X(str, reason, "reason", KD_OBS_OPT) \
+	X(int, count, "count", KD_OBS_OPT) \
+	X(arr, libraries, "libraries", KD_OBS_OPT) \
+	X(arr, lib_warnings, "lib_warnings", KD_OBS_OPT) \
+	/* end */
+
+/* One element of a libs step's libraries: obs_compute_lib_NAME(l), and of
+ * its lib_warnings: obs_compute_libwarn_NAME(w). */
+#define KD_OBS_COMPUTE_LIB(X) \
+	X(str, path, "path", 0) \
+	X(str, base, "base", 0) \
+	X(str, owner, "owner", 0) \
+	X(str, package, "package", KD_OBS_OPT) \
+	X(str, version, "version", KD_OBS_OPT) \
+	X(str, file_version, "file_version", KD_OBS_OPT) \
+	/* end */
+#define KD_OBS_COMPUTE_LIBWARN(X) \
+	X(str, kind, "kind", 0) \
+	X(str, library, "library", 0) \
+	X(str, message, "message", 0) \
 	/* end */
 
 /* One element of a backend step's devices: obs_compute_device_NAME(d). */
@@ -111,6 +144,12 @@ KD_OBS_COMPUTE_STEP(KD_OBS_G)
 #undef KD_OBS_G
 #define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(compute_device, type, name, path, flags)
 KD_OBS_COMPUTE_DEVICE(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(compute_lib, type, name, path, flags)
+KD_OBS_COMPUTE_LIB(KD_OBS_G)
+#undef KD_OBS_G
+#define KD_OBS_G(type, name, path, flags) KD_OBS_GETTER(compute_libwarn, type, name, path, flags)
+KD_OBS_COMPUTE_LIBWARN(KD_OBS_G)
 #undef KD_OBS_G
 
 #endif

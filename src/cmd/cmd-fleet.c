@@ -70,6 +70,7 @@ cmd_fleet(int argc, char **argv)
 			break;
 		case 's': if (add_stage(&o, optarg) != 0) return KD_EXIT_USAGE; break;
 		case 'c': o.collective = 1; break;
+		case 'P': o.pairs = 1; break;
 		case 'j': o.junit = optarg; break;
 		case 'd': o.state_dir = optarg; break;
 		case 'q': o.quiet = 1; break;
@@ -82,6 +83,17 @@ cmd_fleet(int argc, char **argv)
 			}
 			o.timeout_s = (double)v;
 			break;
+		case 'S': {
+			char *end;
+			double f = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' || !(f > 0 && f <= 1)) {
+				fprintf(stderr, "kernodeck fleet: --slow wants a fraction of the fleet's "
+					"median in (0, 1], not \"%s\"\n", optarg);
+				return KD_EXIT_USAGE;
+			}
+			o.slow = f;
+			break;
+		}
 		case 'f':
 			if (report_parse_format(optarg, &o.fmt) != 0) {
 				fprintf(stderr, "kernodeck fleet: unknown format \"%s\" (text, yaml or json)\n", optarg);
@@ -96,6 +108,8 @@ cmd_fleet(int argc, char **argv)
 		o.dir = argv[optind++];
 	if (optind < ac)
 		return cmd_usage_error(e, "one project folder at most");
+	if (o.pairs && !o.collective)
+		return cmd_usage_error(e, "--pairs measures the collective's links: give --collective too");
 	if (o.nstages == 0 && !node_task) {
 		add_stage(&o, kd_stage_system.id);
 		add_stage(&o, kd_stage_compute.id);
@@ -105,7 +119,7 @@ cmd_fleet(int argc, char **argv)
 		struct kd_err err = { 0 };
 		char buf[1400];
 		int rc = fleet_node_task(o.dir, o.state_dir, NULL, run ? run : "0", o.stages,
-					 o.nstages, o.collective, &err);
+					 o.nstages, o.collective, o.pairs, o.slow, &err);
 		if (rc != 0) {
 			const char *n = getenv("SLURMD_NODENAME");
 			fprintf(stderr, "kernodeck fleet node %s: error: %s\n", n ? n : "?",
@@ -120,6 +134,8 @@ static const struct kd_opt fleet_opts[] = {
 	{ "nodes", 'n', "N", 0 },
 	{ "stage", 's', "ID", KD_OPT_MANY },
 	{ "collective", 'c', NULL, 0 },
+	{ "pairs", 'P', NULL, 0 },
+	{ "slow", 'S', "FRACTION", 0 },
 	{ "format", 'f', "text|yaml|json", 0 },
 	{ "junit", 'j', "FILE", 0 },
 	{ "timeout", 't', "SECONDS", 0 },
@@ -135,5 +151,18 @@ const struct kd_cmd_entry kd_cmd_fleet = {
 	.args = "[DIR]",
 	.args_after = "[-- SRUN_ARGS...]",
 	.opts = fleet_opts,
+	.help = "The same checks on every node of a Slurm allocation (srun, one task per\n"
+		"node; default stages system and compute), one matrix of what differs and\n"
+		"where: agreeing rows folded, the odd node named.  Rows are the stages'\n"
+		"checks, env.NAME (the variables that change a run; device visibility,\n"
+		"LD_LIBRARY_PATH and LD_PRELOAD even when unset), the compute probe's\n"
+		"throughputs compute.perf-matmul and compute.perf-copy (a node below\n"
+		"--slow FRACTION, default 0.8, of the fleet's median is named with its value\n"
+		"and the median) and compute.lib.NAME (the libraries its process loaded).\n"
+		"--collective adds an all-reduce (each rank's speed: collective.rank);\n"
+		"--pairs with it measures every pair of ranks (the ring beyond 16) and names\n"
+		"the node common to the slow pairs (collective.link).\n"
+		"Exit 0 every node passed and none differs; 1 a node failed, did not answer\n"
+		"or differs; 2 bad usage; 3 Slurm cannot be used.",
 	.exec = cmd_fleet,
 };

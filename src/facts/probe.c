@@ -201,6 +201,8 @@ static const struct {
 	{ "sync", "sync", "synchronisation" },
 	{ "d2h", "d2h", "device-to-host transfer" },
 	{ "agree", "agreement", "product agrees with float64 on the CPU" },
+	{ "perf", "perf", "throughput of a product and a copy" },
+	{ "libs", "libraries", "libraries loaded" },
 	{ "ext", "ext", "extension imports and runs" },
 };
 
@@ -300,6 +302,7 @@ reason_hint(const char *reason)
 		{ "no-device", "check the driver (nvidia-smi or rocm-smi), the device nodes (/dev/nvidia*, /dev/kfd) and, in a container, that GPUs are passed through" },
 		{ "arch-not-in-list", "this PyTorch was not built for this GPU: install a build whose arch list includes it" },
 		{ "disagree", "the device computes wrong results: check the driver, ECC errors and the precision flags" },
+		{ "slow", "a throttled or shared machine: look at its load, power cap and clocks" },
 	};
 
 	for (size_t i = 0; reason != NULL && i < sizeof hints / sizeof hints[0]; i++)
@@ -338,6 +341,108 @@ rows_have_fail(const struct kd_rows *rows, size_t from)
 	return 0;
 }
 
+/* The perf step's rows: compute.perf-matmul and compute.perf-copy (with the
+ * device's suffix; .cpu for the host's CPU on a GPU machine), measurements whose numbers lead the observed text (the
+ * fleet compares them against the fleet's median, fleet.c). */
+static void
+perf_rows(const json_t *s, const char *id, const char *expected, struct kd_rows *rows)
+{
+	const char *dsuf = id + strlen("compute.perf");
+	int ok = obs_compute_step_ok(s);
+	const char *dev = or_str(obs_compute_step_device(s), "?");
+	char rid[300];
+	struct kd_row *r;
+
+	/* the host's CPU timed on a GPU machine: .cpu, apart from cuda:0's rows */
+	if (strcmp(dev, "cpu") == 0 && expected != NULL && strcmp(expected, "cpu") != 0)
+		dsuf = ".cpu";
+	snprintf(rid, sizeof rid, "compute.perf-matmul%s", dsuf);
+	r = kd_rows_addf(rows, rid, ok ? KD_R_INFO : KD_R_FAIL, "matrix product throughput",
+			 obs_compute_step_min_gflops(s) ? "at least the reference's minimum" : NULL,
+			 "%.6g GFLOP/s on %s, %s %lldx%lld (median of %lld windows of %g s)",
+			 obs_compute_step_gflops(s), dev, or_str(obs_compute_step_dtype(s), "?"),
+			 (long long)obs_compute_step_n(s), (long long)obs_compute_step_n(s),
+			 (long long)obs_compute_step_windows(s), obs_compute_step_window_s(s));
+	if (!ok)
+		kd_row_set_error(r, obs_compute_step_error_message(s),
+				 "a throttled or shared machine: look at its load, power cap and clocks");
+	snprintf(rid, sizeof rid, "compute.perf-copy%s", dsuf);
+	kd_rows_addf(rows, rid, KD_R_INFO, "memory copy bandwidth", NULL,
+		     "%.6g GB/s on %s (median of %lld windows of %g s)", obs_compute_step_copy_gbps(s),
+		     dev, (long long)obs_compute_step_windows(s), obs_compute_step_window_s(s));
+}
+
+/* Is base one of the libraries named in a row of its own? */
+static int
+lib_notable(const char *base)
+{
+	static const char *const notable[] = {
+		"libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libnvrtc",
+		"libcufft", "libcusparse", "libcusolver", "libcurand", "libamdhip64", "librocblas",
+		"libMIOpen", "librccl", "libhipblaslt", "libgomp", "libiomp5", "libomp",
+		"libopenblas", "libblas", "liblapack", "libmkl_rt", "libmkl_core", "libtorch_cpu",
+		"libtorch_cuda", "libc10",
+	};
+
+	for (size_t i = 0; base != NULL && i < sizeof notable / sizeof notable[0]; i++)
+		if (strcmp(base, notable[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The libs step's rows: compute.libraries (how many, by owner; a warning
+ * when two copies of a library or an LD_LIBRARY_PATH shadow were seen), one
+ * warning row per such case, and compute.lib.BASE for the runtimes and math
+ * libraries (CUDA, ROCm, NCCL, OpenMP, BLAS, PyTorch's own). */
+static void
+libs_rows(const json_t *s, struct kd_rows *rows)
+{
+	const json_t *libs = obs_compute_step_libraries(s), *warns = obs_compute_step_lib_warnings(s);
+	const json_t *l;
+	size_t i, deb = 0, wheel = 0, conda = 0, loose = 0;
+	char id[300];
+
+	if (!obs_compute_step_ok(s) || !obs_compute_step_available(s)) {
+		kd_rows_addf(rows, "compute.libraries", KD_R_INFO, "libraries loaded", NULL,
+			     "not read: %s", or_str(obs_compute_step_reason(s),
+						    or_str(obs_compute_step_error_message(s), "?")));
+		return;
+	}
+	json_array_foreach(libs, i, l) {
+		const char *o = or_str(obs_compute_lib_owner(l), "");
+		deb += strcmp(o, "deb") == 0;
+		wheel += strcmp(o, "wheel") == 0;
+		conda += strcmp(o, "conda") == 0;
+		loose += strcmp(o, "loose") == 0;
+	}
+	kd_rows_addf(rows, "compute.libraries", json_array_size(warns) ? KD_R_WARN : KD_R_INFO,
+		     "libraries loaded", json_array_size(warns) ? "one copy of each, none shadowed" : NULL,
+		     "%zu shared objects: %zu from wheels, %zu Debian, %zu conda, %zu loose%s",
+		     json_array_size(libs), wheel, deb, conda, loose,
+		     json_array_size(warns) ? "; see the warnings" : "");
+	json_array_foreach(warns, i, l) {
+		struct kd_row *r;
+		snprintf(id, sizeof id, "compute.libraries.%s.%s", or_str(obs_compute_libwarn_kind(l), "?"),
+			 or_str(obs_compute_libwarn_library(l), "?"));
+		r = kd_rows_add(rows, id, KD_R_WARN, "one copy of each library",
+				or_str(obs_compute_libwarn_message(l), "?"), "one copy", NULL);
+		kd_row_set_error(r, obs_compute_libwarn_message(l),
+				 "the loaded library is not the one the build was made with: remove the "
+				 "folder from LD_LIBRARY_PATH, or the extra copy");
+	}
+	json_array_foreach(libs, i, l) {
+		const char *pkg = obs_compute_lib_package(l), *ver = obs_compute_lib_version(l);
+		if (!lib_notable(obs_compute_lib_base(l)))
+			continue;
+		snprintf(id, sizeof id, "compute.lib.%s", obs_compute_lib_base(l));
+		if (kd_rows_find(rows, id) != NULL)
+			continue;   /* a second copy: named by its warning */
+		kd_rows_addf(rows, id, KD_R_INFO, obs_compute_lib_base(l), NULL, "%s (%s%s%s%s%s)",
+			     obs_compute_lib_path(l), or_str(obs_compute_lib_owner(l), "?"),
+			     pkg ? " " : "", or_str(pkg, ""), ver ? " " : "", or_str(ver, ""));
+	}
+}
+
 /* One row for one step object. */
 static void
 step_row(const json_t *s, const char *expected, struct kd_rows *rows)
@@ -349,6 +454,14 @@ step_row(const json_t *s, const char *expected, struct kd_rows *rows)
 	struct kd_row *row;
 
 	step_id(s, name, id, sizeof id, &label);
+	if (strcmp(name, "perf") == 0 && obs_compute_step_gflops(s) > 0) {
+		perf_rows(s, id, expected, rows);
+		return;
+	}
+	if (strcmp(name, "libs") == 0) {
+		libs_rows(s, rows);
+		return;
+	}
 	if (strcmp(name, "precision") == 0) {
 		if (ok)
 			precision_observed(s, obs, sizeof obs);
@@ -596,7 +709,9 @@ probe_run_argv(const char *project_dir, const char *probe, const json_t *ref)
 {
 	const char *expect = yamlio_get_str(ref, "system.backend");
 	const json_t *list = yamlio_get(ref, "compute.extensions"), *e;
-	char **v = calloc(5 + 2 * PROBE_MAX_EXTS, sizeof *v);
+	const char *dtype = yamlio_get_str(ref, "compute.dtype");
+	const json_t *minj = yamlio_get(ref, "compute.min_gflops");
+	char **v = calloc(10 + 2 * PROBE_MAX_EXTS, sizeof *v);
 	size_t i, n = 0, next = 0;
 	int ok;
 
@@ -621,6 +736,24 @@ probe_run_argv(const char *project_dir, const char *probe, const json_t *ref)
 				 call && *call ? call : "");
 		n++;
 		next++;
+	}
+	/* the timed product's dtype: compute.dtype, else the result's when it
+	 * is a floating type (float32 by default) */
+	if (dtype == NULL || *dtype == '\0')
+		dtype = yamlio_get_str(ref, "result.dtype");
+	if (dtype != NULL && (strncmp(dtype, "float", 5) == 0 || strncmp(dtype, "bfloat", 6) == 0) &&
+	    strcmp(dtype, "float32") != 0) {
+		v[n++] = strdup("--dtype");
+		v[n++] = strdup(dtype);
+	}
+	/* the fleet's node tasks time every node (fleet-run.c sets it) */
+	if (getenv("KD_PROBE_PERF") != NULL && strcmp(getenv("KD_PROBE_PERF"), "1") == 0)
+		v[n++] = strdup("--perf");
+	if (json_is_number(minj)) {
+		char num[64];
+		snprintf(num, sizeof num, "%g", json_number_value(minj));
+		v[n++] = strdup("--min-gflops");
+		v[n++] = strdup(num);
 	}
 	ok = 1;
 	for (size_t k = 0; k < n; k++)

@@ -416,7 +416,8 @@ static const struct vrule v_ext[] = {
 	{ "module", V_TEXT, NULL, 0, NULL }, { "call", V_TEXT, NULL, 0, NULL }, VEND,
 };
 static const struct vrule v_compute[] = {
-	{ "extensions", V_LIST | V_NULL, NULL, V_MAP, v_ext }, VEND,
+	{ "extensions", V_LIST | V_NULL, NULL, V_MAP, v_ext },
+	{ "dtype", V_TEXT, NULL, 0, NULL }, { "min_gflops", V_NUM | V_NULL, NULL, 0, NULL }, VEND,
 };
 static const struct vrule v_ids[] = {
 	{ "file", V_TEXT, NULL, 0, NULL }, { "column", V_TEXT, NULL, 0, NULL },

@@ -26,6 +26,7 @@
 #include "kernodeck/obs-system.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/runenv.h"
 #include "kernodeck/step.h"
 #include "kernodeck/sys-gpu.h"
 #include "kernodeck/sys-tools.h"
@@ -240,7 +241,13 @@ env_allowed(const char *name, size_t n)
 		if (n > w && strncmp(name, env_prefixes[i], w) == 0)
 			return 1;
 	}
-	return 0;
+	/* every variable that changes a run (runenv.h: also ROCm's, NumExpr's) */
+	char nm[128];
+	if (n >= sizeof nm)
+		return 0;
+	memcpy(nm, name, n);
+	nm[n] = '\0';
+	return runenv_allowed(nm);
 }
 
 /* The allowed variables of the environment, values redacted, sorted. */

@@ -22,10 +22,13 @@
 #include "kernodeck/fleet-run.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/redact.h"
 #include "kernodeck/run.h"
+#include "kernodeck/runenv.h"
 #include "kernodeck/runner.h"
 #include "kernodeck/step.h"
 #include "kernodeck/stop.h"
+#include "kernodeck/termout.h"
 #include "kernodeck/yamlio.h"
 
 /* The most seconds the runner waits past the node budget before it ends
@@ -97,6 +100,59 @@ stage_tree(const struct kd_ctx *ctx, int i)
 	}
 	return json_pack("{s:s, s:s, s:o}", "id", kd_stages[i]->id,
 			 "status", kd_status_name(ss->status), "rows", rows);
+}
+
+/* Variables every node lists even when unset ("unset" is a value the
+ * others may differ from): device visibility and the dynamic loader's
+ * paths.  The rest of the run-changing variables (runenv.h) are listed
+ * when set. */
+static const char *const env_always[] = {
+	"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+	"GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK", "NVIDIA_VISIBLE_DEVICES",
+	"LD_LIBRARY_PATH", "LD_PRELOAD",
+};
+
+static void
+env_row(json_t *rows, const char *name, int always)
+{
+	const char *v = getenv(name);
+	char id[128], shown[1024], *red = NULL;
+	size_t rl = 0;
+
+	if (v == NULL && !always)
+		return;
+	snprintf(id, sizeof id, "env.%s", name);
+	/* a value from a prolog or a start-up file: redacted (no credential
+	 * reaches the node file) and cleaned of control bytes */
+	if (v != NULL && (red = redact_text(v, strlen(v), &rl)) == NULL)
+		v = "(not shown: out of memory)";
+	termout_str(red ? red : v ? v : FLEET_ENV_UNSET, 0, shown, sizeof shown);
+	free(red);
+	json_array_append_new(rows, json_pack("{s:s, s:s, s:s, s:s}", "id", id, "status",
+					      kd_rstat_name(KD_R_INFO), "observed", shown,
+					      "expected", ""));
+}
+
+/* The "env" pseudo-stage of a node file: one row per run-changing variable
+ * (env.NAME), its value or "unset". */
+static json_t *
+env_stage(void)
+{
+	json_t *rows = json_array();
+	size_t n = 0;
+	const char *const *names = runenv_names(&n);
+
+	for (size_t i = 0; i < sizeof env_always / sizeof env_always[0]; i++)
+		env_row(rows, env_always[i], 1);
+	for (size_t i = 0; i < n; i++) {
+		int dup = 0;
+		for (size_t k = 0; k < sizeof env_always / sizeof env_always[0]; k++)
+			dup |= strcmp(names[i], env_always[k]) == 0;
+		if (!dup)
+			env_row(rows, names[i], 0);
+	}
+	return json_pack("{s:s, s:s, s:o}", "id", FLEET_ENV_STAGE, "status", "passed",
+			 "rows", rows);
 }
 
 /* Expand a Slurm host list ("n[1-3],gpu7") with `scontrol show hostnames`;
@@ -192,12 +248,12 @@ collective_backend(const struct kd_ctx *ctx)
  * rank of the all-reduce.  Its report becomes the "collective" stage. */
 static json_t *
 run_collective(struct kd_ctx *ctx, const char *node, const char *job, const char *run,
-	       const char *folder)
+	       const char *folder, int pairs, double slow)
 {
 	const char *backend = collective_backend(ctx), *nodelist = getenv("SLURM_STEP_NODELIST");
 	char *python = fsutil_join(ctx->project_dir, ".venv-rebuild/bin/python");
 	char *script = kd_share_path("collective.py");
-	char **names = NULL, *addr = NULL, *rdv = NULL, tmo[32], joined[8192] = "";
+	char **names = NULL, *addr = NULL, *rdv = NULL, tmo[32], slows[32], joined[8192] = "";
 	size_t nn = 0;
 	struct collective_line cl = { NULL };
 	struct kd_step st = { .what = "collective", .on_line = collective_on_line, .u = &cl,
@@ -230,10 +286,12 @@ run_collective(struct kd_ctx *ctx, const char *node, const char *job, const char
 			 i ? "," : "", names[i]);
 	rdv = xprintf("%s/.rendezvous-%s", folder, run);
 	snprintf(tmo, sizeof tmo, "%g", timeout);
+	snprintf(slows, sizeof slows, "%g", slow > 0 ? slow : FLEET_SLOW_DEFAULT);
 	{
 		const char *argv[] = { python, script, "--backend", backend, "--addr", addr,
 			"--rank", nz(getenv("SLURM_PROCID")), "--world", nz(getenv("SLURM_NTASKS")),
-			"--nodes", joined, "--port-file", nz(rdv), "--timeout", tmo, NULL };
+			"--nodes", joined, "--port-file", nz(rdv), "--timeout", tmo, "--slow", slows,
+			pairs ? "--pairs" : NULL, NULL };
 		st.argv = argv;
 		st.timeout_s = timeout * 3 + 30;
 		if (step_run(ctx, NULL, &st, &e) != 0 || cl.last == NULL) {
@@ -283,7 +341,8 @@ node_step(void *u, const char *step, double fraction)
 
 int
 fleet_node_task(const char *dir, const char *state_dir, const char *job, const char *run,
-		const int *stages, int nstages, int collective, struct kd_err *err)
+		const int *stages, int nstages, int collective, int pairs, double slow,
+		struct kd_err *err)
 {
 	char host[256] = "", node[256], started[32], *folder = NULL, *path = NULL, *rel;
 	const char *nm = getenv("SLURMD_NODENAME");
@@ -304,6 +363,9 @@ fleet_node_task(const char *dir, const char *state_dir, const char *job, const c
 				  node, nz(job), nz(run));
 	}
 	fsutil_utc_now(started, sizeof started);
+	/* the compute probe times the product and a copy on every node: the
+	 * matrix compares the throughputs against the fleet's median */
+	setenv("KD_PROBE_PERF", "1", 1);
 	/* no lock, read-only: the node never writes the project's state */
 	rc = kd_ctx_open(&ctx, dir, state_dir, KD_LOCK_NONE, err);
 	if (rc != 0)
@@ -330,13 +392,14 @@ fleet_node_task(const char *dir, const char *state_dir, const char *job, const c
 			goto out;
 		}
 	}
+	json_array_append_new(sts, env_stage());
 	if (collective) {
 		json_t *c;
 		if (fsutil_mkdirs(folder, err) != 0) {
 			rc = KD_EENV;
 			goto out;
 		}
-		c = run_collective(&ctx, node, job, run, folder);
+		c = run_collective(&ctx, node, job, run, folder, pairs, slow);
 		if (strcmp(json_string_value(json_object_get(c, "status")), "passed") != 0)
 			passed = 0;
 		json_array_append_new(sts, c);
@@ -510,6 +573,12 @@ srun_argv(const struct fleet_opts *o, const char *self, const char *run, const c
 	}
 	if (o->collective)
 		v[n++] = "--collective";
+	if (o->collective && o->pairs)
+		v[n++] = "--pairs";
+	if (o->slow > 0) {
+		own[2] = xprintf("--slow=%g", o->slow);
+		v[n++] = own[2];
+	}
 	v[n] = NULL;
 	return v;
 }
@@ -596,6 +665,8 @@ report(const struct fleet_opts *o, struct kd_ctx *ctx, struct srun_watch *w,
 	if (rc != 0) {
 		fprintf(stderr, "kernodeck fleet: %s\n", kd_err_format(&e, buf, sizeof buf));
 	} else {
+		if (o->slow > 0)
+			fleet_set_slow(&m, o->slow);
 		fleet_print(stdout, &m, o->fmt);
 		rc = fleet_exit_status(&m);
 		if (o->junit != NULL && fleet_junit(o->junit, &m, &e) != 0) {

@@ -7,10 +7,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
@@ -41,7 +43,21 @@ status_name(enum fleet_node_status s)
 
 /* Checks whose observed value is a measurement that differs between any
  * two healthy machines: only their status is compared. */
-static const char *const status_only[] = { "compute.agreement", "collective.bandwidth" };
+static const char *const status_only[] = { "compute.agreement", "collective.bandwidth",
+					   "collective.rank", "collective.pairs", "collective.link" };
+
+/* Measurements judged against the fleet's median (higher is better), by
+ * prefix: the compute probe's throughputs (a device suffix may follow). */
+static const char *const measured_prefix[] = { "compute.perf-" };
+
+static int
+is_measured(const char *id)
+{
+	for (size_t i = 0; i < sizeof measured_prefix / sizeof measured_prefix[0]; i++)
+		if (strncmp(id, measured_prefix[i], strlen(measured_prefix[i])) == 0)
+			return 1;
+	return 0;
+}
 
 static int
 is_status_only(const char *id)
@@ -49,7 +65,29 @@ is_status_only(const char *id)
 	for (size_t i = 0; i < sizeof status_only / sizeof status_only[0]; i++)
 		if (strcmp(id, status_only[i]) == 0)
 			return 1;
-	return 0;
+	return is_measured(id);
+}
+
+/* The number that leads a measurement's observed text, or -1. */
+static double
+measured_value(const json_t *row)
+{
+	const char *obs = json_string_value(json_object_get(row, "observed"));
+	char *end;
+	double v;
+
+	if (obs == NULL)
+		return -1;
+	v = strtod(obs, &end);
+	return end > obs && v >= 0 ? v : -1;
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* The value two nodes must share: status and observed, with every number
@@ -162,6 +200,8 @@ fill_node(struct fleet_matrix *m, size_t j)
 
 	json_array_foreach(stages, a, st) {
 		const char *sid = json_string_value(json_object_get(st, "id"));
+		if (sid != NULL && strcmp(sid, FLEET_ENV_STAGE) == 0)
+			m->nodes[j].has_env = 1;
 		json_array_foreach(json_object_get(st, "rows"), b, row) {
 			const char *id = json_string_value(json_object_get(row, "id"));
 			struct fleet_check *c;
@@ -171,6 +211,49 @@ fill_node(struct fleet_matrix *m, size_t j)
 		}
 	}
 }
+
+/* A measurement: the nodes of the majority's status below the slow
+ * fraction of the median are outliers too (sorting the values: n log n). */
+static void
+judge_slow(struct fleet_matrix *m, struct fleet_check *c, char **key)
+{
+	double *v = calloc(m->nnodes ? m->nnodes : 1, sizeof *v), frac;
+	char *mk = c->majority >= 0 && key[c->majority] ? strdup(key[c->majority]) : NULL;
+	size_t n = 0;
+	int example = -1;
+
+	c->measured = 1;
+	for (size_t j = 0; v != NULL && j < m->nnodes; j++)
+		if (c->cell[j] != NULL && measured_value(c->cell[j]) >= 0)
+			v[n++] = measured_value(c->cell[j]);
+	if (n == 0 || mk == NULL) {
+		free(v);
+		free(mk);
+		return;
+	}
+	qsort(v, n, sizeof *v, dbl_cmp);
+	c->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	frac = m->slow > 0 ? m->slow : FLEET_SLOW_DEFAULT;
+	for (size_t j = 0; j < m->nnodes; j++) {
+		double x;
+		if (c->cell[j] == NULL || key[j] == NULL || strcmp(key[j], mk) != 0)
+			continue;   /* no row, or already an outlier by its status */
+		x = measured_value(c->cell[j]);
+		if (x >= 0 && x < frac * c->median) {
+			c->outliers[c->noutliers++] = j;
+			c->agree--;
+			m->nodes[j].differs = 1;
+		} else if (example < 0) {
+			example = (int)j;   /* the majority's example: a node not slow */
+		}
+	}
+	if (example >= 0)
+		c->majority = example;
+	free(mk);
+}
+
+static void judge_all(struct fleet_matrix *m);
 
 /* Majority and outliers of one check: one hash of the values, linear. */
 static void
@@ -199,8 +282,8 @@ judge_check(struct fleet_matrix *m, struct fleet_check *c)
 		}
 	}
 	c->agree = (size_t)best;
-	if (c->answered > c->agree)
-		c->outliers = calloc(c->answered - c->agree, sizeof *c->outliers);
+	if (c->answered > 0)
+		c->outliers = calloc(c->answered, sizeof *c->outliers);
 	for (size_t j = 0; j < m->nnodes && c->outliers != NULL; j++) {
 		if (c->cell[j] == NULL || key[j] == NULL || key[c->majority] == NULL ||
 		    strcmp(key[j], key[c->majority]) == 0)
@@ -208,6 +291,8 @@ judge_check(struct fleet_matrix *m, struct fleet_check *c)
 		c->outliers[c->noutliers++] = j;
 		m->nodes[j].differs = 1;
 	}
+	if (is_measured(c->id) && c->outliers != NULL)
+		judge_slow(m, c, key);
 out:
 	for (size_t j = 0; key != NULL && j < m->nnodes; j++)
 		free(key[j]);
@@ -223,6 +308,41 @@ fleet_build(struct fleet_matrix *m)
 	for (size_t j = 0; j < m->nnodes; j++)
 		if (m->nodes[j].file != NULL)
 			fill_node(m, j);
+	/* a variable a node with an env stage does not list is unset there */
+	if (m->unset_row == NULL)
+		m->unset_row = json_pack("{s:s, s:s}", "status", "info", "observed", FLEET_ENV_UNSET);
+	for (size_t i = 0; i < m->nchecks; i++) {
+		struct fleet_check *c = &m->checks[i];
+		if (strcmp(c->stage, FLEET_ENV_STAGE) != 0)
+			continue;
+		for (size_t j = 0; j < m->nnodes; j++)
+			if (c->cell[j] == NULL && m->nodes[j].has_env)
+				c->cell[j] = m->unset_row;
+	}
+	judge_all(m);
+}
+
+void
+fleet_set_slow(struct fleet_matrix *m, double slow)
+{
+	m->slow = slow;
+	for (size_t j = 0; j < m->nnodes; j++)
+		m->nodes[j].differs = 0;
+	for (size_t i = 0; i < m->nchecks; i++) {
+		struct fleet_check *c = &m->checks[i];
+		free(c->outliers);
+		c->outliers = NULL;
+		c->noutliers = c->answered = c->agree = 0;
+		c->majority = -1;
+		c->measured = 0;
+		c->median = 0;
+	}
+	judge_all(m);
+}
+
+static void
+judge_all(struct fleet_matrix *m)
+{
 	m->ndiffer = m->nfailed = m->nunreachable = 0;
 	for (size_t i = 0; i < m->nchecks; i++)
 		judge_check(m, &m->checks[i]);
@@ -263,6 +383,7 @@ fleet_matrix_free(struct fleet_matrix *m)
 	free(m->job);
 	free(m->folder);
 	json_decref(m->check_index);
+	json_decref(m->unset_row);
 	memset(m, 0, sizeof *m);
 }
 
@@ -342,6 +463,58 @@ load_node_file(const char *folder, const char *name, const char *run, char *why,
 	return NULL;
 }
 
+/* The node files of a folder, loaded side by side: parsing thousands of
+ * YAML files is most of a big matrix's time, and each is independent. */
+struct load_all {
+	const char *folder, *run;
+	char **names;
+	size_t n;
+	json_t **tree;       /* [n]: the file's tree, or NULL */
+	char **why;          /* [n]: why not (malloc'd), when tree[i] is NULL */
+	int *stale;          /* [n] */
+	size_t next;         /* the next file to take (atomic) */
+};
+
+static void *
+load_worker(void *u)
+{
+	struct load_all *l = u;
+	char why[5200];
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+		if (i >= l->n)
+			break;
+		why[0] = '\0';
+		l->tree[i] = load_node_file(l->folder, l->names[i], l->run, why, sizeof why, &l->stale[i]);
+		if (l->tree[i] == NULL)
+			l->why[i] = strdup(why);
+	}
+	return NULL;
+}
+
+#define FLEET_LOAD_THREADS 8    /* at most, and one per online CPU */
+#define FLEET_LOAD_MIN 64       /* files below which one thread loads them */
+
+static void
+load_files(struct load_all *l)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = cpus > 1 ? (size_t)cpus : 1, started = 0;
+	pthread_t th[FLEET_LOAD_THREADS];
+
+	if (nt > FLEET_LOAD_THREADS)
+		nt = FLEET_LOAD_THREADS;
+	if (l->n < FLEET_LOAD_MIN)
+		nt = 1;
+	for (size_t k = 1; k < nt; k++)
+		if (pthread_create(&th[started], NULL, load_worker, l) == 0)
+			started++;
+	load_worker(l);   /* this thread too; alone when none could start */
+	for (size_t k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+}
+
 int
 fleet_gather(struct fleet_matrix *m, const char *folder, const char *job,
 	     const char *const *expected, const char *const *reasons, size_t nexpected,
@@ -349,44 +522,69 @@ fleet_gather(struct fleet_matrix *m, const char *folder, const char *job,
 {
 	char **names = NULL, why[5200];
 	size_t n = 0;
-	json_t *seen = json_object();
-	int rc, stale;
+	json_t *seen = json_object();   /* name -> its index in names */
+	struct load_all l = { 0 };
+	int rc;
 
 	memset(m, 0, sizeof *m);
 	m->job = strdup(nz(job));
 	m->folder = strdup(folder);
 	m->check_index = json_object();
 	rc = list_node_files(folder, &names, &n, err);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		json_object_set_new(seen, names[i], json_true());
+	l.folder = folder;
+	l.run = run;
+	l.names = names;
+	l.n = rc == 0 ? n : 0;
+	l.tree = calloc(n ? n : 1, sizeof *l.tree);
+	l.why = calloc(n ? n : 1, sizeof *l.why);
+	l.stale = calloc(n ? n : 1, sizeof *l.stale);
+	if (l.tree == NULL || l.why == NULL || l.stale == NULL)
+		l.n = 0;
+	load_files(&l);
+	for (size_t i = 0; i < l.n; i++)
+		json_object_set_new(seen, names[i], json_integer((json_int_t)i));
 	for (size_t i = 0; rc == 0 && i < nexpected; i++) {
-		json_t *t = NULL;
+		json_t *t = NULL, *ix = json_object_get(seen, expected[i]);
+		int stale = 0, had = ix != NULL && json_is_integer(ix);
 		why[0] = '\0';
-		if (json_object_get(seen, expected[i]) != NULL) {
-			t = load_node_file(folder, expected[i], run, why, sizeof why, &stale);
+		if (had) {
+			size_t k = (size_t)json_integer_value(ix);
+			t = l.tree[k];
+			l.tree[k] = NULL;   /* taken */
+			stale = l.stale[k];
+			if (t == NULL)
+				snprintf(why, sizeof why, "%s", nz(l.why[k]));
 			json_object_set_new(seen, expected[i], json_false());
 		}
 		if (t == NULL && why[0] == '\0')
 			snprintf(why, sizeof why, "%s", reasons && reasons[i] ? reasons[i] :
 				 "no node file: the node did not answer");
 		fleet_add_node(m, expected[i], t, t ? NULL : why);
-		if (t == NULL && !stale && json_object_get(seen, expected[i]) == json_false() &&
-		    strncmp(why, "no answer", 9) != 0)
+		if (t == NULL && !stale && had && strncmp(why, "no answer", 9) != 0)
 			m->nodes[m->nnodes - 1].status = FLEET_FAILED;
 	}
-	for (size_t i = 0; rc == 0 && i < n; i++) {
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
 		json_t *t;
-		if (json_object_get(seen, names[i]) != json_true())
-			continue;
-		t = load_node_file(folder, names[i], run, why, sizeof why, &stale);
-		if (t == NULL && stale)
+		if (!json_is_integer(json_object_get(seen, names[i])))
+			continue;   /* an expected node, added above */
+		t = l.tree[i];
+		l.tree[i] = NULL;
+		if (t == NULL && l.stale[i])
 			continue;   /* an earlier run's node, not asked for now */
-		fleet_add_node(m, names[i], t, t ? NULL : why);
+		fleet_add_node(m, names[i], t, t ? NULL : nz(l.why[i]));
 		if (t == NULL)
 			m->nodes[m->nnodes - 1].status = FLEET_FAILED;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (l.tree != NULL)
+			json_decref(l.tree[i]);
+		if (l.why != NULL)
+			free(l.why[i]);
 		free(names[i]);
+	}
+	free(l.tree);
+	free(l.why);
+	free(l.stale);
 	free(names);
 	json_decref(seen);
 	if (rc == 0)
@@ -436,6 +634,9 @@ difference_text(const struct fleet_matrix *m, const struct fleet_check *c)
 	}
 	if (c->noutliers > KD_FLEET_NAMED_OUTLIERS)
 		fprintf(fp, " and %zu more", c->noutliers - KD_FLEET_NAMED_OUTLIERS);
+	if (c->measured && c->median > 0)
+		fprintf(fp, ", below %.2g of the fleet's median %.6g;", m->slow > 0 ? m->slow :
+			FLEET_SLOW_DEFAULT, c->median);
 	fprintf(fp, " where %zu node%s ha%s %s (%s)", c->agree, c->agree == 1 ? "" : "s",
 		c->agree == 1 ? "s" : "ve", cell_str(maj, "observed"), cell_str(maj, "status"));
 	if (c->answered < m->nnodes)
@@ -487,6 +688,10 @@ difference_tree(const struct fleet_matrix *m, const struct fleet_check *c)
 	json_object_set_new(o, "majority", json_string(c->majority >= 0 ?
 			    cell_str(c->cell[c->majority], "observed") : ""));
 	json_object_set_new(o, "text", json_string(nz(text)));
+	if (c->measured) {
+		json_object_set_new(o, "median", json_real(c->median));
+		json_object_set_new(o, "slow_fraction", json_real(m->slow > 0 ? m->slow : FLEET_SLOW_DEFAULT));
+	}
 	free(text);
 	return o;
 }
@@ -500,11 +705,13 @@ fleet_tree(const struct fleet_matrix *m)
 	fleet_summary(m, sum, sizeof sum);
 	json_object_set_new(t, "job", json_string(nz(m->job)));
 	json_object_set_new(t, "summary", json_string(sum));
+	size_t wf = with_file(m);
+
 	for (size_t j = 0; j < m->nnodes; j++)
 		json_array_append_new(nodes, node_tree(&m->nodes[j]));
 	for (size_t i = 0; i < m->nchecks; i++) {
 		const struct fleet_check *c = &m->checks[i];
-		if (c->noutliers > 0 || c->answered < with_file(m)) {
+		if (c->noutliers > 0 || c->answered < wf) {
 			json_array_append_new(diffs, difference_tree(m, c));
 		} else if (c->majority >= 0) {
 			json_t *o = json_object();
@@ -540,6 +747,7 @@ print_text(FILE *fp, const struct fleet_matrix *m)
 {
 	int cols = m->nnodes <= KD_FLEET_TEXT_COLUMNS;
 	char sum[256];
+	size_t wf = with_file(m);
 
 	fleet_summary(m, sum, sizeof sum);
 	fprintf(fp, "job ");
@@ -566,7 +774,7 @@ print_text(FILE *fp, const struct fleet_matrix *m)
 	for (size_t i = 0; i < m->nchecks; i++) {
 		const struct fleet_check *c = &m->checks[i];
 		const json_t *maj = c->majority >= 0 ? c->cell[c->majority] : NULL;
-		int differ = c->noutliers > 0 || c->answered < with_file(m);
+		int differ = c->noutliers > 0 || c->answered < wf;
 		if (!differ) {
 			fprintf(fp, "  %-4s %-26s ", cell_str(maj, "status"), c->id);
 			fprintf(fp, "all %zu node%s: ", c->agree, c->agree == 1 ? "" : "s");
@@ -620,9 +828,44 @@ stage_ids(const struct fleet_matrix *m)
 	return ids;
 }
 
+/* For each node, the checks where it is an outlier, in check order (one
+ * pass over the outliers: no node x outliers loop). */
+struct outlier_index {
+	size_t *first;   /* [nnodes + 1]: node j's checks are check[first[j]..first[j+1]) */
+	size_t *check;
+};
+
+static int
+outlier_index(const struct fleet_matrix *m, struct outlier_index *x)
+{
+	size_t total = 0, *fill;
+
+	x->first = calloc(m->nnodes + 1, sizeof *x->first);
+	for (size_t i = 0; i < m->nchecks; i++)
+		total += m->checks[i].noutliers;
+	x->check = calloc(total ? total : 1, sizeof *x->check);
+	fill = calloc(m->nnodes + 1, sizeof *fill);
+	if (x->first == NULL || x->check == NULL || fill == NULL) {
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 0; i < m->nchecks; i++)
+		for (size_t k = 0; k < m->checks[i].noutliers; k++)
+			x->first[m->checks[i].outliers[k] + 1]++;
+	for (size_t j = 0; j < m->nnodes; j++)
+		x->first[j + 1] += x->first[j];
+	for (size_t i = 0; i < m->nchecks; i++)
+		for (size_t k = 0; k < m->checks[i].noutliers; k++) {
+			size_t j = m->checks[i].outliers[k];
+			x->check[x->first[j] + fill[j]++] = i;
+		}
+	free(fill);
+	return 0;
+}
+
 /* The failure message of node j's stage sid, or NULL when it passed. */
 static char *
-junit_failure(const struct fleet_matrix *m, size_t j, const char *sid)
+junit_failure(const struct fleet_matrix *m, size_t j, const char *sid, const struct outlier_index *x)
 {
 	const struct fleet_node *nd = &m->nodes[j];
 	const json_t *st;
@@ -640,15 +883,12 @@ junit_failure(const struct fleet_matrix *m, size_t j, const char *sid)
 		    strcmp(cell_str(st, "status"), "passed") != 0 &&
 		    strcmp(cell_str(st, "status"), "deviation") != 0)
 			fprintf(fp, "stage %s %s. ", sid, cell_str(st, "status"));
-	for (size_t i = 0; i < m->nchecks; i++) {
-		const struct fleet_check *c = &m->checks[i];
-		if (strcmp(c->stage, sid) != 0)
-			continue;
-		for (size_t k = 0; k < c->noutliers; k++)
-			if (c->outliers[k] == j)
-				fprintf(fp, "%s differs: %s (%s) where %zu nodes have %s. ", c->id,
-					cell_str(c->cell[j], "observed"), cell_str(c->cell[j], "status"),
-					c->agree, cell_str(c->cell[c->majority], "observed"));
+	for (size_t k = x->first[j]; k < x->first[j + 1]; k++) {
+		const struct fleet_check *c = &m->checks[x->check[k]];
+		if (strcmp(c->stage, sid) == 0)
+			fprintf(fp, "%s differs: %s (%s) where %zu nodes have %s. ", c->id,
+				cell_str(c->cell[j], "observed"), cell_str(c->cell[j], "status"),
+				c->agree, cell_str(c->cell[c->majority], "observed"));
 	}
 	fclose(fp);
 	if (len == 0) {
@@ -663,23 +903,33 @@ fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 {
 	json_t *ids = stage_ids(m), *id;
 	struct kd_junit j;
+	struct outlier_index x = { NULL, NULL };
 	size_t a, tests = 0, failures = 0;
+	int rc;
 
+	if (outlier_index(m, &x) != 0) {
+		free(x.first);
+		free(x.check);
+		json_decref(ids);
+		return kd_err_set(err, KD_EENV, path, 0, "out of memory");
+	}
 	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, n, json_string_value(id));
+			char *f = junit_failure(m, n, json_string_value(id), &x);
 			tests++;
 			failures += f != NULL;
 			free(f);
 		}
 	if (junit_begin(&j, path, "kernodeck fleet", tests, failures, -1, err) != 0) {
+		free(x.first);
+		free(x.check);
 		json_decref(ids);
 		return err->code;
 	}
 	junit_suite(&j, "fleet.", m->job, tests, failures, 0);
 	for (size_t n = 0; n < m->nnodes; n++)
 		json_array_foreach(ids, a, id) {
-			char *f = junit_failure(m, n, json_string_value(id));
+			char *f = junit_failure(m, n, json_string_value(id), &x);
 			struct kd_junit_case c = { .class_prefix = "kernodeck.fleet.",
 						   .class_name = m->nodes[n].name,
 						   .name = json_string_value(id), .failure = f };
@@ -688,7 +938,10 @@ fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 		}
 	junit_suite_end(&j);
 	json_decref(ids);
-	return junit_end(&j, path, err);
+	rc = junit_end(&j, path, err);
+	free(x.first);
+	free(x.check);
+	return rc;
 }
 
 char *

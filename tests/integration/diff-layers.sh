@@ -139,3 +139,20 @@ expect_exit 2 "malformed input: exit 2" "$KD_BIN" diff "$A" "$KD_TMP/bad.yaml"
 expect_exit 2 "missing input: exit 2" "$KD_BIN" diff "$A" "$KD_TMP/none"
 printf 'x: 1\n' >"$KD_TMP/other.yaml"
 expect_exit 2 "a YAML file that is no dossier: exit 2" "$KD_BIN" diff "$KD_TMP/other.yaml" "$A"
+
+# two real captures (`check --stage system --format yaml`), the second with
+# a device-visibility variable and a ROCm one set: both are system rows
+mkdir -p "$KD_TMP/envcap/kernodeck"
+printf 'schema: 1\nsystem:\n  backend: cpu\n' >"$KD_TMP/envcap/kernodeck/reference.yaml"
+env -u CUDA_VISIBLE_DEVICES -u HIP_LAUNCH_BLOCKING "$KD_BIN" check "$KD_TMP/envcap" --stage system --force \
+	--format yaml >"$KD_TMP/envcap-a.yaml" 2>/dev/null
+CUDA_VISIBLE_DEVICES=1 HIP_LAUNCH_BLOCKING=1 "$KD_BIN" check "$KD_TMP/envcap" --stage system --force \
+	--format yaml >"$KD_TMP/envcap-b.yaml" 2>/dev/null
+"$KD_BIN" diff "$KD_TMP/envcap-a.yaml" "$KD_TMP/envcap-b.yaml" --format json >"$KD_TMP/envcap.json"
+r=$?
+check "captures that differ in run-changing variables: exit 1 (got $r)" test "$r" -eq 1
+check "captures: env.CUDA_VISIBLE_DEVICES and env.HIP_LAUNCH_BLOCKING, unset on one side" "$PY" -c "
+import json, sys
+L = json.load(open(sys.argv[1]))['layers']['system']
+got = sorted((e['key'], e['a'], e['b']) for e in L if e['key'].startswith('env.'))
+assert got == [('env.CUDA_VISIBLE_DEVICES', None, '1'), ('env.HIP_LAUNCH_BLOCKING', None, '1')], got" "$KD_TMP/envcap.json"

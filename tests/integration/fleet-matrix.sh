@@ -22,6 +22,8 @@ check "srun not on PATH: the message says so" grep -q "srun is not on PATH" "$KD
 cat >"$KD_TMP/prolog" <<EOF
 #!/bin/sh
 [ -e "$KD_TMP/slurm/differ" ] && [ "\$SLURMD_NODENAME" = n2 ] && echo "export KD_SYSROOT=$FX/sysroot/nvidia-open"
+[ -e "$KD_TMP/slurm/envdiffer" ] && [ "\$SLURMD_NODENAME" = n3 ] && echo "export CUDA_VISIBLE_DEVICES=1"
+[ -e "$KD_TMP/slurm/envdiffer" ] && echo "export OMP_NUM_THREADS=1"
 exit 0
 EOF
 chmod +x "$KD_TMP/prolog"
@@ -34,7 +36,7 @@ ok "a private Slurm with three nodes starts"
 # --- three nodes that agree, the default stages (system and compute): the
 # rebuild is done once, before the nodes run
 t0=$(date +%s)
-"$KD_BIN" fleet "$P" --nodes 3 --timeout 120 --junit "$KD_TMP/agree.xml" >"$KD_TMP/agree.txt" 2>"$KD_TMP/agree.err"
+"$KD_BIN" fleet "$P" --nodes 3 --slow 0.3 --timeout 120 --junit "$KD_TMP/agree.xml" >"$KD_TMP/agree.txt" 2>"$KD_TMP/agree.err"
 r=$?
 check "three nodes that agree: exit 0 (got $r)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/agree.err" | tail -20
@@ -51,8 +53,8 @@ check "JUnit: a test case per node and stage, none failed" /usr/bin/python3 - "$
 import sys, xml.etree.ElementTree as ET
 s = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = [(c.get("classname"), c.get("name")) for c in s.findall("testcase")]
-assert sorted(cases) == sorted(("kernodeck.fleet.n%d" % i, st) for i in (1, 2, 3) for st in ("system", "compute")), cases
-assert s.get("failures") == "0" and s.get("tests") == "6", s.attrib
+assert sorted(cases) == sorted(("kernodeck.fleet.n%d" % i, st) for i in (1, 2, 3) for st in ("system", "compute", "env")), cases
+assert s.get("failures") == "0" and s.get("tests") == "9", s.attrib
 EOF
 
 # --- inside an allocation (salloc): fleet runs a step of it, on all its nodes
@@ -74,6 +76,22 @@ release_lock "$P/kernodeck/lock"
 check "a node task runs while another kernodeck holds the lock (exit $r)" test "$r" -eq 0
 check "it wrote its node file" grep -q "^node: solo" "$P/kernodeck/fleet/77/solo.yaml"
 check "it left state.yaml as it was" test "$(sha256sum <"$P/kernodeck/state.yaml")" = "$sum0"
+
+# --- a variable a prolog sets on n3 only (CUDA_VISIBLE_DEVICES): a row of
+# the matrix, n3 named, exit 1; one set on every node agrees
+touch "$KD_TMP/slurm/envdiffer"
+"$KD_BIN" fleet "$P" --nodes 3 --stage system --timeout 60 --format json >"$KD_TMP/env.json" 2>"$KD_TMP/env.err"
+r=$?
+"$KD_BIN" diff "$P/kernodeck/fleet/$(q "$KD_TMP/env.json" "t['job']")" >"$KD_TMP/env.txt" 2>&1
+rm -f "$KD_TMP/slurm/envdiffer"
+check "a variable set on one node only: exit 1 (got $r)" test "$r" -eq 1
+is "$KD_TMP/env.json" "[(d['outliers'], d['values']) for d in t['differences'] if d['check'] == 'env.CUDA_VISIBLE_DEVICES']" \
+	"[(['n3'], {'n1': 'unset', 'n2': 'unset', 'n3': '1'})]" "json: env.CUDA_VISIBLE_DEVICES differs, n3 named, unset elsewhere"
+is "$KD_TMP/env.json" "[n['name'] for n in t['nodes'] if n['differs']]" "['n3']" "json: only n3 differs"
+is "$KD_TMP/env.json" "[(a['value'], a['nodes']) for a in t['agree'] if a['check'] == 'env.OMP_NUM_THREADS']" \
+	"[('1', 3)]" "json: a variable set alike on every node is a folded row"
+check "text: n3 and the variable named against the majority" \
+	grep -q "n3: 1 (info) where 2 nodes have unset (info)" "$KD_TMP/env.txt"
 
 # --- n2 made to differ: exit 1, n2 and the check named
 touch "$KD_TMP/slurm/differ"
@@ -97,7 +115,7 @@ check "text: agreeing rows still folded" grep -Eq "^  pass system.arch +all 3 no
 check "JUnit: n2's system case fails naming system.os" /usr/bin/python3 - "$KD_TMP/differ.xml" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 s = ET.parse(sys.argv[1]).getroot().find("testsuite")
-f = {c.get("classname"): c.find("failure") for c in s.findall("testcase")}
+f = {c.get("classname"): c.find("failure") for c in s.findall("testcase") if c.get("name") == "system"}
 assert f["kernodeck.fleet.n1"] is None and f["kernodeck.fleet.n3"] is None, f
 assert "system.os differs" in f["kernodeck.fleet.n2"].get("message"), f["kernodeck.fleet.n2"].attrib
 EOF

@@ -148,6 +148,99 @@ test_gather_bad_and_stale_files(void **state)
 	fsutil_rmtree(dir, NULL);
 }
 
+/* A node file with an env stage (CUDA_VISIBLE_DEVICES when cvd is not
+ * NULL) and a throughput row of gflops. */
+static json_t *
+node_env(const char *name, const char *cvd, double gflops)
+{
+	char gf[96];
+	json_t *t = node(name, "Debian 12", "pass", "550", 1), *rows = json_array();
+
+	snprintf(gf, sizeof gf, "%.4g GFLOP/s on cpu, float32 256x256 (median of 5 windows of 0.2 s)",
+		 gflops);
+	json_array_append_new(json_object_get(json_array_get(json_object_get(t, "stages"), 1), "rows"),
+			      json_pack("{s:s, s:s, s:s}", "id", "compute.perf-matmul", "status", "info",
+					"observed", gf));
+	if (cvd != NULL)
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:s}", "id", "env.CUDA_VISIBLE_DEVICES",
+						      "status", "info", "observed", cvd));
+	json_array_append_new(json_object_get(t, "stages"),
+			      json_pack("{s:s, s:s, s:o}", "id", FLEET_ENV_STAGE, "status", "passed",
+					"rows", rows));
+	return t;
+}
+
+/* A variable one node sets and the others do not list: "unset" on those,
+ * the one node named. */
+static void
+test_env_unset_is_a_value(void **state)
+{
+	struct fleet_matrix m = { 0 };
+	const struct fleet_check *c;
+	json_t *t, *d;
+	(void)state;
+	fleet_add_node(&m, "n1", node_env("n1", NULL, 10), NULL);
+	fleet_add_node(&m, "n2", node_env("n2", NULL, 10), NULL);
+	fleet_add_node(&m, "n3", node_env("n3", "1", 10), NULL);
+	fleet_add_node(&m, "old", node("old", "Debian 12", "pass", "550", 1), NULL);   /* no env stage */
+	fleet_build(&m);
+	c = find(&m, "env.CUDA_VISIBLE_DEVICES");
+	assert_non_null(c);
+	assert_int_equal(c->answered, 3);
+	assert_int_equal(c->noutliers, 1);
+	assert_string_equal(m.nodes[c->outliers[0]].name, "n3");
+	assert_int_equal(fleet_exit_status(&m), 1);
+	t = fleet_tree(&m);
+	d = NULL;
+	for (size_t k = 0; k < json_array_size(json_object_get(t, "differences")); k++) {
+		json_t *e = json_array_get(json_object_get(t, "differences"), k);
+		if (strcmp(json_string_value(json_object_get(e, "check")), "env.CUDA_VISIBLE_DEVICES") == 0)
+			d = e;
+	}
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "text")),
+			    "n3: 1 (info) where 2 nodes have unset (info); 1 node without this check");
+	json_decref(t);
+	fleet_matrix_free(&m);
+}
+
+/* Throughputs: a node below the fraction of the median is named with the
+ * median; another fraction judges again; noise above it is no difference. */
+static void
+test_slow_node_below_median(void **state)
+{
+	struct fleet_matrix m = { 0 };
+	const struct fleet_check *c;
+	json_t *t, *d;
+	(void)state;
+	fleet_add_node(&m, "n1", node_env("n1", NULL, 10), NULL);
+	fleet_add_node(&m, "n2", node_env("n2", NULL, 2), NULL);
+	fleet_add_node(&m, "n3", node_env("n3", NULL, 9), NULL);
+	fleet_add_node(&m, "n4", node_env("n4", NULL, 11), NULL);
+	fleet_add_node(&m, "n5", node_env("n5", NULL, 7.5), NULL);
+	fleet_build(&m);
+	c = find(&m, "compute.perf-matmul");
+	assert_true(c->measured);
+	assert_true(c->median > 8.99 && c->median < 9.01);
+	assert_int_equal(c->noutliers, 1);   /* 7.5 >= 0.8 x 9: not slow */
+	assert_string_equal(m.nodes[c->outliers[0]].name, "n2");
+	t = fleet_tree(&m);
+	d = json_array_get(json_object_get(t, "differences"), 0);
+	assert_string_equal(json_string_value(json_object_get(d, "text")),
+			    "n2: 2 GFLOP/s on cpu, float32 256x256 (median of 5 windows of 0.2 s) (info), "
+			    "below 0.8 of the fleet's median 9; where 4 nodes have 10 GFLOP/s on cpu, float32 "
+			    "256x256 (median of 5 windows of 0.2 s) (info)");
+	json_decref(t);
+	fleet_set_slow(&m, 0.9);
+	c = find(&m, "compute.perf-matmul");
+	assert_int_equal(c->noutliers, 2);
+	assert_int_equal(m.ndiffer, 2);
+	fleet_set_slow(&m, 0.1);
+	assert_int_equal(find(&m, "compute.perf-matmul")->noutliers, 0);
+	assert_int_equal(fleet_exit_status(&m), 0);
+	fleet_matrix_free(&m);
+}
+
 /* 20,000 nodes: linear, well under a second on any machine (a quadratic
  * build would take minutes). */
 static void
@@ -178,6 +271,8 @@ main(void)
 		cmocka_unit_test(test_outlier_named_even_when_passing),
 		cmocka_unit_test(test_unreachable_is_a_column),
 		cmocka_unit_test(test_gather_bad_and_stale_files),
+		cmocka_unit_test(test_env_unset_is_a_value),
+		cmocka_unit_test(test_slow_node_below_median),
 		cmocka_unit_test(test_many_nodes_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -329,6 +329,54 @@ test_feed_edges(void **state)
 	probe_out_free(&p);
 }
 
+/* A GPU node's perf and libs steps (the shapes share/probe.py prints): the
+ * throughputs lead their rows (the host CPU's apart, .cpu), two copies of cuBLAS warn with both paths,
+ * each notable library is a row with its owner and version. */
+static void
+test_perf_and_libs_rows(void **state)
+{
+	static const char text[] =
+		"{\"step\": \"agree\", \"ok\": true, \"ms\": 1, \"device\": \"cuda:0\", \"max_abs_error\": 1e-6, \"bound\": 1e-3}\n"
+		"{\"step\": \"perf\", \"ok\": true, \"ms\": 2100, \"device\": \"cuda:0\", \"dtype\": \"bfloat16\", "
+		"\"n\": 4096, \"windows\": 5, \"window_s\": 0.2, \"gflops\": 612345.5, \"copy_gbps\": 1834.25}\n"
+		"{\"step\": \"perf\", \"ok\": true, \"ms\": 2100, \"device\": \"cpu\", \"dtype\": \"bfloat16\", "
+		"\"n\": 256, \"windows\": 5, \"window_s\": 0.2, \"gflops\": 98.5, \"copy_gbps\": 12.5}\n"
+		"{\"step\": \"libs\", \"ok\": true, \"ms\": 80, \"available\": true, \"count\": 3, \"libraries\": ["
+		"{\"path\": \"/v/nvidia/cublas/lib/libcublas.so.12\", \"base\": \"libcublas\", \"owner\": \"wheel\", "
+		"\"package\": \"nvidia_cublas_cu12\", \"version\": \"12.4.5.8\", \"file_version\": \"12\"}, "
+		"{\"path\": \"/opt/cuda/lib64/libcublas.so.12.1.0\", \"base\": \"libcublas\", \"owner\": \"loose\", "
+		"\"package\": null, \"version\": null, \"file_version\": \"12.1.0\"}, "
+		"{\"path\": \"/usr/lib/x86_64-linux-gnu/libc.so.6\", \"base\": \"libc\", \"owner\": \"deb\", "
+		"\"package\": \"libc6:amd64\", \"version\": \"2.36-9\", \"file_version\": \"6\"}], "
+		"\"lib_warnings\": [{\"kind\": \"duplicate\", \"library\": \"libcublas\", "
+		"\"paths\": [\"/v/nvidia/cublas/lib/libcublas.so.12\", \"/opt/cuda/lib64/libcublas.so.12.1.0\"], "
+		"\"message\": \"two copies of libcublas in one process: /v/nvidia/cublas/lib/libcublas.so.12 and "
+		"/opt/cuda/lib64/libcublas.so.12.1.0\"}]}\n";
+	json_t *obs = obs_of_text(text, sizeof text - 1, "cuda", &exit0);
+	struct kd_rows rows = { 0 };
+	const struct kd_row *r;
+	(void)state;
+	probe_check_rows(obs, &rows);
+	r = must_find(&rows, "compute.perf-matmul");
+	assert_int_equal(r->status, KD_R_INFO);
+	assert_string_equal(r->observed, "612346 GFLOP/s on cuda:0, bfloat16 4096x4096 (median of 5 windows of 0.2 s)");
+	assert_string_equal(must_find(&rows, "compute.perf-copy")->observed,
+			    "1834.25 GB/s on cuda:0 (median of 5 windows of 0.2 s)");
+	assert_string_equal(must_find(&rows, "compute.perf-matmul.cpu")->observed,
+			    "98.5 GFLOP/s on cpu, bfloat16 256x256 (median of 5 windows of 0.2 s)");
+	r = must_find(&rows, "compute.libraries");
+	assert_int_equal(r->status, KD_R_WARN);
+	assert_string_equal(r->observed, "3 shared objects: 1 from wheels, 1 Debian, 0 conda, 1 loose; see the warnings");
+	r = must_find(&rows, "compute.libraries.duplicate.libcublas");
+	assert_int_equal(r->status, KD_R_WARN);
+	assert_non_null(strstr(r->observed, "/v/nvidia/cublas/lib/libcublas.so.12 and /opt/cuda/lib64/libcublas.so.12.1.0"));
+	assert_string_equal(must_find(&rows, "compute.lib.libcublas")->observed,
+			    "/v/nvidia/cublas/lib/libcublas.so.12 (wheel nvidia_cublas_cu12 12.4.5.8)");
+	assert_null(kd_rows_find(&rows, "compute.lib.libc"));   /* not one of the notable */
+	kd_rows_free(&rows);
+	json_decref(obs);
+}
+
 int
 main(void)
 {
@@ -343,6 +391,7 @@ main(void)
 		cmocka_unit_test(test_documented_failures),
 		cmocka_unit_test(test_documented_rocm_pass),
 		cmocka_unit_test(test_feed_edges),
+		cmocka_unit_test(test_perf_and_libs_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
