@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # tests/integration/fleet-slow.sh - the slow node, on a private Slurm of
 # three nodes (slurm-lib.sh) whose n3 runs inside a CPU cgroup with a fifth
 # of a core (SL_SLOW_NODE): the compute probe's timed product names n3 below
