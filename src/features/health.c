@@ -157,6 +157,24 @@ problem(struct health *h, const char *check, const char *against, const char *fm
 						     "against", against, "message", msg));
 }
 
+/* A line after the problems, in text only (json has the drain object). */
+static void
+note(const struct health *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+note(const struct health *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (h->o->fmt == KD_FMT_JSON)
+		return;
+	fputs("NOTE:  kernodeck: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
 static double
 left_s(const struct health *h)
 {
@@ -185,29 +203,36 @@ cell(const struct fleet_check *c, const char *key)
 	return nz(json_string_value(json_object_get(c->cell[c->majority], key)));
 }
 
-/* One row of this node against the reference and the fleet. */
+/* One row of this node against the reference and the fleet: one problem
+ * when it differs from either, naming both when it differs from both. */
 static void
 judge_row(struct health *h, int stage, const struct kd_row *r, int values)
 {
-	const struct fleet_check *c;
+	const struct fleet_check *c = fleet_majority(h, r->id);
 	const char *label = r->label ? r->label : r->id;
+	int ref_bad = r->status == KD_R_FAIL && stage_find_deviation(&h->ctx.state, stage, r->id) == NULL;
+	int val_bad = c != NULL && values && !same_masked(r->observed, cell(c, "observed"));
+	int st_bad = c != NULL && !val_bad && strcmp(cell(c, "status"), kd_rstat_name(r->status)) != 0;
+	char ref[600] = "", fleet[600] = "";
 
-	if (r->status == KD_R_FAIL && stage_find_deviation(&h->ctx.state, stage, r->id) == NULL) {
-		if (r->first_error != NULL && strncmp(r->id, "compute.", 8) == 0)
-			problem(h, r->id, "reference", "%s: %s", label, r->first_error);
-		else
-			problem(h, r->id, "reference", "%s %s differs from the reference's %s",
-				label, nz(r->observed), nz(r->expected));
-	}
-	if ((c = fleet_majority(h, r->id)) == NULL)
-		return;
-	if (strcmp(cell(c, "status"), kd_rstat_name(r->status)) != 0)
-		problem(h, r->id, "fleet", "%s is %s (%s) where the fleet's is %s (%s; %zu of %zu nodes)",
-			label, kd_rstat_name(r->status), nz(r->observed), cell(c, "status"),
-			cell(c, "observed"), c->agree, c->answered);
-	else if (values && !same_masked(r->observed, cell(c, "observed")))
-		problem(h, r->id, "fleet", "%s %s differs from the fleet's %s (%zu of %zu nodes)",
-			label, nz(r->observed), cell(c, "observed"), c->agree, c->answered);
+	if (ref_bad && r->first_error != NULL && strncmp(r->id, "compute.", 8) == 0)
+		snprintf(ref, sizeof ref, ": %s", r->first_error);
+	else if (ref_bad)
+		snprintf(ref, sizeof ref, " %s differs from the reference's %s", nz(r->observed),
+			 nz(r->expected));
+	if (st_bad)
+		snprintf(fleet, sizeof fleet, "%s is %s (%s) where the fleet's is %s (%s; %zu of %zu nodes)",
+			 ref_bad ? "; it" : "", kd_rstat_name(r->status), nz(r->observed),
+			 cell(c, "status"), cell(c, "observed"), c->agree, c->answered);
+	else if (val_bad && ref_bad && ref[0] == ' ')
+		snprintf(fleet, sizeof fleet, " and from the fleet's %s (%zu of %zu nodes)",
+			 cell(c, "observed"), c->agree, c->answered);
+	else if (val_bad)
+		snprintf(fleet, sizeof fleet, "%s %s differs from the fleet's %s (%zu of %zu nodes)",
+			 ref_bad ? "; it" : "", nz(r->observed), cell(c, "observed"), c->agree, c->answered);
+	if (ref_bad || st_bad || val_bad)
+		problem(h, r->id, ref_bad && (st_bad || val_bad) ? "reference and fleet" :
+			ref_bad ? "reference" : "fleet", "%s%s%s", label, ref, fleet);
 }
 
 /* Stage 2's cheap facts: sysinfo_observe and the system stage's check on
@@ -481,17 +506,15 @@ do_drain(struct health *h)
 	}
 	if (drained && (old == NULL || strncmp(old, "kernodeck:", 10) != 0)) {
 		json_object_set_new(h->drain, "left", json_string(nz(old)));
-		printf("NOTE:  kernodeck: %s was drained by someone else (Reason=%s): left as it is\n",
-		       h->node, nz(old));
+		note(h, "%s was drained by someone else (Reason=%s): left as it is", h->node, nz(old));
 		free(old);
 		return;
 	}
 	if (json_array_size(h->problems) == 0) {
 		if (drained) {
 			json_object_set_new(h->drain, "stays", json_string(nz(old)));
-			printf("NOTE:  kernodeck: %s stays drained (Reason=%s); kernodeck never "
-			       "resumes a node: `scontrol update NodeName=%s State=RESUME`\n",
-			       h->node, nz(old), h->node);
+			note(h, "%s stays drained (Reason=%s); kernodeck never resumes a node: "
+			     "`scontrol update NodeName=%s State=RESUME`", h->node, nz(old), h->node);
 		}
 		free(old);
 		return;
@@ -517,7 +540,7 @@ do_drain(struct health *h)
 	free(txt);
 	json_object_set_new(h->drain, "drained", json_true());
 	json_object_set_new(h->drain, "reason", json_string(reason));
-	printf("NOTE:  kernodeck: drained %s: %s\n", h->node, reason);
+	note(h, "drained %s: %s", h->node, reason);
 }
 
 static void
@@ -569,9 +592,13 @@ health_run(const struct health_opts *o)
 	check_system(&h);
 	check_env(&h);
 	check_probe(&h);
+	/* text: the problems, then what the drain did; json: one object */
+	if (o->fmt != KD_FMT_JSON)
+		print_result(&h, now_s() - t0);
 	if (o->drain)
 		do_drain(&h);
-	print_result(&h, now_s() - t0);
+	if (o->fmt == KD_FMT_JSON)
+		print_result(&h, now_s() - t0);
 	rc = json_array_size(h.problems) == 0 && (h.drain == NULL ||
 	     json_object_get(h.drain, "error") == NULL) ? 0 : 1;
 out:
