@@ -41,6 +41,9 @@
 
 /* Seconds kept back from the probe for scontrol when --drain is given. */
 #define HEALTH_DRAIN_RESERVE_S 2.0
+/* The share of the budget each system query may take (KD_SYS_TIMEOUT):
+ * nvidia-smi is asked at most twice in a row. */
+#define HEALTH_QUERY_SHARE 0.3
 /* System rows health does not gather (the interpreter chosen for a
  * rebuild and the planned variant belong to stage 2's full run). */
 static const char *const not_gathered[] = { "system.python", "system.interpreter", "system.variant" };
@@ -246,6 +249,14 @@ check_system(struct health *h)
 	char buf[1400];
 
 	kd_result_init(&res);
+	/* each query (nvidia-smi, rocm-smi, compilers) within a share of the
+	 * budget, unless KD_SYS_TIMEOUT says otherwise */
+	if (getenv("KD_SYS_TIMEOUT") == NULL) {
+		char t[32];
+		snprintf(t, sizeof t, "%.1f", h->o->timeout_s * HEALTH_QUERY_SHARE < 1 ? 1 :
+			 h->o->timeout_s * HEALTH_QUERY_SHARE);
+		setenv("KD_SYS_TIMEOUT", t, 0);
+	}
 	if (sysinfo_observe(&res.obs, NULL, &e) != 0 || res.obs == NULL) {
 		problem(h, "system.observed", "reference", "this node's system could not be read: %s",
 			kd_err_format(&e, buf, sizeof buf));

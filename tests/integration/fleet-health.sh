@@ -56,15 +56,23 @@ state() { sinfo -h -N -n "$1" -o '%N %T %E' 2>&1 | head -n 1; }
 find "$P" -type f -not -path '*/kernodeck/logs/*' -exec sha256sum {} + | sort >"$KD_TMP/before"
 
 # --- n1 agrees with the reference and the fleet: exit 0, quiet, stays idle
-health n1 "$KD_BIN" health "$P" --drain >"$KD_TMP/n1.out" 2>"$KD_TMP/n1.err"
+health n1 "$KD_BIN" health "$P" --timeout 60 --drain >"$KD_TMP/n1.out" 2>"$KD_TMP/n1.err"
 r=$?
 check "n1 healthy: exit 0 (got $r)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/n1.out" "$KD_TMP/n1.err" | head -20
 check "n1 healthy: no ERROR line" sh -c "! grep -q ERROR '$KD_TMP/n1.out'"
 check "n1 stays idle ($(state n1))" sh -c "sinfo -h -N -n n1 -o '%T' | grep -qx idle"
 
+# --- a budget too short for the probe: a problem, said, not a hang
+health n1 "$KD_BIN" health "$P" --timeout 1 >"$KD_TMP/short.out" 2>&1
+r=$?
+check "--timeout 1: exit 1 (got $r)" test "$r" -eq 1
+check "--timeout 1: the probe named as not done within the budget" \
+	grep -Eq "^ERROR:  kernodeck: (no time left for the probe within 1 s|.*timed out)" "$KD_TMP/short.out"
+[ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/short.out"
+
 # --- n2 differs (its machine, as its prolog gives it): exit 1, drained
-health n2 KD_SYSROOT="$OTHER" "$KD_BIN" health "$P" --drain >"$KD_TMP/n2.out" 2>"$KD_TMP/n2.err"
+health n2 KD_SYSROOT="$OTHER" "$KD_BIN" health "$P" --timeout 60 --drain >"$KD_TMP/n2.out" 2>"$KD_TMP/n2.err"
 r=$?
 check "n2 differs: exit 1 (got $r)" test "$r" -eq 1
 check "n2: one ERROR line per problem, NHC's form, against the reference" \
@@ -80,7 +88,7 @@ check "the reason is short and one line (${#s2} bytes)" test "${#s2}" -le 140
 check "n1 and n3 stay idle" sh -c "test \"\$(sinfo -h -N -n n1,n3 -o '%T' | sort -u)\" = idle"
 
 # --- n2 healthy again: it is not resumed
-health n2 "$KD_BIN" health "$P" --drain >"$KD_TMP/n2b.out" 2>&1
+health n2 "$KD_BIN" health "$P" --timeout 60 --drain >"$KD_TMP/n2b.out" 2>&1
 r=$?
 check "n2 healthy again: exit 0 (got $r)" test "$r" -eq 0
 check "n2 healthy again: stays drained, kernodeck's reason ($(state n2))" \
@@ -89,7 +97,7 @@ check "n2 healthy again: how an admin resumes it is said" grep -q "State=RESUME"
 
 # --- n3 drained beforehand by someone else: left with its reason (json)
 scontrol update NodeName=n3 State=DRAIN Reason=maint
-health n3 KD_SYSROOT="$OTHER" "$KD_BIN" health "$P" --drain --format json >"$KD_TMP/n3.json" 2>"$KD_TMP/n3.err"
+health n3 KD_SYSROOT="$OTHER" "$KD_BIN" health "$P" --timeout 60 --drain --format json >"$KD_TMP/n3.json" 2>"$KD_TMP/n3.err"
 r=$?
 check "n3 differs: exit 1 (got $r)" test "$r" -eq 1
 is "$KD_TMP/n3.json" "(t['node'], t['healthy'], t['fleet']['nodes'], t['drain']['drained'], t['drain']['left'][:5])" \
@@ -118,12 +126,12 @@ for n in ("n1", "n2", "n3"):
         json.dump(t, f)   # JSON is YAML
 PYEOF
 touch "$P/kernodeck/fleet/envtest"
-health n1 CUDA_VISIBLE_DEVICES=1 "$KD_BIN" health "$P" >"$KD_TMP/env.out" 2>&1
+health n1 CUDA_VISIBLE_DEVICES=1 "$KD_BIN" health "$P" --timeout 60 >"$KD_TMP/env.out" 2>&1
 r=$?
 check "a variable that differs from the fleet's: exit 1 (got $r)" test "$r" -eq 1
 check "the variable named with both values" \
 	grep -q "^ERROR:  kernodeck: CUDA_VISIBLE_DEVICES=1 differs from the fleet's 0 (3 of 3 nodes)$" "$KD_TMP/env.out"
-health n1 CUDA_VISIBLE_DEVICES=0 "$KD_BIN" health "$P" >"$KD_TMP/env0.out" 2>&1
+health n1 CUDA_VISIBLE_DEVICES=0 "$KD_BIN" health "$P" --timeout 60 >"$KD_TMP/env0.out" 2>&1
 r=$?
 check "the fleet's value: exit 0 (got $r)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/env0.out" | head
