@@ -443,6 +443,7 @@ drain_reason(const struct health *h, char *out, size_t len)
 	const char *first = json_string_value(json_object_get(json_array_get(h->problems, 0),
 							      "message"));
 	char more[48] = "";
+	const char *p;
 	size_t room, k;
 
 	if (n > 1)
@@ -451,9 +452,10 @@ drain_reason(const struct health *h, char *out, size_t len)
 		len = HEALTH_REASON_MAX + 1;
 	k = (size_t)snprintf(out, len, "kernodeck: ");
 	room = len - 1 - strlen(more);
-	for (const char *p = nz(first); *p && k < room; p++)
+	p = nz(first);
+	for (; *p && k < room; p++)
 		out[k++] = (*p < 0x20 || *p > 0x7e || *p == '"') ? '?' : *p;
-	if (nz(first)[0] != '\0' && k == room && k >= 3)
+	if (*p != '\0' && k >= 3)   /* cut short: said so */
 		memcpy(out + k - 3, "...", 3);
 	out[k] = '\0';
 	snprintf(out + k, len - k, "%s", more);
