@@ -8,18 +8,25 @@
  * rows with the same ids as the fleet's node files), runs the compute probe
  * in its smallest form (no extensions) in the project's venv, which gives
  * the Python and torch versions and a product checked against the CPU,
- * and reads the run-changing environment variables (runenv.h).  Each row is
+ * and reads the run-changing environment variables (runenv.h: compared
+ * with the fleet's rows "env.NAME" or "STAGE.env.NAME" only, as the
+ * reference records none; a value that could not be recorded, a control
+ * character in it, is a problem of its own).  Each row is
  * compared with the reference (a failing row without a deviation) and with
  * the majority value of the same row in the latest fleet folder
  * (STATE_DIR/fleet/JOB, fleet.h), when more than half of the nodes that
  * answered share it.
  *
- * The output follows the node health checkers sites already run (NHC, the
- * LBNL Node Health Check): nothing but one line per problem, each starting
- * with "ERROR:  " and the checker's name, so that a log or a person grepping
- * for "ERROR:" across checkers finds it; the reason given to Slurm carries
- * the same name first ("kernodeck: ...") so that an admin knows who drained
- * the node, and so that kernodeck knows which drains are its own.
+ * The output follows the node health checker most sites already run, NHC
+ * (the LBNL Node Health Check): for each failed check it prints a line that
+ * starts with "ERROR:", two spaces and the checker's name ("ERROR:  nhc:
+ * Health check failed:  ..."), and it marks a node with a note led by its
+ * own name ("NHC: ..."), after reading the node's current note so that a
+ * note it did not place is never overwritten.  Here: one line per problem,
+ * "ERROR:  kernodeck: WHAT", nothing when healthy, and the drain reason led
+ * by "kernodeck:", which is how kernodeck tells its own drains from anyone
+ * else's.  Unlike NHC, which brings back online the nodes it took offline,
+ * kernodeck never resumes a node: an admin does.
  *
  * It writes nothing in the project but, when the kernodeck folder can be
  * written, the probe's log under logs/.  Nothing it starts outlives the
