@@ -110,6 +110,22 @@ check "n3 keeps its reason ($(state n3))" sh -c "sinfo -h -N -n n3 -o '%E' | gre
 find "$P" -type f -not -path '*/kernodeck/logs/*' -exec sha256sum {} + | sort >"$KD_TMP/after"
 check "nothing in the project changed but kernodeck/logs/" cmp -s "$KD_TMP/before" "$KD_TMP/after"
 
+# --- as an unprivileged user (setpriv) that cannot write the project: the
+# check runs and writes nothing, not even its log
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && nobody_bin; then
+	chmod 755 "$KD_TMP"
+	chmod -R a+rX "$P"
+	nlogs=$(ls "$P/kernodeck/logs" | wc -l)
+	health n1 setpriv --reuid=65534 --regid=65534 --clear-groups env "$KD_BIN" health "$P" --timeout 60 \
+		>"$KD_TMP/nobody.out" 2>&1
+	r=$?
+	check "as nobody, the project read-only to it: exit 0 (got $r)" test "$r" -eq 0
+	[ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/nobody.out" | head
+	check "as nobody: no log written" test "$(ls "$P/kernodeck/logs" | wc -l)" -eq "$nlogs"
+else
+	skip "as nobody, the project read-only to it" "not root, or no setpriv"
+fi
+
 # --- the run-changing variables against the fleet's rows: a fleet folder
 # whose node files carry env rows (n1..n3 with CUDA_VISIBLE_DEVICES=0)
 job=$(sed -n 's/^job \([0-9]*\) .*/\1/p' "$KD_TMP/fleet.txt")
