@@ -600,6 +600,12 @@ health_run(const struct health_opts *o)
 		rc = KD_EINPUT;   /* exit 2: the project or its reference cannot be read */
 		goto out;
 	}
+	if (!fsutil_exists(h.ctx.ref_path)) {
+		fprintf(stderr, "kernodeck health: %s: no reference there (a project checked with "
+			"`kernodeck check` or `kernodeck capture` has one)\n", h.ctx.ref_path);
+		rc = KD_EINPUT;
+		goto out;
+	}
 	if ((rc = read_fleet(&h)) != 0)
 		goto out;
 	check_system(&h);

@@ -25,6 +25,16 @@ done
 "$KD_BIN" health "$KD_TMP/none" >/dev/null 2>"$KD_TMP/none.err"
 r=$?
 check "no project there: exit 2 (got $r)" test "$r" -eq 2
+mkdir -p "$KD_TMP/noref/kernodeck"
+"$KD_BIN" health "$KD_TMP/noref" >/dev/null 2>"$KD_TMP/noref.err"
+r=$?
+check "a project without a reference: exit 2 (got $r)" test "$r" -eq 2
+check "a project without a reference: the file named" grep -q "noref/kernodeck/reference.yaml: no reference there" "$KD_TMP/noref.err"
+printf 'schema: 1\nsystem: [\n' >"$KD_TMP/noref/kernodeck/reference.yaml"
+"$KD_BIN" health "$KD_TMP/noref" >/dev/null 2>"$KD_TMP/noref.err"
+r=$?
+check "a malformed reference: exit 2 (got $r)" test "$r" -eq 2
+check "a malformed reference: file and line named" grep -q "noref/kernodeck/reference.yaml:3: " "$KD_TMP/noref.err"
 
 cat >"$KD_TMP/prolog" <<EOF
 #!/bin/sh
