@@ -30,6 +30,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/health.h"
+#include "kernodeck/obs-compute.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/run.h"
@@ -49,7 +50,7 @@
 static const char *const not_gathered[] = { "system.python", "system.interpreter", "system.variant" };
 /* Compute rows whose observed value is a fact two healthy nodes share;
  * the other compute rows (measurements) are compared by status only. */
-static const char *const compute_values[] = { "compute.python", "compute.import_torch",
+static const char *const compute_values[] = { "compute.python", "compute.import-torch",
 	"compute.backend", "compute.expected" };
 
 static const char *
@@ -270,6 +271,41 @@ check_system(struct health *h)
 	kd_result_free(&res);
 }
 
+/* "3.11" of "3.11.2" (at most len bytes). */
+static void
+major_minor(const char *v, char *out, size_t len)
+{
+	const char *dot = v ? strchr(v, '.') : NULL;
+	size_t n = dot ? strcspn(dot + 1, ".") + (size_t)(dot + 1 - v) : strlen(nz(v));
+
+	snprintf(out, len, "%.*s", (int)n, nz(v));
+}
+
+/* The venv's Python (the probe's python step) against the reference's
+ * python.version, major.minor as stage 2 compares them. */
+static void
+check_python(struct health *h, const json_t *obs)
+{
+	const char *want = yamlio_get_str(h->ctx.ref, "python.version");
+	const json_t *st;
+	size_t i;
+	char a[32], b[32];
+
+	if (want == NULL)
+		return;
+	json_array_foreach(obs_compute_steps(obs), i, st) {
+		const char *v = obs_compute_step_version(st);
+		if (obs_compute_step_step(st) == NULL || strcmp(obs_compute_step_step(st), "python") != 0 ||
+		    v == NULL)
+			continue;
+		major_minor(v, a, sizeof a);
+		major_minor(want, b, sizeof b);
+		if (strcmp(a, b) != 0)
+			problem(h, "compute.python-version", "reference",
+				"Python %s in the project's venv differs from the reference's %s", v, want);
+	}
+}
+
 /* The compute probe, smallest form (no extensions), within what is left. */
 static void
 check_probe(struct health *h)
@@ -323,6 +359,7 @@ check_probe(struct health *h)
 	pe.log = log ? kd_ctx_relpath(&h->ctx, log) : NULL;
 	pe.run = &r;
 	obs = probe_obs(&out, &pe);
+	check_python(h, obs);
 	probe_check_rows(obs, &rows);
 	for (size_t k = 0; k < rows.n; k++)
 		judge_row(h, i, &rows.v[k], in_list(rows.v[k].id, compute_values,

@@ -161,3 +161,11 @@ health n1 CUDA_VISIBLE_DEVICES=0 "$KD_BIN" health "$P" --timeout 60 >"$KD_TMP/en
 r=$?
 check "the fleet's value: exit 0 (got $r)" test "$r" -eq 0
 [ "$r" -eq 0 ] || sed 's/^/# /' "$KD_TMP/env0.out" | head
+
+# --- the venv's Python against the reference's python.version (major.minor)
+sed -i 's/^  version: .*/  version: "3.1.0"/' "$P/kernodeck/reference.yaml"
+health n1 CUDA_VISIBLE_DEVICES=0 "$KD_BIN" health "$P" --timeout 60 >"$KD_TMP/py.out" 2>&1
+r=$?
+check "a venv Python other than the reference's: exit 1 (got $r)" test "$r" -eq 1
+check "a venv Python other than the reference's: both versions named" \
+	grep -q "^ERROR:  kernodeck: Python $PYVER in the project's venv differs from the reference's 3.1.0$" "$KD_TMP/py.out"
