@@ -29,7 +29,8 @@
  * kernodeck never resumes a node: an admin does.
  *
  * It writes nothing in the project but, when the kernodeck folder can be
- * written, the probe's log under logs/.  Nothing it starts outlives the
+ * written, the probe's log of its last run, logs/health-NODE.log (one per
+ * node, replaced at each run: Slurm runs it every few minutes).  Nothing it starts outlives the
  * budget (the probe's timeout is what is left of it).
  */
 #ifndef KD_HEALTH_H

@@ -69,7 +69,7 @@ const struct kd_cmd_entry kd_cmd_health = {
 		"torch, a product checked against the CPU) and the run-changing environment\n"
 		"variables, against DIR's reference and the latest fleet result's majority.\n"
 		"One line per problem (\"ERROR:  kernodeck: ...\"), nothing when healthy.  Reads\n"
-		"DIR only (at most the probe's log is written under kernodeck/logs/); needs\n"
+		"DIR only (at most the probe's last log, kernodeck/logs/health-NODE.log); needs\n"
 		"no terminal nor HOME; everything within --timeout (default 10 s).\n"
 		"--drain drains this node (SLURMD_NODENAME, else the host name) with\n"
 		"`scontrol update State=DRAIN Reason=\"kernodeck: ...\"`; a node someone else\n"

@@ -339,8 +339,14 @@ check_probe(struct health *h)
 			h->o->timeout_s);
 		goto out;
 	}
-	if (access(h->ctx.state_dir, W_OK) == 0)
-		log = kd_ctx_log_path(&h->ctx, "health");
+	/* one log per node, its last run only: a check Slurm runs every few
+	 * minutes on every node must not fill the shared folder */
+	if (access(h->ctx.state_dir, W_OK) == 0) {
+		char rel[KD_FLEET_NAME_MAX + 32];
+		snprintf(rel, sizeof rel, "logs/health-%s.log", node_name_ok(h->node) ? h->node : "node");
+		if ((log = kd_ctx_path(&h->ctx, rel)) != NULL)
+			unlink(log);
+	}
 	memset(&po, 0, sizeof po);
 	po.python = python;
 	po.probe_path = probe;

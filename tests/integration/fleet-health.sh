@@ -119,6 +119,8 @@ check "n3 keeps its reason ($(state n3))" sh -c "sinfo -h -N -n n3 -o '%E' | gre
 # --- health wrote nothing in the project but its logs
 find "$P" -type f -not -path '*/kernodeck/logs/*' -exec sha256sum {} + | sort >"$KD_TMP/after"
 check "nothing in the project changed but kernodeck/logs/" cmp -s "$KD_TMP/before" "$KD_TMP/after"
+check "one log per node, its last run only (logs: $(ls "$P/kernodeck/logs" | grep health | tr '\n' ' '))" \
+	test "$(ls "$P/kernodeck/logs" | grep -c health)" -eq 3 -a -s "$P/kernodeck/logs/health-n2.log"
 
 # --- as an unprivileged user (setpriv) that cannot write the project: the
 # check runs and writes nothing, not even its log
