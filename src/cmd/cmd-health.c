@@ -73,8 +73,8 @@ const struct kd_cmd_entry kd_cmd_health = {
 		"no terminal nor HOME; everything within --timeout (default 10 s).\n"
 		"--drain drains this node (SLURMD_NODENAME, else the host name) with\n"
 		"`scontrol update State=DRAIN Reason=\"kernodeck: ...\"`; a node someone else\n"
-		"drained is left as it is, and no node is ever resumed (an admin does:\n"
-		"`scontrol update NodeName=N State=RESUME`).\n"
+		"drained or marked down is left as it is, and no node is ever resumed (an\n"
+		"admin does: `scontrol update NodeName=N State=RESUME`).\n"
 		"Exit 0: healthy; 1: a problem (or the drain failed); 2: bad usage, or DIR's\n"
 		"reference or fleet result cannot be read.",
 	.exec = cmd_health,

@@ -560,9 +560,13 @@ do_drain(struct health *h)
 		fprintf(stderr, "kernodeck health: %s: %s not drained\n", why, h->node);
 		return;
 	}
-	if (drained && (old == NULL || strncmp(old, "kernodeck:", 10) != 0)) {
+	/* someone else's: drained, or down or failing with a reason of theirs
+	 * (draining it would overwrite that reason) */
+	if ((drained || (old != NULL && *old && strcmp(old, "(null)") != 0)) &&
+	    (old == NULL || strncmp(old, "kernodeck:", 10) != 0)) {
 		json_object_set_new(h->drain, "left", json_string(nz(old)));
-		note(h, "%s was drained by someone else (Reason=%s): left as it is", h->node, nz(old));
+		note(h, "%s was %s by someone else (Reason=%s): left as it is", h->node,
+		     drained ? "drained" : "marked", nz(old));
 		free(old);
 		return;
 	}
