@@ -557,7 +557,7 @@ do_drain(struct health *h)
 	}
 	if (node_state(h->node, t, &drained, &old, why, sizeof why) != 0) {
 		json_object_set_new(h->drain, "error", json_string(why));
-		fprintf(stderr, "kernodeck health: %s: %s not drained\n", why, h->node);
+		fprintf(stderr, "kernodeck health: %s not drained: %s\n", h->node, why);
 		return;
 	}
 	/* someone else's: drained, or down or failing with a reason of theirs
@@ -592,7 +592,7 @@ do_drain(struct health *h)
 				 code > 0 ? "failed" : kd_err_format(&e, how, sizeof how),
 				 txt && *txt ? ": " : "", txt ? (int)strcspn(txt, "\n") : 0, nz(txt));
 			json_object_set_new(h->drain, "error", json_string(why));
-			fprintf(stderr, "kernodeck health: %s\n", why);
+			fprintf(stderr, "kernodeck health: %s not drained: %s\n", h->node, why);
 			free(txt);
 			return;
 		}
