@@ -1,3 +1,4 @@
+# kd-test: serial (run alone: see tests/run-all.sh)
 # tests/integration/fleet-health.sh - `kernodeck health` against a real
 # Slurm started here (munged, slurmctld, three slurmd on this host:
 # slurm-lib.sh): a fleet result in which n2 differs (a TaskProlog gives n2
