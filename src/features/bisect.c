@@ -30,6 +30,7 @@
 #include "kernodeck/bisect.h"
 #include "kernodeck/compare.h"
 #include "kernodeck/ctx.h"
+#include "kernodeck/dossier-lock.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/outputs.h"
@@ -43,7 +44,10 @@
 #include "kernodeck/stage.h"
 #include "kernodeck/step.h"
 #include "kernodeck/why.h"
+#include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
+#include "kernodeck/obs-rebuild.h"
+#include "kernodeck/obs-system.h"
 
 #define BISECT_MAX_RUNS 64    /* runs of one bisect, halving included */
 #define BISECT_DEPTH    32    /* folders below the project copied, at most */
@@ -84,6 +88,12 @@ struct bisect {
 	json_t *settings;       /* {key: value} the dossier's that differ from here */
 	const char *settings_none;   /* why the settings layer has nothing, or NULL */
 	json_t *data_items;     /* [{path, at}] checked under --data */
+	json_t *lock_head;      /* the dossier lock's option lines (--no-index, --find-links) */
+	json_t *lock_there;     /* {name: line} the dossier's lock */
+	json_t *lock_here;      /* {name: line} this project's */
+	json_t *pkg_diff;       /* [names] whose line differs */
+	const char *pkg_none;   /* why the packages layer cannot run, or NULL */
+	char pkg_buf[600];
 	char **argv;            /* the entry point's vector (the project's interpreter) */
 	const char *script;     /* its script, for the settings layer, or NULL */
 	char *dir;              /* STATE/bisect */
@@ -364,6 +374,179 @@ data_layer(struct bisect *b, struct kd_err *err)
 	return rc;
 }
 
+/* A lock in pip's hash-checking form: its option lines into head (when
+ * not NULL), each requirement line by its name into lines. */
+static void
+lock_lines(const char *text, json_t *head, json_t *lines)
+{
+	const char *p = text;
+
+	while (p != NULL && *p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), k;
+		char *line = strndup(p, n);
+
+		p = nl ? nl + 1 : NULL;
+		if (line == NULL || line[0] == '\0' || line[0] == '#') {
+			free(line);
+			continue;
+		}
+		if (line[0] == '-') {
+			if (head != NULL)
+				json_array_append_new(head, json_string(line));
+		} else {
+			k = strcspn(line, "=<>!~ ;[");
+			char *name = strndup(line, k);
+			for (size_t i = 0; name != NULL && name[i]; i++)
+				name[i] = name[i] == '_' || name[i] == '.' ? '-' :
+					  (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+			if (name != NULL)
+				json_object_set_new(lines, name, json_string(line));
+			free(name);
+		}
+		free(line);
+	}
+}
+
+/* The packages layer: the dossier's lock against this project's, and
+ * whether its artefacts can be reached here (folders only: --no-index). */
+static void
+packages_layer(struct bisect *b)
+{
+	char *lp = fsutil_join(b->dossier, DOSSIER_REQ_LOCK), *text = NULL, *mine;
+	const json_t *rb = kd_ctx_obs(b->ctx, stage_pos(&kd_stage_rebuild));
+	size_t len = 0, i;
+	struct kd_err e;
+	const char *k;
+	json_t *v;
+	int no_index = 0;
+
+	b->lock_head = json_array();
+	b->lock_there = json_object();
+	b->lock_here = json_object();
+	b->pkg_diff = json_array();
+	if (lp == NULL || !fsutil_exists(lp) ||
+	    fsutil_read_file(lp, 1 << 20, &text, &len, &e) != 0) {
+		b->pkg_none = "impossible: the dossier holds no lock (" DOSSIER_REQ_LOCK ")";
+		free(lp);
+		return;
+	}
+	free(lp);
+	lock_lines(text, b->lock_head, b->lock_there);
+	free(text);
+	mine = rb ? dossier_requirements_lock(b->ctx, json_object_get(rb, "origins")) : NULL;
+	lock_lines(mine, NULL, b->lock_here);
+	free(mine);
+	json_object_foreach(b->lock_there, k, v)
+		if (!json_equal(v, json_object_get(b->lock_here, k)))
+			json_array_append_new(b->pkg_diff, json_string(k));
+	json_array_foreach(b->lock_head, i, v) {
+		const char *o = json_string_value(v);
+		if (strcmp(o, "--no-index") == 0)
+			no_index = 1;
+		if (strncmp(o, "--find-links ", 13) == 0) {
+			const char *dir = o + 13;
+			char *at = dir[0] == '/' ? strdup(dir) : fsutil_join(b->ctx->project_dir, dir);
+			if (at == NULL || !fsutil_exists(at)) {
+				snprintf(b->pkg_buf, sizeof b->pkg_buf, "impossible: the lock's artefacts "
+					 "are not reachable here (--find-links %s: no such folder)", dir);
+				b->pkg_none = b->pkg_buf;
+			}
+			free(at);
+		}
+	}
+	if (!no_index && b->pkg_none == NULL)
+		b->pkg_none = "impossible: the lock installs from an index; bisect installs only "
+			"from the folders it names (--no-index --find-links)";
+	if (b->pkg_none == NULL && json_array_size(b->pkg_diff) == 0)
+		b->pkg_none = json_object_size(b->lock_there) == 0 ? "the dossier's lock installs "
+			"nothing with pip" : "the dossier's lock is this project's";
+}
+
+/* A side venv, STATE/bisect/NN-packages/venv, holding this project's
+ * packages with those named in names as the dossier's lock has them: its
+ * interpreter (malloc'd), or NULL with err. */
+static char *
+side_venv(struct bisect *b, const char *rdir, const json_t *names, struct kd_err *err)
+{
+	const json_t *sys = kd_ctx_obs(b->ctx, stage_pos(&kd_stage_system));
+	const char *base = obs_system_python_chosen_path(sys);
+	int sys_site = json_is_true(yamlio_get(b->ctx->ref, "python.install.system_site_packages"));
+	int no_pip = sys_site && json_is_true(yamlio_get(b->ctx->ref, "python.install.without_pip"));
+	char *venv = fsutil_join(rdir, "venv"), *lock = fsutil_join(rdir, DOSSIER_REQ_LOCK);
+	char *vpy = NULL, **argv;
+	json_t *steps = json_array(), *v, *lines = json_object();
+	struct kd_step s;
+	const char *k;
+	size_t i;
+	FILE *f;
+	int rc;
+
+	if (venv == NULL || lock == NULL || fsutil_mkdirs(rdir, err) != 0)
+		goto fail;
+	if (base == NULL)
+		base = yamlio_get_str(b->ctx->ref, "python.interpreter");
+	if (base == NULL) {
+		kd_err_set(err, KD_EINPUT, b->ctx->ref_path, 0, "no interpreter to make a venv with "
+			   "(python.interpreter)");
+		goto fail;
+	}
+	/* the lock: the dossier's options, then each package from one side */
+	json_object_update(lines, b->lock_here);
+	json_array_foreach(names, i, v)
+		json_object_set(lines, json_string_value(v),
+				json_object_get(b->lock_there, json_string_value(v)));
+	if ((f = fopen(lock, "w")) == NULL) {
+		kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
+		goto fail;
+	}
+	json_array_foreach(b->lock_head, i, v)
+		fprintf(f, "%s\n", json_string_value(v));
+	json_object_foreach(lines, k, v)
+		fprintf(f, "%s\n", json_string_value(v));
+	if (fclose(f) != 0) {
+		kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
+		goto fail;
+	}
+	memset(&s, 0, sizeof s);
+	argv = venv_create_argv(base, sys_site, no_pip);
+	if (argv == NULL)
+		goto fail;
+	/* the venv's folder is the last word of the vector */
+	free(argv[argv_count(argv) - 1]);
+	argv[argv_count(argv) - 1] = strdup(venv);
+	rc = step_plan(b->ctx, b->o->sink, "bisect-venv", "a side venv", argv, 300, &s, steps, err);
+	if (rc != 0 || !step_ok(&s)) {
+		if (rc == 0)
+			kd_err_set(err, KD_EENV, s.log, 0, "the side venv could not be made: see %s",
+				   s.log ? s.log : "its log");
+		step_free(&s);
+		goto fail;
+	}
+	step_free(&s);
+	vpy = fsutil_join(venv, "bin/python");
+	memset(&s, 0, sizeof s);
+	argv = venv_pip_install_argv(vpy, NULL, lock);
+	rc = step_plan(b->ctx, b->o->sink, "bisect-install", "the dossier's packages", argv, 600,
+		       &s, steps, err);
+	if (rc != 0 || !step_ok(&s)) {
+		if (rc == 0)
+			kd_err_set(err, KD_EENV, s.log, 0, "the dossier's lock could not be installed in "
+				   "the side venv: see %s", s.log ? s.log : "its log");
+		step_free(&s);
+		free(vpy);
+		vpy = NULL;
+		goto fail;
+	}
+	step_free(&s);
+fail:
+	json_decref(steps);
+	json_decref(lines);
+	free(venv);
+	free(lock);
+	return vpy;
+}
+
 /* --- one run --- */
 
 /* Is rel (below the project) one of the paths a run's copy leaves out? */
@@ -446,7 +629,7 @@ copy_tree(const struct bisect *b, const char *src, const char *dst, const char *
 /* The vector of one run: the entry point, or the settings wrapper
  * before its script. */
 static char **
-run_argv(const struct bisect *b, const json_t *settings)
+run_argv(const struct bisect *b, const json_t *settings, const char *python)
 {
 	size_t n = argv_count(b->argv), k = 0;
 	char **v = calloc(n + 5, sizeof *v);
@@ -454,7 +637,7 @@ run_argv(const struct bisect *b, const json_t *settings)
 
 	if (v == NULL)
 		return NULL;
-	v[k++] = strdup(b->argv[0]);
+	v[k++] = strdup(python ? python : b->argv[0]);
 	if (settings != NULL && json_object_size(settings) > 0) {
 		js = json_dumps(settings, JSON_COMPACT | JSON_SORT_KEYS);
 		v[k++] = strdup("-c");
@@ -685,7 +868,7 @@ outcome(const struct bisect *b, const json_t *c)
  * NULL with err. */
 static json_t *
 run_once(struct bisect *b, const char *label, const json_t *env, const json_t *settings,
-	 const json_t *data, struct kd_err *err)
+	 const json_t *data, const char *python, struct kd_err *err)
 {
 	char name[64], **argv = NULL, **set = NULL, **unset = NULL, *rdir = NULL, *work = NULL;
 	char *outdir = NULL, *line;
@@ -714,7 +897,7 @@ run_once(struct bisect *b, const char *label, const json_t *env, const json_t *s
 		if (rc != 0)
 			goto out;
 	}
-	argv = run_argv(b, settings);
+	argv = run_argv(b, settings, python);
 	run_env(b, env, &set, &unset);
 	if (argv == NULL || set == NULL || unset == NULL) {
 		kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
@@ -780,11 +963,34 @@ slice(const json_t *a, size_t from, size_t to)
 	return r;
 }
 
+/* One run with the names of a layer set as the dossier has them: 'e'
+ * variables of the env layer, 'p' packages (a side venv of their own).
+ * The comparison, or NULL with err. */
+static json_t *
+try_set(struct bisect *b, int kind, const char *label, const json_t *names, struct kd_err *err)
+{
+	char rel[64], *rdir, *vpy;
+	json_t *c;
+
+	if (kind == 'e')
+		return run_once(b, label, names, NULL, NULL, NULL, err);
+	snprintf(rel, sizeof rel, "%02d-%s", b->nrun + 1, label);
+	if ((rdir = fsutil_join(b->dir, rel)) == NULL)
+		return NULL;
+	vpy = side_venv(b, rdir, names, err);
+	free(rdir);
+	if (vpy == NULL)
+		return NULL;
+	c = run_once(b, label, NULL, NULL, NULL, vpy, err);
+	free(vpy);
+	return c;
+}
+
 /* The smallest part of set that, with fixed, makes the difference
  * vanish (set and fixed together do): halves first, both halves when
  * neither alone does.  NULL with err when a run failed. */
 static json_t *
-halve(struct bisect *b, const json_t *set, const json_t *fixed, struct kd_err *err)
+halve(struct bisect *b, int kind, const json_t *set, const json_t *fixed, struct kd_err *err)
 {
 	size_t n = json_array_size(set);
 	json_t *half[2], *r = NULL;
@@ -795,24 +1001,24 @@ halve(struct bisect *b, const json_t *set, const json_t *fixed, struct kd_err *e
 	half[1] = slice(set, n / 2, n);
 	for (int k = 0; k < 2 && r == NULL; k++) {
 		json_t *names = concat(fixed, half[k]), *c;
-		c = run_once(b, "env-half", names, NULL, NULL, err);
+		c = try_set(b, kind, kind == 'e' ? "env-half" : "packages-half", names, err);
 		json_decref(names);
 		if (c == NULL)
 			goto out;
 		if (strcmp(outcome(b, c), "vanishes") == 0)
-			r = halve(b, half[k], fixed, err);
+			r = halve(b, kind, half[k], fixed, err);
 		json_decref(c);
 		if (r == NULL && err->msg[0] != '\0')
 			goto out;
 	}
 	if (r == NULL) {
 		/* each half needs something of the other */
-		json_t *f0 = concat(fixed, half[1]), *ra = halve(b, half[0], f0, err), *f1, *rb;
+		json_t *f0 = concat(fixed, half[1]), *ra = halve(b, kind, half[0], f0, err), *f1, *rb;
 		json_decref(f0);
 		if (ra == NULL)
 			goto out;
 		f1 = concat(fixed, ra);
-		rb = halve(b, half[1], f1, err);
+		rb = halve(b, kind, half[1], f1, err);
 		json_decref(f1);
 		if (rb != NULL)
 			r = concat(ra, rb);
@@ -831,7 +1037,7 @@ static void
 plan_run(const struct bisect *b, const char *label, const json_t *env, const json_t *settings,
 	 const json_t *data)
 {
-	char **argv = run_argv(b, settings), **set = NULL, **unset = NULL, *line;
+	char **argv = run_argv(b, settings, NULL), **set = NULL, **unset = NULL, *line;
 	size_t i;
 	json_t *it;
 
@@ -872,7 +1078,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 {
 	struct bisect b = { .ctx = ctx, .o = o };
 	const json_t *ep = yamlio_get(ctx->ref, "code.entry_point");
-	const char *why = NULL, *pkg_why = NULL;
+	const char *why = NULL;
 	json_t *layers = json_array(), *explained = json_array(), *c, *shrinking = json_array();
 	int uses_venv = 0, rc = 0;
 	char *yaml = NULL;
@@ -902,11 +1108,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 		goto out;
 	if (b.data_items == NULL)
 		b.data_items = json_array();
-	if (!(o->layers & BISECT_PACKAGES))
-		pkg_why = NULL;
-	else
-		pkg_why = "a side venv from the dossier's lock is not built by this version of "
-			  "kernodeck";
+	packages_layer(&b);
 	b.dir = kd_ctx_path(ctx, "bisect");
 	if (b.dir == NULL) {
 		rc = kd_err_set(err, KD_EENV, NULL, 0, "out of memory");
@@ -931,8 +1133,31 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			plan_run(&b, "settings (the dossier's precision and determinism settings, set "
 				 "before the script runs)", NULL, b.settings, NULL);
 	}
-	if (o->layers & BISECT_PACKAGES)
-		say(&b, "  packages: %s: no run", pkg_why);
+	if (o->layers & BISECT_PACKAGES) {
+		if (b.pkg_none != NULL) {
+			say(&b, "  packages: %s: no run", b.pkg_none);
+		} else {
+			char **va = venv_create_argv("PYTHON", 0, 0), *l1 = NULL;
+			size_t i;
+			json_t *v;
+			say(&b, "  packages (a side venv, %s/NN-packages/venv, with the dossier's lock "
+			    "for the packages that differ; then halving among them, a venv each):", b.dir);
+			json_array_foreach(b.pkg_diff, i, v)
+				say(&b, "      %s", json_string_value(json_object_get(b.lock_there,
+					json_string_value(v))));
+			say(&b, "    $ %s -m venv [--system-site-packages] VENV (the rebuild's interpreter)",
+			    obs_system_python_chosen_path(kd_ctx_obs(ctx, stage_pos(&kd_stage_system))) ?
+			    obs_system_python_chosen_path(kd_ctx_obs(ctx, stage_pos(&kd_stage_system))) :
+			    "python");
+			argv_free(va);
+			va = venv_pip_install_argv("VENV/bin/python", NULL, "NN-packages/" DOSSIER_REQ_LOCK);
+			l1 = va ? quote_argv((const char *const *)va) : NULL;
+			say(&b, "    $ %s   (in %s)", l1 ? l1 : "?", ctx->project_dir);
+			free(l1);
+			argv_free(va);
+			plan_run(&b, "then the entry point with VENV/bin/python", NULL, NULL, NULL);
+		}
+	}
 	if (o->layers & BISECT_DATA) {
 		if (o->data == NULL)
 			say(&b, "  data: no --data DIR: no run");
@@ -946,7 +1171,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 		rc = KD_EENV;
 		goto out;
 	}
-	if ((b.here = run_once(&b, "here", NULL, NULL, NULL, err)) == NULL) {
+	if ((b.here = run_once(&b, "here", NULL, NULL, NULL, NULL, err)) == NULL) {
 		rc = err->code ? err->code : KD_EENV;
 		goto out;
 	}
@@ -960,14 +1185,14 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 		if (json_array_size(b.env_diff) == 0) {
 			json_array_append_new(layers, layer_row("env", "not run", "the dossier's "
 				"run-changing variables are this machine's", NULL));
-		} else if ((c = run_once(&b, "env", b.env_diff, NULL, NULL, err)) == NULL) {
+		} else if ((c = run_once(&b, "env", b.env_diff, NULL, NULL, NULL, err)) == NULL) {
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
 		} else {
 			json_t *row = layer_row("env", outcome(&b, c), NULL, c);
 			json_object_set(row, "differing", b.env_diff);
 			if (strcmp(outcome(&b, c), "vanishes") == 0) {
-				json_t *none = json_array(), *min = halve(&b, b.env_diff, none, err);
+				json_t *none = json_array(), *min = halve(&b, 'e', b.env_diff, none, err);
 				json_decref(none);
 				if (min == NULL) {
 					json_decref(row);
@@ -989,7 +1214,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 		if (b.settings_none != NULL) {
 			json_array_append_new(layers, layer_row("settings", "not run", b.settings_none,
 								NULL));
-		} else if ((c = run_once(&b, "settings", NULL, b.settings, NULL, err)) == NULL) {
+		} else if ((c = run_once(&b, "settings", NULL, b.settings, NULL, NULL, err)) == NULL) {
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
 		} else {
@@ -1004,13 +1229,41 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			json_decref(c);
 		}
 	}
-	if (o->layers & BISECT_PACKAGES)
-		json_array_append_new(layers, layer_row("packages", "impossible", pkg_why, NULL));
+	if (o->layers & BISECT_PACKAGES) {
+		if (b.pkg_none != NULL) {
+			json_array_append_new(layers, layer_row("packages", strncmp(b.pkg_none,
+				"impossible: ", 12) == 0 ? "impossible" : "not run", strncmp(b.pkg_none,
+				"impossible: ", 12) == 0 ? b.pkg_none + 12 : b.pkg_none, NULL));
+		} else if ((c = try_set(&b, 'p', "packages", b.pkg_diff, err)) == NULL) {
+			rc = err->code ? err->code : KD_EENV;
+			goto out;
+		} else {
+			json_t *row = layer_row("packages", outcome(&b, c), NULL, c);
+			json_object_set(row, "differing", b.pkg_diff);
+			if (strcmp(outcome(&b, c), "vanishes") == 0) {
+				json_t *none = json_array(), *min = halve(&b, 'p', b.pkg_diff, none, err);
+				json_decref(none);
+				if (min == NULL) {
+					json_decref(row);
+					json_decref(c);
+					rc = err->code ? err->code : KD_EENV;
+					goto out;
+				}
+				json_object_set_new(row, "smallest", min);
+				json_array_append_new(explained, json_pack("{s:s s:O}", "layer", "packages",
+									   "packages", min));
+			} else if (strcmp(outcome(&b, c), "shrinks") == 0) {
+				json_array_append_new(shrinking, json_string("packages"));
+			}
+			json_array_append_new(layers, row);
+			json_decref(c);
+		}
+	}
 	if (o->layers & BISECT_DATA) {
 		if (o->data == NULL) {
 			json_array_append_new(layers, layer_row("data", "not run", "no --data DIR: "
 				"where the dossier's data is was not given", NULL));
-		} else if ((c = run_once(&b, "data", NULL, NULL, b.data_items, err)) == NULL) {
+		} else if ((c = run_once(&b, "data", NULL, NULL, b.data_items, NULL, err)) == NULL) {
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
 		} else {
@@ -1040,8 +1293,22 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			has_set |= strcmp(json_string_value(l), "settings") == 0;
 			has_data |= strcmp(json_string_value(l), "data") == 0;
 		}
+		char *vpy = NULL;
+		int has_pkg = 0;
+		json_array_foreach(shrinking, i, l)
+			has_pkg |= strcmp(json_string_value(l), "packages") == 0;
+		if (has_pkg) {
+			char *rdir = fsutil_join(b.dir, "venv-together");
+			vpy = rdir ? side_venv(&b, rdir, b.pkg_diff, err) : NULL;
+			free(rdir);
+			if (vpy == NULL) {
+				rc = err->code ? err->code : KD_EENV;
+				goto out;
+			}
+		}
 		c = run_once(&b, "together", has_env ? b.env_diff : NULL, has_set ? b.settings : NULL,
-			     has_data ? b.data_items : NULL, err);
+			     has_data ? b.data_items : NULL, vpy, err);
+		free(vpy);
 		if (c == NULL) {
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
@@ -1078,6 +1345,10 @@ out:
 	json_decref(b.env_diff);
 	json_decref(b.settings);
 	json_decref(b.data_items);
+	json_decref(b.lock_head);
+	json_decref(b.lock_there);
+	json_decref(b.lock_here);
+	json_decref(b.pkg_diff);
 	argv_free(b.argv);
 	free(b.dossier);
 	free(b.dir);
@@ -1159,6 +1430,8 @@ bisect_print(FILE *fp, const json_t *r)
 		const json_t *what = json_object_get(x, "variables");
 		if (what == NULL)
 			what = json_object_get(x, "items");
+		if (what == NULL)
+			what = json_object_get(x, "packages");
 		if (layer == NULL) {
 			fprintf(fp, "explained by the layers together:");
 			json_array_foreach(json_object_get(x, "layers"), j, v)
