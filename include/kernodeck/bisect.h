@@ -65,6 +65,10 @@ int bisect_parse_layers(const char *list, unsigned *layers, const char **bad, si
 int bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report,
 	       struct kd_err *err);
 
+/* The dossier the project's folder was replayed from (the replay's mark),
+ * malloc'd, or NULL. */
+char *bisect_last_dossier(const struct kd_ctx *ctx);
+
 /* The report as a table, for a person. */
 void bisect_print(FILE *fp, const json_t *report);
 

@@ -37,6 +37,7 @@
 #include "kernodeck/place.h"
 #include "kernodeck/quote.h"
 #include "kernodeck/reference.h"
+#include "kernodeck/replay.h"
 #include "kernodeck/rows.h"
 #include "kernodeck/run.h"
 #include "kernodeck/runenv.h"
@@ -1410,7 +1411,7 @@ bisect_print(FILE *fp, const json_t *r)
 		json_string_value(json_object_get(r, "dossier")));
 	json_array_foreach(json_object_get(r, "layers"), i, l) {
 		const char *why = json_string_value(json_object_get(l, "why"));
-		fprintf(fp, "  %-9s %-9s ", json_string_value(json_object_get(l, "layer")),
+		fprintf(fp, "  %-9s %-10s ", json_string_value(json_object_get(l, "layer")),
 			json_string_value(json_object_get(l, "outcome")));
 		if (why != NULL)
 			fputs(why, fp);
@@ -1455,4 +1456,22 @@ bisect_print(FILE *fp, const json_t *r)
 		}
 		fputc('\n', fp);
 	}
+}
+
+char *
+bisect_last_dossier(const struct kd_ctx *ctx)
+{
+	char *p = fsutil_join(ctx->project_dir, REPLAY_MARK), *buf = NULL, *r = NULL, *l;
+	size_t len = 0;
+	struct kd_err e;
+
+	if (p != NULL && fsutil_exists(p) && fsutil_read_file(p, 1 << 16, &buf, &len, &e) == 0)
+		for (l = buf; l != NULL && *l != '\0'; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (strncmp(l, "dossier: ", 9) == 0) {
+				r = strndup(l + 9, strcspn(l + 9, "\n"));
+				break;
+			}
+	free(buf);
+	free(p);
+	return r;
 }

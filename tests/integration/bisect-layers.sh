@@ -107,7 +107,7 @@ sed -i '1s/$/ and more/' "$P1/sample/sentences.txt"
 r=$?
 sed 's/^/#   /' "$KD_TMP/b3.txt"
 check "data without --data: not run, and none explains it (exit 1)" sh -c \
-	'[ "$1" -eq 1 ] && grep -q "data      not run   no --data DIR" "$2" && grep -q "no layer explains" "$2"' sh "$r" "$KD_TMP/b3.txt"
+	'[ "$1" -eq 1 ] && grep -q "data  *not run  *no --data DIR" "$2" && grep -q "no layer explains" "$2"' sh "$r" "$KD_TMP/b3.txt"
 "$KD_BIN" bisect "$D" "$P1" --layers data --data "$ORIG" >"$KD_TMP/b4.txt" 2>"$KD_TMP/b4.err"
 r=$?
 sed 's/^/#   /' "$KD_TMP/b4.txt"
