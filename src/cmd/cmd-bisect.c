@@ -126,11 +126,12 @@ const struct kd_cmd_entry kd_cmd_bisect = {
 		"stage 6's entry point again on the sample, first as this machine has it, then with\n"
 		"one layer at a time set as in the dossier: env (its run-changing variables; then\n"
 		"halving among them), settings (its precision and determinism settings), packages\n"
-		"(said impossible: no side venv is built yet), data (with --data DIR: its data,\n"
-		"checked by digest).  Each run works in its own copy under kernodeck/bisect/ through\n"
-		"the step runner; its outputs are compared with the dossier's bit for bit and under\n"
-		"the declared rule: per layer, the difference vanishes, shrinks or stays.  The plan\n"
-		"is printed on stderr first; the report goes to kernodeck/bisect/bisect.yaml.  Exit\n"
+		"(a side venv from its requirements-lock.txt, from the folders it names; then halving\n"
+		"among the packages that differ), data (with --data DIR: its data, checked by digest).\n"
+		"Each run works in its own copy under kernodeck/bisect/ through the step runner; its\n"
+		"outputs are compared with the dossier's bit for bit and under the declared rule: per\n"
+		"layer, the difference vanishes, shrinks or stays.  The plan is printed on stderr\n"
+		"first; the report goes to kernodeck/bisect/bisect.yaml.  Exit\n"
 		"0 when a layer (or variable) explains it, 1 when none does or nothing differs, 2\n"
 		"a bad dossier, no sample result, an unknown layer, 3 a run that failed.",
 	.exec = cmd_bisect,

@@ -435,7 +435,7 @@ packages_layer(struct bisect *b)
 	free(lp);
 	lock_lines(text, b->lock_head, b->lock_there);
 	free(text);
-	mine = rb ? dossier_requirements_lock(b->ctx, json_object_get(rb, "origins")) : NULL;
+	mine = rb ? dossier_requirements_lock(b->ctx, obs_rebuild_origins_packages(rb)) : NULL;
 	lock_lines(mine, NULL, b->lock_here);
 	free(mine);
 	json_object_foreach(b->lock_there, k, v)
@@ -1004,8 +1004,12 @@ halve(struct bisect *b, int kind, const json_t *set, const json_t *fixed, struct
 		json_t *names = concat(fixed, half[k]), *c;
 		c = try_set(b, kind, kind == 'e' ? "env-half" : "packages-half", names, err);
 		json_decref(names);
-		if (c == NULL)
-			goto out;
+		if (c == NULL) {
+			/* a part that does not run (a mix of packages that does not
+			 * import) does not explain it: its record says why */
+			kd_err_clear(err);
+			continue;
+		}
 		if (strcmp(outcome(b, c), "vanishes") == 0)
 			r = halve(b, kind, half[k], fixed, err);
 		json_decref(c);
