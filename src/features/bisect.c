@@ -435,6 +435,29 @@ packages_layer(struct bisect *b)
 	free(lp);
 	lock_lines(text, b->lock_head, b->lock_there);
 	free(text);
+	/* the dossier comes from someone else: only folders and artefacts
+	 * pinned by digest cross into the side venv's install */
+	json_array_foreach(b->lock_head, i, v) {
+		const char *o = json_string_value(v);
+		if (strcmp(o, "--no-index") != 0 && (strncmp(o, "--find-links ", 13) != 0 ||
+						     strstr(o, "://") != NULL)) {
+			snprintf(b->pkg_buf, sizeof b->pkg_buf, "impossible: the dossier's lock holds "
+				 "an option bisect does not pass on (%.200s): only --no-index and "
+				 "--find-links FOLDER", o);
+			b->pkg_none = b->pkg_buf;
+			return;
+		}
+	}
+	json_object_foreach(b->lock_there, k, v) {
+		const char *l = json_string_value(v);
+		if (strstr(l, "==") == NULL || strstr(l, " --hash=sha256:") == NULL ||
+		    strstr(l, "://") != NULL || strstr(l, " @ ") != NULL) {
+			snprintf(b->pkg_buf, sizeof b->pkg_buf, "impossible: the dossier's lock line "
+				 "\"%.200s\" is not a version pinned by its digest", l);
+			b->pkg_none = b->pkg_buf;
+			return;
+		}
+	}
 	mine = rb ? dossier_requirements_lock(b->ctx, obs_rebuild_origins_packages(rb)) : NULL;
 	lock_lines(mine, NULL, b->lock_here);
 	free(mine);
