@@ -588,7 +588,6 @@ left_out(const struct bisect *b, const char *rel, const json_t *skip)
 	if (strncmp(b->ctx->state_dir, b->ctx->project_dir, strlen(b->ctx->project_dir)) == 0 &&
 	    sd != NULL && strcmp(rel, sd) == 0)
 		return 1;
-	(void)sd;
 	json_array_foreach(skip, i, s)
 		if (strcmp(rel, json_string_value(json_object_get(s, "path"))) == 0)
 			return 1;
@@ -770,7 +769,7 @@ compare_outputs(const struct bisect *b, const char *outdir)
 				same = 0;
 				if (l > largest)
 					largest = l;
-				json_array_append_new(is_npy ? tensors : tensors, t);
+				json_array_append_new(tensors, t);
 			} else if (e.msg[0] != '\0') {
 				same = 0;
 				json_array_append_new(notes, json_sprintf("%s: %s", de->d_name, e.msg));
@@ -1109,7 +1108,6 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 	const char *why = NULL;
 	json_t *layers = json_array(), *explained = json_array(), *c, *shrinking = json_array();
 	int uses_venv = 0, rc = 0;
-	char *yaml = NULL;
 
 	*report = NULL;
 	b.runs = json_array();
@@ -1362,7 +1360,6 @@ report:
 		free(path);
 	}
 out:
-	(void)yaml;
 	json_decref(layers);
 	json_decref(explained);
 	json_decref(shrinking);
