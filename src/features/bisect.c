@@ -762,7 +762,7 @@ compare_outputs(const struct bisect *b, const char *outdir)
 								  de->d_name));
 		} else {
 			compared++;
-			t = is_npy ? why_tensor(de->d_name, pa, pb, &e) :
+			t = is_npy ? why_tensor(de->d_name, pa, pb, NULL, &e) :
 			    why_trajectory(de->d_name, pa, pb, &e);
 			if (t != NULL) {
 				double l = json_number_value(json_object_get(t, "largest"));

@@ -70,6 +70,10 @@ sed 's/^/#   /' "$KD_TMP/mb.txt"
 j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); R=d["layers"]["result"]; sys.exit(0 if eval(sys.argv[2]) else 1)' "$KD_TMP/mb.json" "$1"; }
 check "the tensor: 2 of its elements differ bit for bit, the largest named" \
 	j 'any(e["change"]=="tensor" and e["differing"]==2 and e["largest_at"]==7 for e in R)'
+check "the tensor: also compared under the declared rule (within it: passes)" \
+	j 'any(e["change"]=="tensor" and e["rule"]=={"pass": True, "mismatched": 0, "max_abs": e["rule"]["max_abs"]} and e["rule"]["max_abs"] > 0 for e in R)'
+check "text: the tensor's line says how many elements are outside the rule" \
+	grep -q "elements differ bit for bit; largest difference .* under the declared rule: 0 outside it (passes)" "$KD_TMP/mb.txt"
 check "the trajectory: parts at step 14 on loss, largest difference at step 25" \
 	j 'any(e["change"]=="trajectory" and e["first_step"]==14 and e["first_key"]=="loss" and e["largest_step"]==25 for e in R)'
 check "text: the trajectory's values printed with the digits that differ" \
