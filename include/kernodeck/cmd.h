@@ -70,7 +70,7 @@ struct kd_cmd_entry {
 /* The commands, in the order `kernodeck --help` lists them. */
 #define KD_CMD_LIST(X) \
 	X(init) X(check) X(deviate) X(act) X(capture) X(inspect) X(hash) X(dossier) \
-	X(replay) X(diff) X(fleet) X(health) X(demo)
+	X(replay) X(diff) X(bisect) X(fleet) X(health) X(demo)
 
 #define KD_CMD_DECL(n) extern const struct kd_cmd_entry kd_cmd_##n;
 KD_CMD_LIST(KD_CMD_DECL)

@@ -110,6 +110,8 @@ enum kd_key_context { KD_KEY_CONTEXT_INFO(KD_KC_ENUM) KD_KC__COUNT };
 	  "stages 2 and 5: open the matrix of the last kernodeck fleet (Enter on a cell: that node's evidence)") \
 	X(KD_A_PASTE,     KD_KC_MAIN, "P", 'P', 0, 0, NULL, \
 	  "stage 2: import a colleague's paste (collect_env, nvidia-smi, pip freeze) and compare it with this machine") \
+	X(KD_A_BISECT,    KD_KC_MAIN, "B", 'B', 0, 0, NULL, \
+	  "stage 6: why the sample differs from a dossier's (the last replay's, or one given): run kernodeck bisect and show its table") \
 	X(KD_A_PAGER,     KD_KC_DETAIL, "o", 'o', 0, 0, "pager", \
 	  "open the evidence file in $PAGER") \
 	X(KD_A_SEARCH,    KD_KC_DETAIL, "/", '/', 0, 0, "search", \

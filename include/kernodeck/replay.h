@@ -18,6 +18,10 @@
 
 struct kd_sink;
 
+/* The mark a replay leaves in its work folder: "dossier: PATH" among its
+ * lines (the walkthrough's bisect key takes the dossier from it). */
+#define REPLAY_MARK ".git/kernodeck-replay"
+
 struct replay_opts {
 	const char *dossier;    /* the dossier folder */
 	const char *workdir;    /* a folder that does not exist yet, or is empty */

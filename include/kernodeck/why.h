@@ -27,9 +27,12 @@ json_t *why_trajectory(const char *label, const char *path_a, const char *path_b
 		       struct kd_err *err);
 /* NULL when the two tensors are the same bit for bit (or cannot be read),
  * else {key: label, change: "tensor", elements, differing, largest,
- * largest_at (flat index)} or {key, change: "tensor", shape_a, shape_b}. */
+ * largest_at (flat index)} or {key, change: "tensor", shape_a, shape_b}.
+ * With rule (a reference's result.rule, or NULL), the two are also
+ * compared under it, a the reference side: rule: {pass, mismatched,
+ * max_abs} (or {error} for a rule that does not parse). */
 json_t *why_tensor(const char *label, const char *path_a, const char *path_b,
-		   struct kd_err *err);
+		   const json_t *rule, struct kd_err *err);
 /* The differences of the layers other than "result" ({layer: [{key, a, b,
  * ...}]}) ranked: [{rank, layer, key, a, b, why}], most likely first. */
 json_t *why_rank(const json_t *layers);

@@ -394,6 +394,9 @@ dossier_load_layers(const char *path, json_t **layers, struct kd_err *err)
 	json_object_set_new(l, "probe", flat_obs(root, "compute", project));
 	json_object_set_new(l, "result", flat_obs(root, "sample", project));
 	json_object_set_new(l, "deviations", deviations_of(root));
+	/* the rule the tensors are also compared under: A's, the reference */
+	if (yamlio_get(root, "reference.result.rule") != NULL)
+		json_object_set(l, "rule", yamlio_get(root, "reference.result.rule"));
 	yamlio_doc_free(&doc);
 	free(file);
 	*layers = l;
@@ -608,7 +611,7 @@ diff_result_files(const json_t *a, const json_t *b, json_t *out, json_t *notes)
 		else if (n > 6 && strcmp(k + n - 6, ".jsonl") == 0)
 			e = why_trajectory(k, pa, pb, &err);
 		else
-			e = why_tensor(k, pa, pb, &err);
+			e = why_tensor(k, pa, pb, json_object_get(a, "rule"), &err);
 		if (e != NULL)
 			json_array_append_new(out, e);
 		else if (err.msg[0] != '\0')
@@ -733,13 +736,20 @@ print_tensor(FILE *fp, const json_t *e)
 			json_string_value(json_object_get(e, "dtype_a")),
 			json_string_value(json_object_get(e, "shape_b")),
 			json_string_value(json_object_get(e, "dtype_b")));
-	else
+	else {
+		const json_t *r = json_object_get(e, "rule");
 		fprintf(fp, "  tensor    %s: %lld of %lld elements differ bit for bit; largest "
-			"difference %.3g at element %lld\n", k,
+			"difference %.3g at element %lld", k,
 			(long long)json_integer_value(json_object_get(e, "differing")),
 			(long long)json_integer_value(json_object_get(e, "elements")),
 			json_number_value(json_object_get(e, "largest")),
 			(long long)json_integer_value(json_object_get(e, "largest_at")));
+		if (json_is_boolean(json_object_get(r, "pass")))
+			fprintf(fp, "; under the declared rule: %lld outside it (%s)",
+				(long long)json_integer_value(json_object_get(r, "mismatched")),
+				json_is_true(json_object_get(r, "pass")) ? "passes" : "fails");
+		fputc('\n', fp);
+	}
 }
 
 static void

@@ -126,7 +126,8 @@ excluded(const struct dossier_plan *p, const char *src)
 
 /* Files of the kernodeck folder: everything but the cache, the lock, the
  * dossiers, replays, temporary files, the logs (add_logs copies those the
- * verdicts name) and the outputs of earlier runs. */
+ * verdicts name), the outputs of earlier runs and bisect's runs (its
+ * report, bisect/bisect.yaml, alone is kept). */
 static int
 add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const char *out,
 	       int depth, struct kd_err *err)
@@ -151,6 +152,8 @@ add_state_tree(struct dossier_plan *p, const char *root, const char *rel, const 
 		if (*rel == '\0' && (strcmp(n, "cache") == 0 || strcmp(n, "lock") == 0 ||
 				     strncmp(n, "dossier", 7) == 0 || strncmp(n, "replay", 6) == 0 ||
 				     strcmp(n, "logs") == 0 || strcmp(n, "old-outputs") == 0))
+			continue;
+		if (strcmp(rel, "bisect") == 0 && strcmp(n, "bisect.yaml") != 0)
 			continue;
 		if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", n) >= (int)sizeof sub ||
 		    snprintf(full, sizeof full, "%s/%s", root, sub) >= (int)sizeof full)

@@ -854,7 +854,6 @@ empty_or_missing(const char *dir)
 /* The mark a replay leaves in its clone's .git (no file of the project's
  * tree): the folder is one a replay made, which a later replay may remove
  * and make again. */
-#define REPLAY_MARK ".git/kernodeck-replay"
 
 static int
 mark_replay(const char *dir, const char *dossier, const char *url, const char *commit,

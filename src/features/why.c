@@ -2,7 +2,8 @@
  * why.c - trajectories and tensors compared as such, and the ranking of
  * the causes of a different result (why.h).
  *
- * The comparison is bit for bit: two runs of the same code on the same
+ * The comparison is bit for bit (and, for tensors, also under the
+ * reference's declared rule): two runs of the same code on the same
  * machine give the same numbers, so the first step where a value moves in
  * its last bit is where the runs part.  Whether that is within a declared
  * rule is the sample stage's verdict on each side; diff says where and by
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "kernodeck/caps.h"
+#include "kernodeck/compare.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/npy.h"
 #include "kernodeck/tensor.h"
@@ -143,8 +145,35 @@ out:
 	return r;
 }
 
+/* The two tensors (same shape) under the declared rule, a the reference:
+ * rows the first dimension, the rest flattened. */
+static json_t *
+under_rule(const json_t *rule, const struct kd_tensor *t, double *va, double *vb)
+{
+	struct cmp_rule r;
+	struct cmp_data a, b;
+	struct cmp_report cr;
+	char why[512];
+	size_t rows = t->ndim > 0 && t->shape[0] > 0 ? (size_t)t->shape[0] : 1;
+
+	if (cmp_rule_parse(rule, &r, why, sizeof why) != 0)
+		return json_pack("{s:s}", "error", why);
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.rows = b.rows = rows;
+	a.cols = b.cols = (size_t)t->count / rows;
+	a.v = va;
+	b.v = vb;
+	cmp_run(&r, &b, &a, &cr);
+	if (cr.error)
+		return json_pack("{s:s}", "error", cr.msg);
+	return json_pack("{s:b s:I s:f}", "pass", cr.pass, "mismatched", (json_int_t)cr.mismatched,
+			 "max_abs", cr.max_abs);
+}
+
 json_t *
-why_tensor(const char *label, const char *path_a, const char *path_b, struct kd_err *err)
+why_tensor(const char *label, const char *path_a, const char *path_b, const json_t *rule,
+	   struct kd_err *err)
 {
 	struct kd_tensor ta, tb;
 	struct npy_info ia, ib;
@@ -177,10 +206,13 @@ why_tensor(const char *label, const char *path_a, const char *path_b, struct kd_
 			at = i;
 		}
 	}
-	if (differing > 0)
+	if (differing > 0) {
 		r = json_pack("{s:s s:s s:I s:I s:f s:I}", "key", label, "change", "tensor",
 			      "elements", (json_int_t)ta.count, "differing", (json_int_t)differing,
 			      "largest", isnan(largest) ? 0.0 : largest, "largest_at", (json_int_t)at);
+		if (rule != NULL && ta.count > 0)
+			json_object_set_new(r, "rule", under_rule(rule, &ta, va, vb));
+	}
 out:
 	free(va);
 	free(vb);

@@ -71,6 +71,10 @@ sed 's/^/#   /' "$KD_TMP/mb.txt"
 j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); R=d["layers"]["result"]; sys.exit(0 if eval(sys.argv[2]) else 1)' "$KD_TMP/mb.json" "$1"; }
 check "the tensor: 2 of its elements differ bit for bit, the largest named" \
 	j 'any(e["change"]=="tensor" and e["differing"]==2 and e["largest_at"]==7 for e in R)'
+check "the tensor: also compared under the declared rule (within it: passes)" \
+	j 'any(e["change"]=="tensor" and e["rule"]=={"pass": True, "mismatched": 0, "max_abs": e["rule"]["max_abs"]} and e["rule"]["max_abs"] > 0 for e in R)'
+check "text: the tensor's line says how many elements are outside the rule" \
+	grep -q "elements differ bit for bit; largest difference .* under the declared rule: 0 outside it (passes)" "$KD_TMP/mb.txt"
 check "the trajectory: parts at step 14 on loss, largest difference at step 25" \
 	j 'any(e["change"]=="trajectory" and e["first_step"]==14 and e["first_key"]=="loss" and e["largest_step"]==25 for e in R)'
 check "text: the trajectory's values printed with the digits that differ" \
@@ -95,7 +99,8 @@ for x in ta tb; do
 	cp "$KD_TMP/tsrc/kernodeck/reference.yaml" "$KD_TMP/$x/kernodeck/"
 done
 env -u ATEN_CPU_CAPABILITY "$KD_BIN" check "$KD_TMP/ta" --quiet >"$KD_TMP/ta.out" 2>&1
-ATEN_CPU_CAPABILITY=default "$KD_BIN" check "$KD_TMP/tb" --quiet >"$KD_TMP/tb.out" 2>&1
+# and a second variable of the allow-list that changes nothing on the CPU
+ATEN_CPU_CAPABILITY=default CUDA_VISIBLE_DEVICES= "$KD_BIN" check "$KD_TMP/tb" --quiet >"$KD_TMP/tb.out" 2>&1
 "$KD_BIN" diff "$KD_TMP/ta/kernodeck/dossier" "$KD_TMP/tb/kernodeck/dossier" --format json >"$KD_TMP/t.json"
 r=$?
 "$KD_BIN" diff "$KD_TMP/ta/kernodeck/dossier" "$KD_TMP/tb/kernodeck/dossier" | sed 's/^/#   /'
@@ -103,6 +108,8 @@ if ! grep -q '"trajectory"' "$KD_TMP/t.json"; then
 	skip "training demo, ATEN_CPU_CAPABILITY=default: the first diverging step named" \
 		"this CPU gives the same bits with the plain kernels"
 	skip "training demo: the variable ranked first" "same"
+	skip "bisect: the one variable that differs named" "same"
+	skip "bisect: of two variables, only the one that matters named" "same"
 else
 	check "training demo, ATEN_CPU_CAPABILITY=default: the first diverging step named" \
 		"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(e["change"]=="trajectory" and e["first_step"]>=1 and e["first_key"]=="loss" for e in d["layers"]["result"]) else 1)' "$KD_TMP/t.json"
@@ -111,3 +118,34 @@ else
 fi
 check "training demo: the resume check's plot points are no differences" \
 	sh -c '! grep -q "resume.plot" "$1"' sh "$KD_TMP/t.json"
+
+# kernodeck bisect (issue 29, point 4) on the same two runs: in project ta,
+# the dossier of "machine B" (tb).  With CUDA_VISIBLE_DEVICES set as B has
+# it, one variable differs and the env layer makes the difference vanish;
+# without, two differ and halving names the one that matters.
+TB="$KD_TMP/tb/kernodeck/dossier"
+if grep -q '"trajectory"' "$KD_TMP/t.json"; then
+	env -u ATEN_CPU_CAPABILITY CUDA_VISIBLE_DEVICES= "$KD_BIN" bisect "$TB" "$KD_TMP/ta" \
+		--layers env,settings --format json >"$KD_TMP/b1.json" 2>"$KD_TMP/b1.err"
+	r=$?
+	sed 's/^/#   /' "$KD_TMP/b1.err" | head -20
+	check "bisect, one variable differs: exit 0 (explained)" test "$r" -eq 0
+	check "bisect: the one variable that differs named" "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); L={l["layer"]: l for l in d["layers"]}; sys.exit(0 if L["here"]["outcome"]=="differs" and L["env"]["outcome"]=="vanishes" and d["explained_by"]==[{"layer":"env","variables":["ATEN_CPU_CAPABILITY"]}] else 1)' "$KD_TMP/b1.json"
+	check "bisect: the plan (the vector, the variable set) is shown before the first run" \
+		"$PY" -c 'import sys; t=open(sys.argv[1]).read(); p=t.find("set ATEN_CPU_CAPABILITY=default"); r=t.find("run 01-here"); sys.exit(0 if 0 <= p < r and "train.py --steps 40 --out outputs" in t[:r] else 1)' "$KD_TMP/b1.err"
+	check "bisect: the settings layer says why it did not run" "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); L={l["layer"]: l for l in d["layers"]}; sys.exit(0 if L["settings"]["outcome"]=="not run" and "settings" in L["settings"]["why"] else 1)' "$KD_TMP/b1.json"
+	env -u ATEN_CPU_CAPABILITY -u CUDA_VISIBLE_DEVICES "$KD_BIN" bisect "$TB" "$KD_TMP/ta" \
+		--layers env >"$KD_TMP/b2.txt" 2>"$KD_TMP/b2.err"
+	r=$?
+	sed 's/^/#   /' "$KD_TMP/b2.txt"
+	check "bisect, two variables differ: exit 0" test "$r" -eq 0
+	check "bisect: of two variables, only the one that matters named" \
+		grep -qx "explained by env: ATEN_CPU_CAPABILITY" "$KD_TMP/b2.txt"
+	check "bisect: each run in its own folder under kernodeck/bisect/, with a log" \
+		sh -c '[ -d "$1/kernodeck/bisect/01-here/work/outputs" ] && [ -d "$1/kernodeck/bisect/02-env/work/outputs" ] && ls "$1"/kernodeck/logs/*-bisect.log >/dev/null' sh "$KD_TMP/ta"
+	check "bisect: the report kept in kernodeck/bisect/bisect.yaml" \
+		grep -q "ATEN_CPU_CAPABILITY" "$KD_TMP/ta/kernodeck/bisect/bisect.yaml"
+	"$KD_BIN" dossier "$KD_TMP/ta" >/dev/null 2>&1
+	check "the dossier includes bisect.yaml, not the runs' copies" \
+		sh -c '[ -f "$1/kernodeck/bisect/bisect.yaml" ] && ! [ -e "$1/kernodeck/bisect/01-here" ]' sh "$KD_TMP/ta/kernodeck/dossier"
+fi
