@@ -31,6 +31,11 @@ enum place_how {
  * dst are made.  0 with *how set; KD_EINPUT (dst exists, a link on the
  * way, src not a file or folder) or KD_EENV, with err naming the path. */
 int place_tree(const char *src, const char *dst, enum place_how *how, struct kd_err *err);
+/* place_tree's flags: never a hard link (a reflink or a copy), for a
+ * copy a program may write in place without touching the original. */
+#define PLACE_NO_HARDLINK 1
+int place_tree_flags(const char *src, const char *dst, int flags, enum place_how *how,
+		     struct kd_err *err);
 /* "hard-linked", "reflinked", "copied". */
 const char *place_how_name(enum place_how how);
 

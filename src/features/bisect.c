@@ -595,7 +595,8 @@ left_out(const struct bisect *b, const char *rel, const json_t *skip)
 }
 
 /* Copy the project's files below src (rel below the project) into dst:
- * folders made, files placed (hard link, reflink, copy), links made
+ * folders made, files reflinked or copied (never a hard link: a run that
+ * rewrites a file in place must not change the project's), links made
  * again as links. */
 static int
 copy_tree(const struct bisect *b, const char *src, const char *dst, const char *rel, int depth,
@@ -639,7 +640,7 @@ copy_tree(const struct bisect *b, const char *src, const char *dst, const char *
 					rc = kd_err_sys(err, KD_EENV, t, errno, "cannot make the link %s", t);
 			}
 		} else if (S_ISREG(st.st_mode)) {
-			if (place_tree(s, t, &how, err) != 0)
+			if (place_tree_flags(s, t, PLACE_NO_HARDLINK, &how, err) != 0)
 				rc = KD_EENV;
 		}
 		free(s);

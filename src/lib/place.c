@@ -35,7 +35,7 @@ copy_bytes(int in, int out)
 /* One regular file: a hard link from its folder (reached below the root),
  * else a new file cloned or copied from it. */
 static int
-place_file(const char *src, const char *dst, mode_t mode, enum place_how *how,
+place_file(const char *src, const char *dst, mode_t mode, int flags, enum place_how *how,
 	   struct kd_err *err)
 {
 	const char *base;
@@ -43,11 +43,11 @@ place_file(const char *src, const char *dst, mode_t mode, enum place_how *how,
 
 	if ((dfd = beneath_open_parent(dst, &base, err)) < 0)
 		return err != NULL ? err->code : KD_EINPUT;
-	if (linkat(AT_FDCWD, src, dfd, base, 0) == 0) {
+	if (!(flags & PLACE_NO_HARDLINK) && linkat(AT_FDCWD, src, dfd, base, 0) == 0) {
 		*how = PLACE_HARDLINK;
 		goto out;
 	}
-	if (errno == EEXIST) {
+	if (!(flags & PLACE_NO_HARDLINK) && errno == EEXIST) {
 		rc = kd_err_set(err, KD_EINPUT, dst, 0, "%s exists already: nothing is replaced", dst);
 		goto out;
 	}
@@ -78,7 +78,8 @@ out:
 }
 
 static int
-place_at(const char *src, const char *dst, int depth, enum place_how *how, struct kd_err *err)
+place_at(const char *src, const char *dst, int depth, int flags, enum place_how *how,
+	 struct kd_err *err)
 {
 	struct stat st;
 	struct dirent *de;
@@ -89,7 +90,7 @@ place_at(const char *src, const char *dst, int depth, enum place_how *how, struc
 	if (lstat(src, &st) != 0)
 		return kd_err_sys(err, KD_EINPUT, src, errno, "cannot read %s", src);
 	if (S_ISREG(st.st_mode)) {
-		if ((rc = place_file(src, dst, st.st_mode, &one, err)) == 0 && one > *how)
+		if ((rc = place_file(src, dst, st.st_mode, flags, &one, err)) == 0 && one > *how)
 			*how = one;
 		return rc;
 	}
@@ -113,7 +114,7 @@ place_at(const char *src, const char *dst, int depth, enum place_how *how, struc
 			continue;
 		s = fsutil_join(src, de->d_name);
 		t = fsutil_join(dst, de->d_name);
-		rc = s != NULL && t != NULL ? place_at(s, t, depth + 1, how, err)
+		rc = s != NULL && t != NULL ? place_at(s, t, depth + 1, flags, how, err)
 					    : kd_err_sys(err, KD_EENV, dst, ENOMEM, "place");
 		free(s);
 		free(t);
@@ -126,10 +127,18 @@ place_at(const char *src, const char *dst, int depth, enum place_how *how, struc
 int
 place_tree(const char *src, const char *dst, enum place_how *how, struct kd_err *err)
 {
+	return place_tree_flags(src, dst, 0, how, err);
+}
+
+/* See place.h. */
+int
+place_tree_flags(const char *src, const char *dst, int flags, enum place_how *how,
+		 struct kd_err *err)
+{
 	char *parent = strdup(dst), *slash;
 	int rc = 0;
 
-	*how = PLACE_HARDLINK;
+	*how = flags & PLACE_NO_HARDLINK ? PLACE_REFLINK : PLACE_HARDLINK;
 	if (parent == NULL)
 		return kd_err_sys(err, KD_EENV, dst, ENOMEM, "place");
 	if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
@@ -137,7 +146,7 @@ place_tree(const char *src, const char *dst, enum place_how *how, struct kd_err 
 		rc = beneath_mkdirs(parent, err);
 	}
 	free(parent);
-	return rc != 0 ? rc : place_at(src, dst, 0, how, err);
+	return rc != 0 ? rc : place_at(src, dst, 0, flags, how, err);
 }
 
 /* See place.h. */

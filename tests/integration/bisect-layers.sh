@@ -88,6 +88,9 @@ check "packages: the plan shows the lock's line and the install before the runs"
 	"$PY" -c 'import sys; t=open(sys.argv[1]).read(); r=t.find("run 01-here"); sys.exit(0 if 0 < t.find("alpha==1.0 --hash=sha256:") < r and 0 < t.find("--require-hashes --no-deps") < r else 1)' "$KD_TMP/b1.err"
 check "packages: the side venv holds the dossier's alpha" \
 	grep -rqx "SCALE = 1.0" "$P2/kernodeck/bisect/02-packages/venv/lib"
+check "a run's copy of the project is its own file, no hard link to the project's" sh -c \
+	'f=$(find "$1/kernodeck/bisect" -path "*/work/embed.py" | head -n 1); [ -n "$f" ] &&
+	 [ "$(stat -c %i "$f")" != "$(stat -c %i "$1/embed.py")" ] && [ "$(stat -c %h "$1/embed.py")" -eq 1 ]' sh "$P2"
 # the dossier's folder of wheels gone: impossible, said why
 mv "$KD_TMP/ext1" "$KD_TMP/ext1.away"
 "$KD_BIN" bisect "$D" "$P2" --layers packages >"$KD_TMP/b2.txt" 2>&1
