@@ -438,6 +438,12 @@ same_printed(const json_t *a, const json_t *b)
 	return strcmp(x, y) == 0;
 }
 
+static int
+cmp_key(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
 /* Compare two flat objects; append {key, a, b} for each difference. */
 static void
 diff_flat(const json_t *a, const json_t *b, json_t *out)
@@ -455,12 +461,7 @@ diff_flat(const json_t *a, const json_t *b, json_t *out)
 	const char **sorted = malloc((n ? n : 1) * sizeof *sorted);
 	json_object_foreach(keys, k, v)
 		sorted[i++] = k;
-	for (size_t x = 1; x < n; x++)
-		for (size_t y = x; y > 0 && strcmp(sorted[y - 1], sorted[y]) > 0; y--) {
-			const char *t = sorted[y];
-			sorted[y] = sorted[y - 1];
-			sorted[y - 1] = t;
-		}
+	qsort(sorted, n, sizeof *sorted, cmp_key);
 	for (i = 0; i < n; i++) {
 		const json_t *va = json_object_get(a, sorted[i]), *vb = json_object_get(b, sorted[i]);
 		json_t *e;
