@@ -62,6 +62,10 @@ struct kd_ctx {
 				  * installs instead of resolving the rebuild
 				  * file (venv_pip_install_argv), relative to
 				  * the project folder; NULL: the rebuild file */
+	const char *const *install_find_links; /* a replay: folders given to that
+				  * install as --find-links (NULL-ended), the
+				  * lock's artefacts from outside the project;
+				  * or NULL */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

@@ -11,7 +11,9 @@
  *                          (+cu121, +rocm6.1, +cpu; the CUDA or ROCm version
  *                          it needs, the minimum driver when known); a
  *                          package's tool.kernodeck its path under the
- *                          project for an artefact of a find-links folder.
+ *                          project for an artefact of a find-links folder;
+ *                          a local artefact by its path, never the building
+ *                          machine's file: URL (dossier_lock_folders).
  *   requirements-lock.txt  the same in pip's hash-checking form: the rebuild
  *                          file's index and find-links options, --no-deps in
  *                          the install line, name==version --hash=sha256:...
@@ -35,6 +37,14 @@ struct kd_ctx;
 char *dossier_pylock(const struct kd_ctx *ctx, const json_t *origins);
 /* requirements-lock.txt (malloc'd), or NULL likewise. */
 char *dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins);
+/* The local find-links folders the artefacts of origins come from: an
+ * array of {folder (on the building machine), name (find-links/NAME
+ * stands for it in pylock.toml), path (relative to project_dir, only for
+ * a folder inside the project), files (the artefacts' file names)}.  A
+ * folder outside the project is not named in requirements-lock.txt: it is
+ * to be provided where the lock is installed (replay --find-links DIR, or
+ * the recorded folder when it exists; FIND_LINKS=DIR for procedure.sh). */
+json_t *dossier_lock_folders(const char *project_dir, const json_t *origins);
 /* Can pip check this origin entry's hash (an artefact with a SHA-256)? */
 int dossier_lock_hashable(const json_t *origin);
 

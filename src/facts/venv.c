@@ -360,20 +360,44 @@ venv_pip_argv(const char *vpy, enum venv_pip which)
 
 /* See venv.h. */
 char **
-venv_pip_install_argv(const char *vpy, const char *report, const char *lock)
+venv_pip_install_argv(const char *vpy, const char *report, const char *lock,
+		      const char *const *find_links)
 {
-	if (report == NULL)   /* a pip before 22.2 */
-		return lock != NULL ? argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15",
-					       "--retries", "1", "--require-hashes", "--no-deps",
-					       "-r", lock, (const char *)NULL) :
-		       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
-				"1", "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
-	if (lock != NULL)
-		return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
-				"1", "--report", report, "--require-hashes", "--no-deps", "-r", lock,
-				(const char *)NULL);
-	return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
-			"--report", report, "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+	char **v = argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
+			    "1", report ? "--report" : NULL, report, (const char *)NULL);
+	const char *tail[] = { "--require-hashes", "--no-deps", "-r", lock };
+	size_t n = argv_count(v), m = 0, i;
+	char **w;
+
+	while (find_links != NULL && find_links[m] != NULL)
+		m++;
+	if (v == NULL || (w = realloc(v, (n + 2 * m + 5) * sizeof *v)) == NULL) {
+		argv_free(v);
+		return NULL;
+	}
+	v = w;
+	for (i = 0; i < m; i++) {
+		v[n++] = strdup("--find-links");
+		v[n++] = strdup(find_links[i]);
+	}
+	if (lock == NULL) {
+		v[n++] = strdup("-r");
+		v[n++] = strdup(REBUILD_REQUIREMENTS);
+	} else {
+		for (i = 0; i < 4; i++)
+			v[n++] = strdup(tail[i]);
+	}
+	v[n] = NULL;
+	for (i = 0; i < n; i++)
+		if (v[i] == NULL) {
+			v[n] = NULL;
+			for (size_t k = i + 1; k < n; k++)
+				free(v[k]);
+			v[i] = NULL;
+			argv_free(v);
+			return NULL;
+		}
+	return v;
 }
 
 /* See venv.h. */

@@ -26,6 +26,7 @@
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-creds.h"
+#include "kernodeck/dossier-lock.h"
 #include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
@@ -1002,6 +1003,37 @@ env_block(const json_t *tree, struct sb *b)
 		sb_puts(b, "# (none recorded)\n");
 }
 
+/* FL=(--find-links DIR...) for the lock's install: each folder of
+ * FIND_LINKS (space-separated), else each recorded find-links folder
+ * outside the project that the artefacts came from, when it is there; a
+ * missing one stops the procedure naming its files. */
+static void
+lock_find_links(struct sb *b, const struct kd_ctx *ctx, const json_t *tree)
+{
+	json_t *folders = dossier_lock_folders(ctx->project_dir, json_object_get(tree, "origins"));
+	const json_t *f, *v;
+	size_t i, k;
+
+	sb_puts(b, "\tFL=()\n\tfor d in ${FIND_LINKS:-}; do FL+=(--find-links \"$d\"); done\n");
+	json_array_foreach(folders, i, f) {
+		char *q;
+		if (json_object_get(f, "path") != NULL)
+			continue;
+		q = quote_word(json_string_value(json_object_get(f, "folder")), 0);
+		sb_printf(b, "\t# a find-links folder outside the project, its artefacts:");
+		json_array_foreach(json_object_get(f, "files"), k, v)
+			if (strpbrk(json_string_value(v), "\r\n") == NULL)
+				sb_printf(b, " %s", json_string_value(v));
+		sb_printf(b, "\n\tif [ -z \"${FIND_LINKS:-}\" ]; then\n"
+			  "\t\tif [ -d %s ]; then FL+=(--find-links %s)\n"
+			  "\t\telse echo \"the lock's artefacts from the find-links folder \"%s\" are not "
+			  "here: set FIND_LINKS=DIR, the folder that holds them\" >&2; exit 1; fi\n"
+			  "\tfi\n", q, q, q);
+		free(q);
+	}
+	json_decref(folders);
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -1022,7 +1054,8 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"#\n"
 		"# Every command uses an explicit interpreter path; nothing is activated.\n"
 		"# Override with PY=/path/to/python3, REPO=URL-or-folder, DATA=folder (where the\n"
-		"# data and weights are when they moved).\n"
+		"# data and weights are when they moved), FIND_LINKS=folder (where the lock's\n"
+		"# wheels from a find-links folder outside the project are).\n"
 		"set -euo pipefail\n\n");
 	{
 		char *cp = dossier_creds_procedure(json_object_get(tree, "credentials"));
@@ -1120,9 +1153,10 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	sb_printf(&b, ".venv-rebuild/bin/python -m pip --version\n"
 		  "if [ -z \"${UNLOCKED:-}\" ] && [ -f \"$DOSSIER/requirements-lock.txt\" ]; then\n"
 		  "\t# the lock: exactly the artefacts the rebuild installed, each checked by its\n"
-		  "\t# digest, no resolution (UNLOCKED=1 resolves requirements-rebuild.txt again)\n"
-		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
-		  "--require-hashes --no-deps -r \"$DOSSIER/requirements-lock.txt\"\n"
+		  "\t# digest, no resolution (UNLOCKED=1 resolves requirements-rebuild.txt again)\n");
+	lock_find_links(&b, ctx, tree);
+	sb_printf(&b, "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
+		  "--require-hashes --no-deps \"${FL[@]}\" -r \"$DOSSIER/requirements-lock.txt\"\n"
 		  "else\n"
 		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
 		  "fi\n"

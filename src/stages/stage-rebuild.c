@@ -558,7 +558,8 @@ rb_install(struct rb *b)
 	if (step_plan(b->ctx, b->sink, "pip-install", b->ctx->install_lock ?
 		      "pip install --require-hashes --no-deps -r (the dossier's lock)" :
 		      "pip install -r " REBUILD_REQUIREMENTS,
-		      venv_pip_install_argv(b->vpy, report, b->ctx->install_lock),
+		      venv_pip_install_argv(b->vpy, report, b->ctx->install_lock,
+					    b->ctx->install_find_links),
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
