@@ -18,7 +18,11 @@
  *                          file's index and find-links options, --no-deps in
  *                          the install line, name==version --hash=sha256:...
  *                          per distribution; what cannot be hashed (VCS,
- *                          directories) is named in a comment.
+ *                          directories) is named in a comment.  An index
+ *                          URL keeps the ${NAME} form of the rebuild file;
+ *                          one PIP_INDEX_URL or PIP_EXTRA_INDEX_URL gave
+ *                          with a credential is that variable (pip expands
+ *                          it; the dossier names it to be provided).
  *
  * Both come from rebuild.yaml's origins (origin.h).  replay and
  * procedure.sh install requirements-lock.txt by default.

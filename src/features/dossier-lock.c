@@ -156,6 +156,25 @@ kv(FILE *f, const char *key, const char *value)
 	fputc('\n', f);
 }
 
+/* An index URL as the lock writes it: one that PIP_INDEX_URL or
+ * PIP_EXTRA_INDEX_URL gave the rebuild with a credential (redacted where
+ * kernodeck recorded it: it holds "${") is that variable, which pip
+ * expands in a requirements file and the dossier names as one to
+ * provide; a URL of the rebuild file keeps its ${NAME} form as written. */
+static const char *
+lock_index_url(const struct kd_ctx *ctx, const char *url)
+{
+	const json_t *pe = obs_rebuild_pip_env(kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild)));
+
+	if (url == NULL || strstr(url, "${") == NULL)
+		return url;
+	if (is(str_of(pe, "PIP_INDEX_URL"), url))
+		return "${PIP_INDEX_URL}";
+	if (is(str_of(pe, "PIP_EXTRA_INDEX_URL"), url))
+		return "${PIP_EXTRA_INDEX_URL}";
+	return url;
+}
+
 /* {name = ..., url or path = ..., hashes = {sha256 = ...}} of an
  * artefact: a local file of a find-links folder by its path (local_path),
  * never the building machine's file: URL. */
@@ -201,7 +220,7 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t 
 	if (!is(origin, "directory"))
 		kv(f, "version", str_of(o, "version"));
 	if (is(origin, "index"))
-		kv(f, "index", str_of(o, "source"));
+		kv(f, "index", lock_index_url(ctx, str_of(o, "source")));
 	if (is(origin, "vcs")) {
 		fputs("vcs = {type = ", f);
 		toml_put_string(f, str_of(o, "vcs") ? str_of(o, "vcs") : "git");
@@ -454,6 +473,7 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 {
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
 	const json_t *lint = obs_rebuild_requirements_lint(obs), *o;
+	const json_t *pe = obs_rebuild_pip_env(obs);
 	json_t *seen = json_object(), *fl = json_array();
 	json_t *folders = dossier_lock_folders(ctx->project_dir, origins);
 	char *buf = NULL;
@@ -491,6 +511,15 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 		fputs("--no-index\n", f);
 	if (str_of(lint, "index_url") != NULL)
 		fprintf(f, "--index-url %s\n", str_of(lint, "index_url"));
+	else if (!json_is_true(json_object_get(lint, "no_index")) &&
+		 str_of(pe, "PIP_INDEX_URL") != NULL && strchr(str_of(pe, "PIP_INDEX_URL"), ' ') == NULL)
+		/* the shell's index, with its credential as the variable */
+		fprintf(f, "--index-url %s\n", lock_index_url(ctx, str_of(pe, "PIP_INDEX_URL")));
+	if (!json_is_true(json_object_get(lint, "no_index")) &&
+	    str_of(pe, "PIP_EXTRA_INDEX_URL") != NULL &&
+	    strchr(str_of(pe, "PIP_EXTRA_INDEX_URL"), ' ') == NULL)
+		fprintf(f, "--extra-index-url %s\n", lock_index_url(ctx,
+			str_of(pe, "PIP_EXTRA_INDEX_URL")));
 	option_lines(f, "--extra-index-url", json_object_get(lint, "extra_index_urls"), seen, NULL);
 	option_lines(f, "--find-links", json_object_get(lint, "find_links"), seen, ctx->project_dir);
 	json_array_foreach(origins, i, o)
