@@ -18,7 +18,8 @@
  *                          file's index and find-links options, --no-deps in
  *                          the install line, name==version --hash=sha256:...
  *                          per distribution; what cannot be hashed (VCS,
- *                          directories) is named in a comment.  An index
+ *                          directories) is named in a comment and goes to
+ *   requirements-lock-direct.txt  (dossier_requirements_direct).  An index
  *                          URL keeps the ${NAME} form of the rebuild file;
  *                          one PIP_INDEX_URL or PIP_EXTRA_INDEX_URL gave
  *                          with a credential is that variable (pip expands
@@ -36,6 +37,7 @@ struct kd_ctx;
 
 #define DOSSIER_PYLOCK    "pylock.toml"
 #define DOSSIER_REQ_LOCK  "requirements-lock.txt"
+#define DOSSIER_REQ_DIRECT "requirements-lock-direct.txt"
 
 /* pylock.toml (malloc'd), or NULL when the rebuild recorded no origins. */
 char *dossier_pylock(const struct kd_ctx *ctx, const json_t *origins);
@@ -49,6 +51,13 @@ char *dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
  * to be provided where the lock is installed (replay --find-links DIR, or
  * the recorded folder when it exists; FIND_LINKS=DIR for procedure.sh). */
 json_t *dossier_lock_folders(const char *project_dir, const json_t *origins);
+/* requirements-lock-direct.txt (malloc'd), or NULL when the rebuild
+ * installed no VCS checkout nor folder: what pip's hash-checking mode
+ * refuses, installed after the lock with --no-deps, one line each:
+ * VCS+URL@COMMIT#egg=NAME[&subdirectory=S], or ./FOLDER (-e ./FOLDER) in the
+ * project; one that cannot be (no commit, a folder outside the project)
+ * named in a comment. */
+char *dossier_requirements_direct(const struct kd_ctx *ctx, const json_t *origins);
 /* Can pip check this origin entry's hash (an artefact with a SHA-256)? */
 int dossier_lock_hashable(const json_t *origin);
 

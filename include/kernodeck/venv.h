@@ -67,6 +67,11 @@ char **venv_pip_argv(const char *vpy, enum venv_pip which);
  * folders of the lock's artefacts from outside the project). */
 char **venv_pip_install_argv(const char *vpy, const char *report, const char *lock,
 			     const char *const *find_links);
+/* VPY -I -m pip install --timeout 15 --retries 1 [--report REPORT]
+ * --no-deps -r FILE: what the lock's hash-checking mode refuses (the
+ * dossier's requirements-lock-direct.txt: VCS checkouts at their commit,
+ * folders), installed after it. */
+char **venv_pip_direct_argv(const char *vpy, const char *report, const char *file);
 /* The report's path as the install names it: REL under the kernodeck
  * folder, relative to the project folder when it is inside it (the
  * install runs there), else absolute (malloc'd). */

@@ -401,6 +401,17 @@ venv_pip_install_argv(const char *vpy, const char *report, const char *lock,
 }
 
 /* See venv.h. */
+char **
+venv_pip_direct_argv(const char *vpy, const char *report, const char *file)
+{
+	return report != NULL ?
+	       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			"--report", report, "--no-deps", "-r", file, (const char *)NULL) :
+	       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			"--no-deps", "-r", file, (const char *)NULL);
+}
+
+/* See venv.h. */
 char *
 venv_report_path(const char *project_dir, const char *state_dir, const char *rel)
 {

@@ -536,14 +536,63 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 		else if (dossier_lock_hashable(o))
 			fprintf(f, "%s==%s --hash=sha256:%s\n", str_of(o, "canonical_name"),
 				str_of(o, "version"), str_of(o, "sha256"));
+		else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory"))
+			fprintf(f, "# not hash-checkable by pip, installed after this lock by "
+				DOSSIER_REQ_DIRECT ": %s==%s from %s\n", str_of(o, "canonical_name"),
+				str_of(o, "version") ? str_of(o, "version") : "?",
+				str_of(o, "source") ? str_of(o, "source") : "?");
 		else
-			fprintf(f, "# not hash-checkable by pip (a VCS checkout, a folder, or no "
-				"digest): %s==%s from %s\n", str_of(o, "canonical_name"),
+			fprintf(f, "# not hash-checkable by pip (no digest): %s==%s from %s\n",
+				str_of(o, "canonical_name"),
 				str_of(o, "version") ? str_of(o, "version") : "?",
 				str_of(o, "source") ? str_of(o, "source") : "?");
 	}
 	json_decref(seen);
 	json_decref(fl);
 	json_decref(folders);
+	return close_text(f, &buf);
+}
+
+/* See dossier-lock.h. */
+char *
+dossier_requirements_direct(const struct kd_ctx *ctx, const json_t *origins)
+{
+	const json_t *o;
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *f;
+
+	json_array_foreach(origins, i, o)
+		n += installed_by_pip(o) && (is(str_of(o, "origin"), "vcs") ||
+					     is(str_of(o, "origin"), "directory"));
+	if (n == 0 || (f = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	fputs("# What pip's hash-checking mode refuses (VCS checkouts, folders), installed\n"
+	      "# after " DOSSIER_REQ_LOCK " from the project folder, each at its recorded commit:\n"
+	      "#   .venv-rebuild/bin/python -m pip install --no-deps -r " DOSSIER_REQ_DIRECT "\n"
+	      "# then each VCS package's direct_url.json is checked against its commit.\n", f);
+	json_array_foreach(origins, i, o) {
+		const char *cn = str_of(o, "canonical_name"), *src = str_of(o, "source");
+		const char *rel = src ? in_project(ctx->project_dir, src) : NULL;
+		if (!installed_by_pip(o) || cn == NULL)
+			continue;
+		if (is(str_of(o, "origin"), "vcs") && str_of(o, "commit") != NULL &&
+		    str_of(o, "url") != NULL && strpbrk(str_of(o, "url"), " \t\r\n") == NULL) {
+			/* pip's URL line (a file: URL has no host, which a PEP 508
+			 * "name @ url" refuses) */
+			fprintf(f, "%s+%s@%s#egg=%s", str_of(o, "vcs") ? str_of(o, "vcs") : "git",
+				str_of(o, "url"), str_of(o, "commit"), cn);
+			if (str_of(o, "subdirectory") != NULL)
+				fprintf(f, "&subdirectory=%s", str_of(o, "subdirectory"));
+			fputc('\n', f);
+		} else if (is(str_of(o, "origin"), "directory") && rel != NULL &&
+			   strpbrk(rel, " \t\r\n") == NULL) {
+			fprintf(f, "%s./%s\n", json_is_true(json_object_get(o, "editable")) ? "-e " : "",
+				rel);
+		} else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory")) {
+			fprintf(f, "# %s: %s cannot be installed elsewhere (no commit, or a folder "
+				"outside the project): provide it by hand\n", cn, src ? src : "?");
+		}
+	}
 	return close_text(f, &buf);
 }

@@ -1003,6 +1003,28 @@ env_block(const json_t *tree, struct sb *b)
 		sb_puts(b, "# (none recorded)\n");
 }
 
+/* After the install of requirements-lock-direct.txt: each VCS package
+ * (VCS+URL@COMMIT#egg=NAME) at its commit, as its direct_url.json says. */
+static const char direct_py[] =
+	"import json, re, sys\n"
+	"from importlib import metadata\n"
+	"bad = 0\n"
+	"for line in open(sys.argv[1]):\n"
+	"    m = re.match(r\"\\S+@([0-9a-f]{40})#egg=([A-Za-z0-9._-]+)\", line)\n"
+	"    if not m:\n"
+	"        continue\n"
+	"    try:\n"
+	"        got = json.loads(metadata.distribution(m[2]).read_text(\"direct_url.json\") or \"{}\")\n"
+	"    except metadata.PackageNotFoundError:\n"
+	"        got = {}\n"
+	"    got = got.get(\"vcs_info\", {}).get(\"commit_id\")\n"
+	"    if got != m[1]:\n"
+	"        print(\"%s: installed at commit %s, the lock has %s\" % (m[2], got, m[1]), file=sys.stderr)\n"
+	"        bad = 1\n"
+	"    else:\n"
+	"        print(\"%s: at commit %s\" % (m[2], got))\n"
+	"sys.exit(bad)\n";
+
 /* FL=(--find-links DIR...) for the lock's install: each folder of
  * FIND_LINKS (space-separated), else each recorded find-links folder
  * outside the project that the artefacts came from, when it is there; a
@@ -1157,10 +1179,18 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	lock_find_links(&b, ctx, tree);
 	sb_printf(&b, "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
 		  "--require-hashes --no-deps \"${FL[@]}\" -r \"$DOSSIER/requirements-lock.txt\"\n"
+		  "\tif [ -f \"$DOSSIER/" DOSSIER_REQ_DIRECT "\" ]; then\n"
+		  "\t\t# what the lock cannot hash: VCS checkouts at their commit, folders\n"
+		  "\t\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
+		  "--no-deps -r \"$DOSSIER/" DOSSIER_REQ_DIRECT "\"\n"
+		  "\t\t.venv-rebuild/bin/python - \"$DOSSIER/" DOSSIER_REQ_DIRECT "\" <<'KD_DIRECT'\n"
+		  "%s"
+		  "KD_DIRECT\n"
+		  "\tfi\n"
 		  "else\n"
 		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
 		  "fi\n"
-		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n");
+		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n", direct_py);
 
 	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"
 		".venv-rebuild/bin/python -m pip check || echo \"pip check reported the problems above "

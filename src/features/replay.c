@@ -65,6 +65,7 @@
 
 /* where a replay puts the dossier's lock, in the work folder */
 #define REPLAY_LOCK "kernodeck/" DOSSIER_REQ_LOCK
+#define REPLAY_DIRECT "kernodeck/" DOSSIER_REQ_DIRECT
 
 static void
 say(const struct replay_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -420,6 +421,22 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 		if (lock != NULL)
 			show_lines(o, lock, "        ", "      " REPLAY_LOCK " (the dossier's "
 				   DOSSIER_REQ_LOCK ") holds:");
+		if (lock != NULL) {
+			char *direct = fsutil_join(o->dossier, DOSSIER_REQ_DIRECT);
+			char *r2 = venv_report_path(o->workdir, o->workdir, "kernodeck/"
+						    REBUILD_REPORT_DIRECT);
+			if (direct != NULL && fsutil_exists(direct)) {
+				plan_line(o, "then what the lock cannot hash (VCS checkouts at their "
+					  "recorded commit, folders of the clone), no dependencies; "
+					  "each VCS package's direct_url.json is then checked against "
+					  "its commit", r2 ? venv_pip_direct_argv(vpy, r2, REPLAY_DIRECT) :
+					  NULL);
+				show_lines(o, direct, "        ", "      " REPLAY_DIRECT " (the "
+					   "dossier's " DOSSIER_REQ_DIRECT ") holds:");
+			}
+			free(direct);
+			free(r2);
+		}
 		free(lock);
 		free(report);
 	}
@@ -1027,6 +1044,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	char *env[REPLAY_NENV + 1] = { NULL };
 	int rc, newdiff = 0, opened = 0, contained = 0, remove = 0, install_lock = 0;
+	int install_direct = 0;
 	json_t *folders = NULL, *fv;
 	char **dirs = NULL;
 	size_t fi;
@@ -1165,6 +1183,22 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		free(text);
 		free(dst);
 	}
+	if (install_lock) {
+		/* and what it cannot hash, beside it */
+		char *src = fsutil_join(o->dossier, DOSSIER_REQ_DIRECT), *text = NULL;
+		char *dst = fsutil_join(o->workdir, REPLAY_DIRECT);
+		size_t len;
+		if (src != NULL && fsutil_exists(src)) {
+			if ((rc = fsutil_read_file(src, KD_CAP_TEXT_FILE, &text, &len, err)) == 0)
+				rc = fsutil_write_atomic(dst, text, len, 0, err);
+			install_direct = rc == 0;
+		}
+		free(src);
+		free(text);
+		free(dst);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = restore_missing(o, rdoc.root, err)) != 0)
 		goto out;
 	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
@@ -1174,6 +1208,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	runner_begin(&run, &ctx, 1, fleet_latest);   /* stages 2 to 6, one after the other */
 	ctx.install_lock = install_lock ? REPLAY_LOCK : NULL;
 	ctx.install_find_links = (const char *const *)dirs;
+	ctx.install_direct = install_direct ? REPLAY_DIRECT : NULL;
 	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);

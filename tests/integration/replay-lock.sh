@@ -26,10 +26,23 @@ EXT="$KD_TMP/ext"
 "$PY" "$MKW" "$EXT" alpha 1.0 --requires "beta==2.0" >/dev/null
 "$PY" "$MKW" "$EXT" beta 2.0 >/dev/null
 A_SHA=$(sha256sum "$EXT/alpha-1.0-py3-none-any.whl" | cut -d' ' -f1)
-printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\n' \
-	"$EXT" >"$DEMO/requirements-rebuild.txt"
-printf 'alpha==1.0\nbeta==2.0\n' >>"$DEMO/reference/freeze.txt"
-git -C "$DEMO" commit -qam "alpha from a folder of wheels"
+# delta from a local git repository at a commit, epsilon a folder of the
+# project: pip's hash-checking mode refuses both (setup.py only: built with
+# the system's setuptools, no index)
+VCS="$KD_TMP/vcsrepo"
+mkdir -p "$VCS" "$DEMO/pkgs/epsilon"
+printf 'from setuptools import setup\nsetup(name="delta", version="0.1", py_modules=["delta"])\n' >"$VCS/setup.py"
+echo 'X = 1' >"$VCS/delta.py"
+git -C "$VCS" init -q && git -C "$VCS" add . && git -C "$VCS" commit -qm delta
+DC=$(git -C "$VCS" rev-parse HEAD)
+printf 'from setuptools import setup\nsetup(name="epsilon", version="0.1", py_modules=["epsilon"])\n' \
+	>"$DEMO/pkgs/epsilon/setup.py"
+echo 'Y = 2' >"$DEMO/pkgs/epsilon/epsilon.py"
+git -C "$DEMO" add pkgs
+printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\ngit+file://%s@%s#egg=delta\n./pkgs/epsilon\n' \
+	"$EXT" "$VCS" "$DC" >"$DEMO/requirements-rebuild.txt"
+printf 'alpha==1.0\nbeta==2.0\ndelta==0.1\nepsilon==0.1\n' >>"$DEMO/reference/freeze.txt"
+git -C "$DEMO" commit -qam "alpha from a folder of wheels, delta from git, epsilon a folder"
 sed -i "s/^  commit: .*/  commit: $(git -C "$DEMO" rev-parse HEAD)/" "$DEMO/kernodeck/reference.yaml"
 "$KD_BIN" check "$DEMO" --quiet >"$KD_TMP/check.out" 2>&1
 r=$?
@@ -39,10 +52,15 @@ D="$DEMO/kernodeck/dossier"
 check "the dossier's lock pins alpha by its digest" \
 	grep -qx "alpha==1.0 --hash=sha256:$A_SHA" "$D/requirements-lock.txt"
 check "the lock holds no file: URL of the building machine; the folder is one to provide" sh -c "
-! grep -q 'file://' '$D/requirements-lock.txt' '$D/pylock.toml' &&
+! grep -q 'file://$EXT' '$D/requirements-lock.txt' '$D/pylock.toml' &&
 ! grep -q -- '^--find-links $EXT' '$D/requirements-lock.txt' &&
 grep -q '^# find-links $EXT: a folder outside the project, to be provided' '$D/requirements-lock.txt' &&
 grep -q '^--find-links wheels\$' '$D/requirements-lock.txt'"
+check "requirements-lock-direct.txt: delta at its commit, epsilon the project's folder" sh -c "
+grep -qx 'git+file://$VCS@$DC#egg=delta' '$D/requirements-lock-direct.txt' &&
+grep -qx './pkgs/epsilon' '$D/requirements-lock-direct.txt' &&
+grep -q '^# not hash-checkable by pip, installed after this lock by requirements-lock-direct.txt: delta==0.1' '$D/requirements-lock.txt' &&
+grep -q ' requirements-lock-direct.txt\$' '$D/SHA256SUMS'"
 check "pylock.toml: alpha by its path under find-links/ext, the folder to provide named" "$PY" -c "
 import tomllib; d = tomllib.load(open('$D/pylock.toml', 'rb'))
 by = {p['name']: p for p in d['packages']}
@@ -67,6 +85,13 @@ check "its plan shows the locked install, the recorded folder found, the lock's 
 grep -q -- '--find-links $EXT --require-hashes --no-deps -r kernodeck/requirements-lock.txt\$' '$KD_TMP/r1.err' &&
 grep -q 'here $EXT (the recorded folder, found here)' '$KD_TMP/r1.err' &&
 grep -q '^        alpha==1.0 --hash=sha256:$A_SHA\$' '$KD_TMP/r1.err'"
+check "the plan and procedure.sh install delta and epsilon after the lock, no dependencies" sh -c "
+grep -q -- '--report kernodeck/pip-report-direct.part.json --no-deps -r kernodeck/requirements-lock-direct.txt\$' '$KD_TMP/r1.err' &&
+grep -q '^        git+file://$VCS@$DC#egg=delta\$' '$KD_TMP/r1.err' &&
+grep -qF -- '--no-deps -r \"\$DOSSIER/requirements-lock-direct.txt\"' '$D/procedure.sh'"
+check "delta and epsilon installed, delta's commit checked by its direct_url.json" sh -c "
+grep -q 'commits_checked: 1' '$KD_TMP/w1/kernodeck/rebuild.yaml' &&
+'$KD_TMP/w1/.venv-rebuild/bin/python' -c 'import delta, epsilon'"
 check "it installed exactly the locked alpha" sh -c "
 grep -q 'lock: kernodeck/requirements-lock.txt' '$KD_TMP/w1/kernodeck/rebuild.yaml' &&
 grep -q 'sha256: $A_SHA' '$KD_TMP/w1/kernodeck/rebuild.yaml'"
