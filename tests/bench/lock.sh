@@ -13,7 +13,7 @@
 #            digest) against the same install without --report.  Target:
 #            <= 1.02.
 #
-# Figures seen (2019-class AMD EPYC, 2 cores shared with other builds at a
+# Figures seen (AMD EPYC, 2 cores shared with other builds at a
 # load average of 6 to 8, Debian 12, pip 23.0.1, 5 runs; doc/benchmarks.md):
 #   locked vs unlocked: 16 wheels 0.899 wall, 0.815 CPU; 64 wheels 0.871
 #   wall, 0.777 CPU: met (the lock resolves nothing).
