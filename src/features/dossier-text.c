@@ -407,10 +407,11 @@ origin_cell(struct sb *b, const json_t *o)
 /* "Python and packages": each distribution, its version, origin and digest
  * (rebuild.yaml's origins), and the lock the dossier carries. */
 static void
-packages_table(const json_t *tree, struct sb *b)
+packages_table(const struct kd_ctx *ctx, const json_t *tree, struct sb *b)
 {
-	const json_t *og = json_object_get(tree, "origins"), *o;
-	size_t i;
+	const json_t *og = json_object_get(tree, "origins"), *o, *v;
+	json_t *folders;
+	size_t i, k;
 
 	if (!json_is_array(og))
 		return;
@@ -435,6 +436,23 @@ packages_table(const json_t *tree, struct sb *b)
 			sb_puts(b, json_object_get(o, "provider") ? "provided" : "none recorded");
 		sb_puts(b, " |\n");
 	}
+	/* a find-links folder outside the project: to be provided */
+	folders = dossier_lock_folders(ctx->project_dir, og);
+	json_array_foreach(folders, i, o) {
+		if (json_object_get(o, "path") != NULL)
+			continue;
+		sb_puts(b, "\nTo provide where the lock is installed (`kernodeck replay --find-links "
+			"DIR`, `FIND_LINKS=DIR bash procedure.sh`): the find-links folder `");
+		sb_cell(b, str_or(o, "folder", "?"));
+		sb_puts(b, "` of the building machine, outside the project, which held");
+		json_array_foreach(json_object_get(o, "files"), k, v) {
+			sb_puts(b, k ? ", `" : " `");
+			sb_cell(b, json_string_value(v));
+			sb_puts(b, "`");
+		}
+		sb_puts(b, ".\n");
+	}
+	json_decref(folders);
 }
 
 char *
@@ -481,7 +499,7 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
-	packages_table(tree, &b);
+	packages_table(ctx, tree, &b);
 	{
 		char *rs = dossier_resume_readme(ctx);
 		if (rs != NULL) {

@@ -72,6 +72,8 @@ assert fl['ext']['recorded'] == '$EXT' and 'path' not in fl['ext'], fl
 assert sorted(fl['ext']['files']) == ['alpha-1.0-py3-none-any.whl', 'beta-2.0-py3-none-any.whl'], fl
 assert 'provide' in fl['ext'] and '--find-links' in fl['ext']['provide'], fl
 assert fl['wheels']['path'] == 'wheels', fl"
+check "README: the folder outside the project named as one to provide, with its files" \
+	grep -qF "To provide where the lock is installed (\`kernodeck replay --find-links DIR\`, \`FIND_LINKS=DIR bash procedure.sh\`): the find-links folder \`$EXT\` of the building machine, outside the project, which held \`alpha-1.0-py3-none-any.whl\`, \`beta-2.0-py3-none-any.whl\`." "$D/README.md"
 check "procedure.sh: the recorded folder when it is there, else FIND_LINKS=DIR asked for" sh -c "
 grep -qF 'if [ -d $EXT ]; then FL+=(--find-links $EXT)' '$D/procedure.sh' &&
 grep -qF 'set FIND_LINKS=DIR' '$D/procedure.sh' &&
