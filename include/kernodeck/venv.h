@@ -72,6 +72,11 @@ char **venv_pip_install_argv(const char *vpy, const char *report, const char *lo
  * dossier's requirements-lock-direct.txt: VCS checkouts at their commit,
  * folders), installed after it. */
 char **venv_pip_direct_argv(const char *vpy, const char *report, const char *file);
+/* The commit of the distribution cn (a canonical name) installed in the
+ * venv, from its VCS direct_url.json (vcs_info.commit_id), into out: ""
+ * when no such distribution has a direct_url.json, "(none)" when it has
+ * one without a commit. */
+void venv_direct_commit(const char *venv, const char *cn, char *out, size_t olen);
 /* The report's path as the install names it: REL under the kernodeck
  * folder, relative to the project folder when it is inside it (the
  * install runs there), else absolute (malloc'd). */

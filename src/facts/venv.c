@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/venv.h"
@@ -409,6 +411,38 @@ venv_pip_direct_argv(const char *vpy, const char *report, const char *file)
 			"--report", report, "--no-deps", "-r", file, (const char *)NULL) :
 	       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
 			"--no-deps", "-r", file, (const char *)NULL);
+}
+
+/* See venv.h. */
+void
+venv_direct_commit(const char *venv, const char *cn, char *out, size_t olen)
+{
+	char pat[PATH_MAX], c2[256];
+	glob_t g;
+
+	out[0] = '\0';
+	snprintf(pat, sizeof pat, "%s/lib/python*/site-packages/*.dist-info/direct_url.json", venv);
+	if (glob(pat, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc && out[0] == '\0'; i++) {
+		char *p = g.gl_pathv[i], *di = strrchr(p, '/'), *base, *text = NULL;
+		const char *id;
+		size_t n, len;
+		json_t *j;
+		*di = '\0';
+		base = strrchr(p, '/') + 1;
+		n = strcspn(base, "-");
+		*di = '/';
+		pep503_canonical_n(base, n, c2, sizeof c2);
+		if (strcmp(c2, cn) != 0 || fsutil_read_file(p, 1u << 16, &text, &len, NULL) != 0)
+			continue;
+		j = json_loadb(text, len, 0, NULL);
+		id = json_string_value(json_object_get(json_object_get(j, "vcs_info"), "commit_id"));
+		snprintf(out, olen, "%s", id ? id : "(none)");
+		json_decref(j);
+		free(text);
+	}
+	globfree(&g);
 }
 
 /* See venv.h. */

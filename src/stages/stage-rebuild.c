@@ -33,7 +33,6 @@
  */
 #include "config.h"
 
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,39 +564,6 @@ out:
 	free(path);
 }
 
-/* The commit_id of the direct_url.json of the distribution cn (canonical
- * name) in the venv's site-packages, into out ("" when there is none). */
-static void
-installed_commit(const char *venv, const char *cn, char *out, size_t olen)
-{
-	char pat[PATH_MAX], c2[256];
-	glob_t g;
-
-	out[0] = '\0';
-	snprintf(pat, sizeof pat, "%s/lib/python*/site-packages/*.dist-info/direct_url.json", venv);
-	if (glob(pat, 0, NULL, &g) != 0)
-		return;
-	for (size_t i = 0; i < g.gl_pathc && out[0] == '\0'; i++) {
-		char *p = g.gl_pathv[i], *di = strrchr(p, '/'), *base, *text = NULL;
-		size_t n, len;
-		json_t *j;
-		*di = '\0';
-		base = strrchr(p, '/') + 1;
-		n = strcspn(base, "-");
-		*di = '/';
-		if (strcmp(pep503_canonical_n(base, n, c2, sizeof c2) ? c2 : "", cn) != 0 ||
-		    fsutil_read_file(p, 1u << 16, &text, &len, NULL) != 0)
-			continue;
-		j = json_loadb(text, len, 0, NULL);
-		snprintf(out, olen, "%s", json_string_value(json_object_get(json_object_get(j,
-			 "vcs_info"), "commit_id")) ? json_string_value(json_object_get(
-			 json_object_get(j, "vcs_info"), "commit_id")) : "(none)");
-		json_decref(j);
-		free(text);
-	}
-	globfree(&g);
-}
-
 /* After the install of ctx->install_direct: each VCS line's package
  * (VCS+URL@COMMIT#egg=NAME) must be installed at that commit, as its
  * direct_url.json says.  0, or 1 with in's first_error naming it. */
@@ -628,7 +594,7 @@ rb_check_direct(struct rb *b, json_t *in)
 			continue;
 		snprintf(want, sizeof want, "%s", at + 1);
 		pep503_canonical(name, cn, sizeof cn);
-		installed_commit(b->venv, cn, got, sizeof got);
+		venv_direct_commit(b->venv, cn, got, sizeof got);
 		checked++;
 		if (strcmp(got, want) != 0) {
 			bad = 1;
