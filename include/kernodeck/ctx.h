@@ -62,6 +62,14 @@ struct kd_ctx {
 				  * installs instead of resolving the rebuild
 				  * file (venv_pip_install_argv), relative to
 				  * the project folder; NULL: the rebuild file */
+	const char *const *install_find_links; /* a replay: folders given to that
+				  * install as --find-links (NULL-ended), the
+				  * lock's artefacts from outside the project;
+				  * or NULL */
+	const char *install_direct; /* a replay: what the lock cannot hash (VCS,
+				  * folders), installed after it with --no-deps
+				  * (venv_pip_direct_argv), relative to the
+				  * project folder; or NULL */
 };
 
 /* Open a project: create the kernodeck folder when missing (unless it

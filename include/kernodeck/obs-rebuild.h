@@ -76,6 +76,7 @@
 	X(str, install_first_error, "install.first_error", KD_OBS_OPT) \
 	X(str, install_requirement, "install.requirement", KD_OBS_OPT) \
 	X(str, install_log, "install.log", KD_OBS_OPT) \
+	X(obj, install_direct, "install.direct", KD_OBS_OPT) \
 	X(str, inventory_file, "inventory.file", KD_OBS_OPT) \
 	X(int, inventory_count, "inventory.count", KD_OBS_OPT) \
 	X(str, inventory_error, "inventory.error", KD_OBS_OPT) \

@@ -45,6 +45,8 @@
 #define REBUILD_INSPECT      "pip-inspect.json"
 #define REBUILD_REPORT       "pip-report.json"       /* pip install --report, redacted */
 #define REBUILD_REPORT_PART  "pip-report.part.json"  /* what pip writes, before it is kept */
+#define REBUILD_REPORT_DIRECT "pip-report-direct.part.json" /* the same of the install after
+							 * a lock (VCS, folders) */
 #define CONTRACT_PIP_CHECK   "pip-check.txt"
 
 #endif

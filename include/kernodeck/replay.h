@@ -28,6 +28,9 @@ struct replay_opts {
 	const char *data;       /* where data and weights moved, or NULL */
 	const char *python;     /* --python, or NULL */
 	const char *repo;       /* --repo: the repository to clone instead, or NULL */
+	const char *const *find_links; /* --find-links DIR...: where the lock's
+				 * artefacts from a folder outside the recorded
+				 * project are (NULL-ended), or NULL */
 	int yes;
 	int unlocked;           /* --unlocked: resolve the rebuild file again
 				 * instead of installing the dossier's lock */

@@ -62,8 +62,21 @@ char **venv_pip_argv(const char *vpy, enum venv_pip which);
  * dossier's requirements-lock.txt) --require-hashes --no-deps -r LOCK:
  * exactly the locked artefacts, no resolution.  report is the path pip
  * writes its installation report to (venv_report_path), or NULL for a pip
- * before 22.2 (no --report). */
-char **venv_pip_install_argv(const char *vpy, const char *report, const char *lock);
+ * before 22.2 (no --report).  find_links (NULL-ended, or NULL): the
+ * folders given as --find-links before the requirements (a replay's
+ * folders of the lock's artefacts from outside the project). */
+char **venv_pip_install_argv(const char *vpy, const char *report, const char *lock,
+			     const char *const *find_links);
+/* VPY -I -m pip install --timeout 15 --retries 1 [--report REPORT]
+ * --no-deps -r FILE: what the lock's hash-checking mode refuses (the
+ * dossier's requirements-lock-direct.txt: VCS checkouts at their commit,
+ * folders), installed after it. */
+char **venv_pip_direct_argv(const char *vpy, const char *report, const char *file);
+/* The commit of the distribution cn (a canonical name) installed in the
+ * venv, from its VCS direct_url.json (vcs_info.commit_id), into out: ""
+ * when no such distribution has a direct_url.json, "(none)" when it has
+ * one without a commit. */
+void venv_direct_commit(const char *venv, const char *cn, char *out, size_t olen);
 /* The report's path as the install names it: REL under the kernodeck
  * folder, relative to the project folder when it is inside it (the
  * install runs there), else absolute (malloc'd). */

@@ -181,8 +181,8 @@ origin_from_report(const json_t *report, const json_t *lint, const json_t *pip_e
 	json_array_foreach(json_object_get(report, "packages"), i, p) {
 		const char *kind = str_of(p, "kind"), *url = str_of(p, "url");
 		static const char *const copy[] = { "name", "canonical_name", "version", "url",
-			"file", "sha256", "requested", "commit", "requested_revision", "editable",
-			"subdirectory" };
+			"file", "sha256", "requested", "vcs", "commit", "requested_revision",
+			"editable", "subdirectory" };
 		json_t *e = json_object();
 		for (size_t k = 0; k < sizeof copy / sizeof *copy; k++)
 			if (json_object_get(p, copy[k]) != NULL)

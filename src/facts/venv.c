@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 #include "kernodeck/paths.h"
+#include "kernodeck/pep440.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
 #include "kernodeck/venv.h"
@@ -360,20 +362,87 @@ venv_pip_argv(const char *vpy, enum venv_pip which)
 
 /* See venv.h. */
 char **
-venv_pip_install_argv(const char *vpy, const char *report, const char *lock)
+venv_pip_install_argv(const char *vpy, const char *report, const char *lock,
+		      const char *const *find_links)
 {
-	if (report == NULL)   /* a pip before 22.2 */
-		return lock != NULL ? argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15",
-					       "--retries", "1", "--require-hashes", "--no-deps",
-					       "-r", lock, (const char *)NULL) :
-		       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
-				"1", "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
-	if (lock != NULL)
-		return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
-				"1", "--report", report, "--require-hashes", "--no-deps", "-r", lock,
-				(const char *)NULL);
-	return argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
-			"--report", report, "-r", REBUILD_REQUIREMENTS, (const char *)NULL);
+	char **v = argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries",
+			    "1", report ? "--report" : NULL, report, (const char *)NULL);
+	const char *tail[] = { "--require-hashes", "--no-deps", "-r", lock };
+	size_t n = argv_count(v), m = 0, i;
+	char **w;
+
+	while (find_links != NULL && find_links[m] != NULL)
+		m++;
+	if (v == NULL || (w = realloc(v, (n + 2 * m + 5) * sizeof *v)) == NULL) {
+		argv_free(v);
+		return NULL;
+	}
+	v = w;
+	for (i = 0; i < m; i++) {
+		v[n++] = strdup("--find-links");
+		v[n++] = strdup(find_links[i]);
+	}
+	if (lock == NULL) {
+		v[n++] = strdup("-r");
+		v[n++] = strdup(REBUILD_REQUIREMENTS);
+	} else {
+		for (i = 0; i < 4; i++)
+			v[n++] = strdup(tail[i]);
+	}
+	v[n] = NULL;
+	for (i = 0; i < n; i++)
+		if (v[i] == NULL) {
+			v[n] = NULL;
+			for (size_t k = i + 1; k < n; k++)
+				free(v[k]);
+			v[i] = NULL;
+			argv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+/* See venv.h. */
+char **
+venv_pip_direct_argv(const char *vpy, const char *report, const char *file)
+{
+	return report != NULL ?
+	       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			"--report", report, "--no-deps", "-r", file, (const char *)NULL) :
+	       argv_new(vpy, "-I", "-m", "pip", "install", "--timeout", "15", "--retries", "1",
+			"--no-deps", "-r", file, (const char *)NULL);
+}
+
+/* See venv.h. */
+void
+venv_direct_commit(const char *venv, const char *cn, char *out, size_t olen)
+{
+	char pat[PATH_MAX], c2[256];
+	glob_t g;
+
+	out[0] = '\0';
+	snprintf(pat, sizeof pat, "%s/lib/python*/site-packages/*.dist-info/direct_url.json", venv);
+	if (glob(pat, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc && out[0] == '\0'; i++) {
+		char *p = g.gl_pathv[i], *di = strrchr(p, '/'), *base, *text = NULL;
+		const char *id;
+		size_t n, len;
+		json_t *j;
+		*di = '\0';
+		base = strrchr(p, '/') + 1;
+		n = strcspn(base, "-");
+		*di = '/';
+		pep503_canonical_n(base, n, c2, sizeof c2);
+		if (strcmp(c2, cn) != 0 || fsutil_read_file(p, 1u << 16, &text, &len, NULL) != 0)
+			continue;
+		j = json_loadb(text, len, 0, NULL);
+		id = json_string_value(json_object_get(json_object_get(j, "vcs_info"), "commit_id"));
+		snprintf(out, olen, "%s", id ? id : "(none)");
+		json_decref(j);
+		free(text);
+	}
+	globfree(&g);
 }
 
 /* See venv.h. */

@@ -5,12 +5,14 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-lock.h"
+#include "kernodeck/fsutil.h"
 #include "kernodeck/obs-rebuild.h"
 #include "kernodeck/obs-system.h"
 #include "kernodeck/pep440.h"
@@ -54,6 +56,95 @@ ends(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The folder of a file: URL (malloc'd), or NULL for another URL. */
+static char *
+url_folder(const char *url)
+{
+	const char *slash;
+
+	if (url == NULL || strncmp(url, "file://", 7) != 0 ||
+	    (slash = strrchr(url + 7, '/')) == NULL)
+		return NULL;
+	return strndup(url + 7, (size_t)(slash - url - 7));
+}
+
+/* folder relative to the project folder ("." for itself), or NULL when it
+ * is outside it. */
+static const char *
+in_project(const char *project_dir, const char *folder)
+{
+	size_t n = project_dir ? strlen(project_dir) : 0;
+
+	if (n == 0 || strncmp(folder, project_dir, n) != 0 ||
+	    (folder[n] != '/' && folder[n] != '\0'))
+		return NULL;
+	return folder[n] == '\0' ? "." : folder + n + 1;
+}
+
+/* See dossier-lock.h. */
+json_t *
+dossier_lock_folders(const char *project_dir, const json_t *origins)
+{
+	json_t *out = json_array(), *names = json_object(), *f;
+	const json_t *o;
+	size_t i, k;
+
+	json_array_foreach(origins, i, o) {
+		char *dir = is(str_of(o, "origin"), "find-links") && str_of(o, "file") ?
+			    url_folder(str_of(o, "url")) : NULL;
+		const char *rel;
+		json_t *hit = NULL;
+		if (dir == NULL)
+			continue;
+		json_array_foreach(out, k, f)
+			if (is(str_of(f, "folder"), dir))
+				hit = f;
+		if (hit == NULL) {
+			const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+			char name[NAME_MAX + 16];
+			int n = 1;
+			snprintf(name, sizeof name, "%s", *base ? base : "root");
+			while (json_object_get(names, name) != NULL)
+				snprintf(name, sizeof name, "%s-%d", *base ? base : "root", ++n);
+			json_object_set_new(names, name, json_true());
+			hit = json_pack("{s:s, s:s, s:[]}", "folder", dir, "name", name, "files");
+			if ((rel = in_project(project_dir, dir)) != NULL)
+				json_object_set_new(hit, "path", json_string(rel));
+			json_array_append_new(out, hit);
+		}
+		json_array_append(json_object_get(hit, "files"), json_object_get(o, "file"));
+		free(dir);
+	}
+	json_decref(names);
+	return out;
+}
+
+/* The path of a local artefact as the lock writes it: under the project,
+ * relative to it; from a folder outside it, under find-links/NAME (the
+ * folder to be provided), into buf.  NULL when the artefact is not a
+ * local file of a find-links folder. */
+static const char *
+local_path(const json_t *folders, const json_t *o, char *buf, size_t len)
+{
+	char *dir = is(str_of(o, "origin"), "find-links") ? url_folder(str_of(o, "url")) : NULL;
+	const json_t *f;
+	size_t i;
+
+	buf[0] = '\0';
+	json_array_foreach(folders, i, f)
+		if (dir != NULL && is(str_of(f, "folder"), dir)) {
+			if (str_of(f, "path") != NULL && strcmp(str_of(f, "path"), ".") != 0)
+				snprintf(buf, len, "%s/%s", str_of(f, "path"), str_of(o, "file"));
+			else if (str_of(f, "path") != NULL)
+				snprintf(buf, len, "%s", str_of(o, "file"));
+			else
+				snprintf(buf, len, "find-links/%s/%s", str_of(f, "name"),
+					 str_of(o, "file"));
+		}
+	free(dir);
+	return buf[0] ? buf : NULL;
+}
+
 /* key = "value" on a line, when value is not NULL. */
 static void
 kv(FILE *f, const char *key, const char *value)
@@ -65,18 +156,42 @@ kv(FILE *f, const char *key, const char *value)
 	fputc('\n', f);
 }
 
-/* {name = ..., url = ..., hashes = {sha256 = ...}} of an artefact. */
-static void
-artefact(FILE *f, const json_t *o, int with_name)
+/* An index URL as the lock writes it: one that PIP_INDEX_URL or
+ * PIP_EXTRA_INDEX_URL gave the rebuild with a credential (redacted where
+ * kernodeck recorded it: it holds "${") is that variable, which pip
+ * expands in a requirements file and the dossier names as one to
+ * provide; a URL of the rebuild file keeps its ${NAME} form as written. */
+static const char *
+lock_index_url(const struct kd_ctx *ctx, const char *url)
 {
+	const json_t *pe = obs_rebuild_pip_env(kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild)));
+
+	if (url == NULL || strstr(url, "${") == NULL)
+		return url;
+	if (is(str_of(pe, "PIP_INDEX_URL"), url))
+		return "${PIP_INDEX_URL}";
+	if (is(str_of(pe, "PIP_EXTRA_INDEX_URL"), url))
+		return "${PIP_EXTRA_INDEX_URL}";
+	return url;
+}
+
+/* {name = ..., url or path = ..., hashes = {sha256 = ...}} of an
+ * artefact: a local file of a find-links folder by its path (local_path),
+ * never the building machine's file: URL. */
+static void
+artefact(FILE *f, const json_t *o, int with_name, const json_t *folders)
+{
+	char lp[PATH_MAX];
+	const char *path = local_path(folders, o, lp, sizeof lp);
+
 	fputc('{', f);
 	if (with_name && str_of(o, "file") != NULL) {
 		fputs("name = ", f);
 		toml_put_string(f, str_of(o, "file"));
 		fputs(", ", f);
 	}
-	fputs("url = ", f);
-	toml_put_string(f, str_of(o, "url") ? str_of(o, "url") : "");
+	fputs(path ? "path = " : "url = ", f);
+	toml_put_string(f, path ? path : str_of(o, "url") ? str_of(o, "url") : "");
 	fputs(", hashes = {sha256 = ", f);
 	toml_put_string(f, str_of(o, "sha256"));
 	fputs("}}", f);
@@ -96,7 +211,7 @@ project_path(const struct kd_ctx *ctx, const char *url)
 
 /* One [[packages]] of a distribution pip installed. */
 static void
-pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o)
+pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t *folders)
 {
 	const char *origin = str_of(o, "origin"), *file = str_of(o, "file");
 
@@ -105,7 +220,7 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o)
 	if (!is(origin, "directory"))
 		kv(f, "version", str_of(o, "version"));
 	if (is(origin, "index"))
-		kv(f, "index", str_of(o, "source"));
+		kv(f, "index", lock_index_url(ctx, str_of(o, "source")));
 	if (is(origin, "vcs")) {
 		fputs("vcs = {type = ", f);
 		toml_put_string(f, str_of(o, "vcs") ? str_of(o, "vcs") : "git");
@@ -127,15 +242,15 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o)
 		fputs("# no digest was recorded for this artefact: it is not locked\n", f);
 	} else if (is(origin, "url")) {
 		fputs("archive = ", f);
-		artefact(f, o, 0);
+		artefact(f, o, 0, folders);
 		fputc('\n', f);
 	} else if (ends(file, ".whl")) {
 		fputs("wheels = [", f);
-		artefact(f, o, 1);
+		artefact(f, o, 1, folders);
 		fputs("]\n", f);
 	} else {
 		fputs("sdist = ", f);
-		artefact(f, o, 1);
+		artefact(f, o, 1, folders);
 		fputc('\n', f);
 	}
 	fputs("\n[packages.tool.kernodeck]\n", f);
@@ -144,6 +259,32 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o)
 	fprintf(f, "requested = %s\n", json_is_true(json_object_get(o, "requested")) ?
 		"true" : "false");
 	kv(f, "project-path", project_path(ctx, str_of(o, "url")));
+}
+
+/* [[tool.kernodeck.find-links]]: each local folder the artefacts came
+ * from, and for one outside the project what must be provided. */
+static void
+pylock_folders(FILE *f, const json_t *folders)
+{
+	const json_t *d, *v;
+	size_t i, k;
+
+	json_array_foreach(folders, i, d) {
+		fputs("\n[[tool.kernodeck.find-links]]\n", f);
+		kv(f, "name", str_of(d, "name"));
+		kv(f, "path", str_of(d, "path"));
+		kv(f, "recorded", str_of(d, "folder"));
+		if (str_of(d, "path") == NULL)
+			kv(f, "provide", "the folder that holds these files, outside the project: "
+			   "kernodeck replay --find-links DIR, FIND_LINKS=DIR for procedure.sh, "
+			   "pip install --find-links DIR (paths find-links/NAME/FILE here)");
+		fputs("files = [", f);
+		json_array_foreach(json_object_get(d, "files"), k, v) {
+			fputs(k ? ", " : "", f);
+			toml_put_string(f, json_string_value(v));
+		}
+		fputs("]\n", f);
+	}
 }
 
 /* [tool.kernodeck.accelerator]: the PyTorch build and what it needs. */
@@ -215,16 +356,21 @@ dossier_pylock(const struct kd_ctx *ctx, const json_t *origins)
 			  obs_system_python_chosen_version(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
 	char *buf = NULL, rp[32];
 	size_t len = 0, i;
+	json_t *folders;
 	FILE *f;
 
 	if (!json_is_array(origins) || (f = open_memstream(&buf, &len)) == NULL)
 		return NULL;
+	folders = dossier_lock_folders(ctx->project_dir, origins);
 	fputs("# What kernodeck's rebuild installed, as a PEP 751 lock file (pylock.toml,\n"
 	      "# https://packaging.python.org/specifications/pylock-toml/): each artefact\n"
 	      "# with its digest.  " DOSSIER_REQ_LOCK " beside it is the same lock for pip:\n"
 	      "#   python -m pip install --require-hashes --no-deps -r " DOSSIER_REQ_LOCK "\n"
-	      "# A find-links artefact's path under the project is its tool.kernodeck\n"
-	      "# project-path; [tool.kernodeck] names what pip did not install.\n", f);
+	      "# A local artefact (a find-links folder) is named by its path, relative to\n"
+	      "# the project's root (install from a copy of this file placed there): a\n"
+	      "# folder outside the project is find-links/NAME, to be provided\n"
+	      "# ([[tool.kernodeck.find-links]]); [tool.kernodeck] names what pip did not\n"
+	      "# install.\n", f);
 	kv(f, "lock-version", "1.0");
 	if (pyv != NULL) {
 		int maj = 0, min = 0;
@@ -236,28 +382,89 @@ dossier_pylock(const struct kd_ctx *ctx, const json_t *origins)
 	kv(f, "created-by", "kernodeck");
 	json_array_foreach(origins, i, o)
 		if (installed_by_pip(o))
-			pylock_package(f, ctx, o);
+			pylock_package(f, ctx, o, folders);
 	fputs("\n[tool.kernodeck]\n", f);
 	kv(f, "rebuild-file", REBUILD_REQUIREMENTS);
 	kv(f, "pip-lock", DOSSIER_REQ_LOCK);
 	pylock_accelerator(f, ctx, origins);
+	pylock_folders(f, folders);
 	pylock_provided(f, origins);
+	json_decref(folders);
 	return close_text(f, &buf);
 }
 
-/* An option line per value of a list, once. */
+/* A --find-links value as the lock keeps it (malloc'd): a URL as it is, a
+ * folder of the project relative to it; NULL for a folder outside the
+ * project (the lock names it to be provided, lock_outside). */
+static char *
+find_links_value(const char *project_dir, const char *value)
+{
+	const char *p = value, *rel;
+	char real[PATH_MAX], *joined;
+	int ok;
+
+	if (strncmp(value, "file://", 7) == 0)
+		p = value + 7;
+	else if (strstr(value, "://") != NULL)
+		return strdup(value);
+	joined = p[0] == '/' ? strdup(p) : fsutil_join(project_dir, p);
+	ok = joined != NULL && realpath(joined, real) != NULL;
+	free(joined);
+	if (!ok)
+		return p[0] == '/' || strstr(p, "..") != NULL ? NULL : strdup(value);
+	if ((rel = in_project(project_dir, real)) == NULL)
+		return NULL;
+	if (p == value && p[0] != '/')
+		return strdup(value);
+	joined = malloc(strlen(rel) + 3);
+	if (joined != NULL)
+		snprintf(joined, strlen(rel) + 3, "./%s", rel);
+	return joined;
+}
+
+/* An option line per value of a list, once; a local folder outside the
+ * project is left out (lock_outside names it). */
 static void
-option_lines(FILE *f, const char *opt, const json_t *values, json_t *seen)
+option_lines(FILE *f, const char *opt, const json_t *values, json_t *seen,
+	     const char *project_dir)
 {
 	const json_t *v;
 	size_t i;
 
 	json_array_foreach(values, i, v) {
 		const char *s = json_string_value(v);
-		if (s == NULL || json_object_get(seen, s) != NULL)
+		char *w = s && project_dir ? find_links_value(project_dir, s) : s ? strdup(s) : NULL;
+		if (w != NULL && json_object_get(seen, w) == NULL) {
+			json_object_set_new(seen, w, json_true());
+			fprintf(f, "%s %s\n", opt, w);
+		}
+		free(w);
+	}
+}
+
+/* The comment that names each find-links folder outside the project the
+ * lock's artefacts come from: to be provided where it is installed. */
+static void
+lock_outside(FILE *f, const json_t *folders)
+{
+	const json_t *d, *v;
+	size_t i, k;
+
+	json_array_foreach(folders, i, d) {
+		int col = 80;
+		if (str_of(d, "path") != NULL)
 			continue;
-		json_object_set_new(seen, s, json_true());
-		fprintf(f, "%s %s\n", opt, s);
+		fprintf(f, "# find-links %s: a folder outside the project, to be provided "
+			"where this lock is\n# installed (kernodeck replay --find-links DIR, "
+			"FIND_LINKS=DIR procedure.sh,\n# pip install --find-links DIR); it held:",
+			str_of(d, "folder"));
+		json_array_foreach(json_object_get(d, "files"), k, v) {
+			const char *s = json_string_value(v);
+			if (col + strlen(s) > 76)
+				col = fprintf(f, "\n#  ");
+			col += fprintf(f, " %s", s);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -266,7 +473,9 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 {
 	const json_t *obs = kd_ctx_obs(ctx, stage_pos(&kd_stage_rebuild));
 	const json_t *lint = obs_rebuild_requirements_lint(obs), *o;
+	const json_t *pe = obs_rebuild_pip_env(obs);
 	json_t *seen = json_object(), *fl = json_array();
+	json_t *folders = dossier_lock_folders(ctx->project_dir, origins);
 	char *buf = NULL;
 	size_t len = 0, i, provided = 0;
 	FILE *f;
@@ -274,6 +483,7 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 	if (!json_is_array(origins) || (f = open_memstream(&buf, &len)) == NULL) {
 		json_decref(seen);
 		json_decref(fl);
+		json_decref(folders);
 		return NULL;
 	}
 	fputs("# The lock of kernodeck's rebuild in pip's hash-checking form (" DOSSIER_PYLOCK
@@ -301,12 +511,22 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 		fputs("--no-index\n", f);
 	if (str_of(lint, "index_url") != NULL)
 		fprintf(f, "--index-url %s\n", str_of(lint, "index_url"));
-	option_lines(f, "--extra-index-url", json_object_get(lint, "extra_index_urls"), seen);
-	option_lines(f, "--find-links", json_object_get(lint, "find_links"), seen);
+	else if (!json_is_true(json_object_get(lint, "no_index")) &&
+		 str_of(pe, "PIP_INDEX_URL") != NULL && strchr(str_of(pe, "PIP_INDEX_URL"), ' ') == NULL)
+		/* the shell's index, with its credential as the variable */
+		fprintf(f, "--index-url %s\n", lock_index_url(ctx, str_of(pe, "PIP_INDEX_URL")));
+	if (!json_is_true(json_object_get(lint, "no_index")) &&
+	    str_of(pe, "PIP_EXTRA_INDEX_URL") != NULL &&
+	    strchr(str_of(pe, "PIP_EXTRA_INDEX_URL"), ' ') == NULL)
+		fprintf(f, "--extra-index-url %s\n", lock_index_url(ctx,
+			str_of(pe, "PIP_EXTRA_INDEX_URL")));
+	option_lines(f, "--extra-index-url", json_object_get(lint, "extra_index_urls"), seen, NULL);
+	option_lines(f, "--find-links", json_object_get(lint, "find_links"), seen, ctx->project_dir);
 	json_array_foreach(origins, i, o)
 		if (is(str_of(o, "origin"), "find-links") && str_of(o, "source") != NULL)
 			json_array_append(fl, json_object_get(o, "source"));
-	option_lines(f, "--find-links", fl, seen);
+	option_lines(f, "--find-links", fl, seen, ctx->project_dir);
+	lock_outside(f, folders);
 	json_array_foreach(origins, i, o) {
 		if (!installed_by_pip(o))
 			continue;
@@ -316,13 +536,63 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 		else if (dossier_lock_hashable(o))
 			fprintf(f, "%s==%s --hash=sha256:%s\n", str_of(o, "canonical_name"),
 				str_of(o, "version"), str_of(o, "sha256"));
+		else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory"))
+			fprintf(f, "# not hash-checkable by pip, installed after this lock by "
+				DOSSIER_REQ_DIRECT ": %s==%s from %s\n", str_of(o, "canonical_name"),
+				str_of(o, "version") ? str_of(o, "version") : "?",
+				str_of(o, "source") ? str_of(o, "source") : "?");
 		else
-			fprintf(f, "# not hash-checkable by pip (a VCS checkout, a folder, or no "
-				"digest): %s==%s from %s\n", str_of(o, "canonical_name"),
+			fprintf(f, "# not hash-checkable by pip (no digest): %s==%s from %s\n",
+				str_of(o, "canonical_name"),
 				str_of(o, "version") ? str_of(o, "version") : "?",
 				str_of(o, "source") ? str_of(o, "source") : "?");
 	}
 	json_decref(seen);
 	json_decref(fl);
+	json_decref(folders);
+	return close_text(f, &buf);
+}
+
+/* See dossier-lock.h. */
+char *
+dossier_requirements_direct(const struct kd_ctx *ctx, const json_t *origins)
+{
+	const json_t *o;
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *f;
+
+	json_array_foreach(origins, i, o)
+		n += installed_by_pip(o) && (is(str_of(o, "origin"), "vcs") ||
+					     is(str_of(o, "origin"), "directory"));
+	if (n == 0 || (f = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	fputs("# What pip's hash-checking mode refuses (VCS checkouts, folders), installed\n"
+	      "# after " DOSSIER_REQ_LOCK " from the project folder, each at its recorded commit:\n"
+	      "#   .venv-rebuild/bin/python -m pip install --no-deps -r " DOSSIER_REQ_DIRECT "\n"
+	      "# then each VCS package's direct_url.json is checked against its commit.\n", f);
+	json_array_foreach(origins, i, o) {
+		const char *cn = str_of(o, "canonical_name"), *src = str_of(o, "source");
+		const char *rel = src ? in_project(ctx->project_dir, src) : NULL;
+		if (!installed_by_pip(o) || cn == NULL)
+			continue;
+		if (is(str_of(o, "origin"), "vcs") && str_of(o, "commit") != NULL &&
+		    str_of(o, "url") != NULL && strpbrk(str_of(o, "url"), " \t\r\n") == NULL) {
+			/* pip's URL line (a file: URL has no host, which a PEP 508
+			 * "name @ url" refuses) */
+			fprintf(f, "%s+%s@%s#egg=%s", str_of(o, "vcs") ? str_of(o, "vcs") : "git",
+				str_of(o, "url"), str_of(o, "commit"), cn);
+			if (str_of(o, "subdirectory") != NULL)
+				fprintf(f, "&subdirectory=%s", str_of(o, "subdirectory"));
+			fputc('\n', f);
+		} else if (is(str_of(o, "origin"), "directory") && rel != NULL &&
+			   strpbrk(rel, " \t\r\n") == NULL) {
+			fprintf(f, "%s./%s\n", json_is_true(json_object_get(o, "editable")) ? "-e " : "",
+				rel);
+		} else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory")) {
+			fprintf(f, "# %s: %s cannot be installed elsewhere (no commit, or a folder "
+				"outside the project): provide it by hand\n", cn, src ? src : "?");
+		}
+	}
 	return close_text(f, &buf);
 }

@@ -26,6 +26,7 @@
 #include "kernodeck/baseenv.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-creds.h"
+#include "kernodeck/dossier-lock.h"
 #include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
@@ -406,10 +407,11 @@ origin_cell(struct sb *b, const json_t *o)
 /* "Python and packages": each distribution, its version, origin and digest
  * (rebuild.yaml's origins), and the lock the dossier carries. */
 static void
-packages_table(const json_t *tree, struct sb *b)
+packages_table(const struct kd_ctx *ctx, const json_t *tree, struct sb *b)
 {
-	const json_t *og = json_object_get(tree, "origins"), *o;
-	size_t i;
+	const json_t *og = json_object_get(tree, "origins"), *o, *v;
+	json_t *folders;
+	size_t i, k;
 
 	if (!json_is_array(og))
 		return;
@@ -434,6 +436,23 @@ packages_table(const json_t *tree, struct sb *b)
 			sb_puts(b, json_object_get(o, "provider") ? "provided" : "none recorded");
 		sb_puts(b, " |\n");
 	}
+	/* a find-links folder outside the project: to be provided */
+	folders = dossier_lock_folders(ctx->project_dir, og);
+	json_array_foreach(folders, i, o) {
+		if (json_object_get(o, "path") != NULL)
+			continue;
+		sb_puts(b, "\nTo provide where the lock is installed (`kernodeck replay --find-links "
+			"DIR`, `FIND_LINKS=DIR bash procedure.sh`): the find-links folder `");
+		sb_cell(b, str_or(o, "folder", "?"));
+		sb_puts(b, "` of the building machine, outside the project, which held");
+		json_array_foreach(json_object_get(o, "files"), k, v) {
+			sb_puts(b, k ? ", `" : " `");
+			sb_cell(b, json_string_value(v));
+			sb_puts(b, "`");
+		}
+		sb_puts(b, ".\n");
+	}
+	json_decref(folders);
 }
 
 char *
@@ -480,7 +499,7 @@ dossier_readme(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "## The five layers\n\n");
 	layers_table(ctx, &b);
-	packages_table(tree, &b);
+	packages_table(ctx, tree, &b);
 	{
 		char *rs = dossier_resume_readme(ctx);
 		if (rs != NULL) {
@@ -1002,6 +1021,59 @@ env_block(const json_t *tree, struct sb *b)
 		sb_puts(b, "# (none recorded)\n");
 }
 
+/* After the install of requirements-lock-direct.txt: each VCS package
+ * (VCS+URL@COMMIT#egg=NAME) at its commit, as its direct_url.json says. */
+static const char direct_py[] =
+	"import json, re, sys\n"
+	"from importlib import metadata\n"
+	"bad = 0\n"
+	"for line in open(sys.argv[1]):\n"
+	"    m = re.match(r\"\\S+@([0-9a-f]{40})#egg=([A-Za-z0-9._-]+)\", line)\n"
+	"    if not m:\n"
+	"        continue\n"
+	"    try:\n"
+	"        got = json.loads(metadata.distribution(m[2]).read_text(\"direct_url.json\") or \"{}\")\n"
+	"    except metadata.PackageNotFoundError:\n"
+	"        got = {}\n"
+	"    got = got.get(\"vcs_info\", {}).get(\"commit_id\")\n"
+	"    if got != m[1]:\n"
+	"        print(\"%s: installed at commit %s, the lock has %s\" % (m[2], got, m[1]), file=sys.stderr)\n"
+	"        bad = 1\n"
+	"    else:\n"
+	"        print(\"%s: at commit %s\" % (m[2], got))\n"
+	"sys.exit(bad)\n";
+
+/* FL=(--find-links DIR...) for the lock's install: each folder of
+ * FIND_LINKS (space-separated), else each recorded find-links folder
+ * outside the project that the artefacts came from, when it is there; a
+ * missing one stops the procedure naming its files. */
+static void
+lock_find_links(struct sb *b, const struct kd_ctx *ctx, const json_t *tree)
+{
+	json_t *folders = dossier_lock_folders(ctx->project_dir, json_object_get(tree, "origins"));
+	const json_t *f, *v;
+	size_t i, k;
+
+	sb_puts(b, "\tFL=()\n\tfor d in ${FIND_LINKS:-}; do FL+=(--find-links \"$d\"); done\n");
+	json_array_foreach(folders, i, f) {
+		char *q;
+		if (json_object_get(f, "path") != NULL)
+			continue;
+		q = quote_word(json_string_value(json_object_get(f, "folder")), 0);
+		sb_printf(b, "\t# a find-links folder outside the project, its artefacts:");
+		json_array_foreach(json_object_get(f, "files"), k, v)
+			if (strpbrk(json_string_value(v), "\r\n") == NULL)
+				sb_printf(b, " %s", json_string_value(v));
+		sb_printf(b, "\n\tif [ -z \"${FIND_LINKS:-}\" ]; then\n"
+			  "\t\tif [ -d %s ]; then FL+=(--find-links %s)\n"
+			  "\t\telse echo \"the lock's artefacts from the find-links folder \"%s\" are not "
+			  "here: set FIND_LINKS=DIR, the folder that holds them\" >&2; exit 1; fi\n"
+			  "\tfi\n", q, q, q);
+		free(q);
+	}
+	json_decref(folders);
+}
+
 char *
 dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 {
@@ -1022,7 +1094,8 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"#\n"
 		"# Every command uses an explicit interpreter path; nothing is activated.\n"
 		"# Override with PY=/path/to/python3, REPO=URL-or-folder, DATA=folder (where the\n"
-		"# data and weights are when they moved).\n"
+		"# data and weights are when they moved), FIND_LINKS=folder (where the lock's\n"
+		"# wheels from a find-links folder outside the project are).\n"
 		"set -euo pipefail\n\n");
 	{
 		char *cp = dossier_creds_procedure(json_object_get(tree, "credentials"));
@@ -1120,13 +1193,22 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	sb_printf(&b, ".venv-rebuild/bin/python -m pip --version\n"
 		  "if [ -z \"${UNLOCKED:-}\" ] && [ -f \"$DOSSIER/requirements-lock.txt\" ]; then\n"
 		  "\t# the lock: exactly the artefacts the rebuild installed, each checked by its\n"
-		  "\t# digest, no resolution (UNLOCKED=1 resolves requirements-rebuild.txt again)\n"
-		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
-		  "--require-hashes --no-deps -r \"$DOSSIER/requirements-lock.txt\"\n"
+		  "\t# digest, no resolution (UNLOCKED=1 resolves requirements-rebuild.txt again)\n");
+	lock_find_links(&b, ctx, tree);
+	sb_printf(&b, "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
+		  "--require-hashes --no-deps \"${FL[@]}\" -r \"$DOSSIER/requirements-lock.txt\"\n"
+		  "\tif [ -f \"$DOSSIER/" DOSSIER_REQ_DIRECT "\" ]; then\n"
+		  "\t\t# what the lock cannot hash: VCS checkouts at their commit, folders\n"
+		  "\t\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 "
+		  "--no-deps -r \"$DOSSIER/" DOSSIER_REQ_DIRECT "\"\n"
+		  "\t\t.venv-rebuild/bin/python - \"$DOSSIER/" DOSSIER_REQ_DIRECT "\" <<'KD_DIRECT'\n"
+		  "%s"
+		  "KD_DIRECT\n"
+		  "\tfi\n"
 		  "else\n"
 		  "\t.venv-rebuild/bin/python -m pip install --timeout 60 --retries 2 -r requirements-rebuild.txt\n"
 		  "fi\n"
-		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n");
+		  ".venv-rebuild/bin/python -m pip freeze --all > installed-after.txt\n", direct_py);
 
 	sb_puts(&b, "\nstep \"4. diagnose: pip check, the inventory, a computation on the device\"\n"
 		".venv-rebuild/bin/python -m pip check || echo \"pip check reported the problems above "

@@ -677,11 +677,15 @@ dossier_plan_build(struct kd_ctx *ctx, int relative, struct dossier_plan *p,
 		/* the lock, in PEP 751's form and pip's (dossier-lock.h) */
 		const json_t *og = json_object_get(p->tree, "origins");
 		char *pl = dossier_pylock(ctx, og), *rl = dossier_requirements_lock(ctx, og);
+		char *rd = dossier_requirements_direct(ctx, og);
 		rc = pl != NULL ? plan_add_text(p, DOSSIER_PYLOCK, pl, err) : 0;
 		if (rc == 0 && rl != NULL)
 			rc = plan_add_text(p, DOSSIER_REQ_LOCK, rl, err);
+		if (rc == 0 && rd != NULL)
+			rc = plan_add_text(p, DOSSIER_REQ_DIRECT, rd, err);
 		free(pl);
 		free(rl);
+		free(rd);
 		if (rc != 0)
 			goto out;
 	}

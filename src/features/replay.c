@@ -65,6 +65,7 @@
 
 /* where a replay puts the dossier's lock, in the work folder */
 #define REPLAY_LOCK "kernodeck/" DOSSIER_REQ_LOCK
+#define REPLAY_DIRECT "kernodeck/" DOSSIER_REQ_DIRECT
 
 static void
 say(const struct replay_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -273,10 +274,113 @@ replay_lock(const struct replay_opts *o)
 	return p;
 }
 
+/* Does dir hold every file named in files (an array of names)? */
+static int
+holds_all(const char *dir, const json_t *files)
+{
+	const json_t *v;
+	size_t i;
+	struct stat st;
+
+	json_array_foreach(files, i, v) {
+		char *p = dir ? fsutil_join(dir, json_string_value(v)) : NULL;
+		int ok = p != NULL && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+		free(p);
+		if (!ok)
+			return 0;
+	}
+	return dir != NULL;
+}
+
+/* The folders the lock's artefacts from outside the recorded project are
+ * found in here (dossier_lock_folders): for each such folder, the first
+ * --find-links DIR that holds all its files, else the recorded folder
+ * when it does.  An array of {folder (recorded), name, files, how, dir
+ * (here, absent when missing)}; into *dirs a NULL-ended vector of the
+ * folders pip is given (with --unlocked: the --find-links DIRs). */
+static json_t *
+lock_folders(const struct replay_opts *o, const json_t *dy, char ***dirs)
+{
+	char *lk = replay_lock(o);
+	json_t *all = lk ? dossier_lock_folders(str_of(dy, "code.local_path"),
+						yamlio_get(dy, "origins")) : json_array();
+	json_t *out = json_array(), *use = json_array(), *f, *v;
+	size_t i, k, n = 0;
+
+	json_array_foreach(all, i, f) {
+		const json_t *files = json_object_get(f, "files");
+		const char *rec = json_string_value(json_object_get(f, "folder")), *hit = NULL;
+		if (json_object_get(f, "path") != NULL)
+			continue;   /* inside the project: in the clone */
+		for (k = 0; o->find_links != NULL && o->find_links[k] != NULL && !hit; k++)
+			if (holds_all(o->find_links[k], files))
+				hit = o->find_links[k];
+		json_object_set_new(f, "how", json_string(hit ? "--find-links" :
+			holds_all(rec, files) ? "the recorded folder, found here" : "missing"));
+		if (hit == NULL && holds_all(rec, files))
+			hit = rec;
+		if (hit != NULL) {
+			json_object_set_new(f, "dir", json_string(hit));
+			json_array_append_new(use, json_string(hit));
+		}
+		json_array_append(out, f);
+	}
+	for (k = 0; lk == NULL && o->find_links != NULL && o->find_links[k] != NULL; k++)
+		json_array_append_new(use, json_string(o->find_links[k]));
+	if ((*dirs = calloc(json_array_size(use) + 1, sizeof **dirs)) != NULL)
+		json_array_foreach(use, i, v) {
+			int dup = 0;
+			for (k = 0; k < n; k++)
+				dup = dup || strcmp((*dirs)[k], json_string_value(v)) == 0;
+			if (!dup)
+				(*dirs)[n++] = strdup(json_string_value(v));
+		}
+	json_decref(use);
+	json_decref(all);
+	free(lk);
+	return out;
+}
+
+/* Say where each folder of lock_folders is; 1 when one is missing. */
+static int
+plan_folders(const struct replay_opts *o, const json_t *folders)
+{
+	const json_t *f, *v;
+	size_t i, k;
+	int missing = 0;
+
+	json_array_foreach(folders, i, f) {
+		const char *dir = json_string_value(json_object_get(f, "dir"));
+		char names[1024] = "";
+		size_t len = 0;
+		json_array_foreach(json_object_get(f, "files"), k, v) {
+			int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
+					 json_string_value(v));
+			if (w < 0 || (size_t)w >= sizeof names - len)
+				break;
+			len += (size_t)w;
+		}
+		if (dir != NULL) {
+			say(o, "    # the lock's %s: from the find-links folder %s of the building "
+			    "machine, here %s (%s)", names,
+			    json_string_value(json_object_get(f, "folder")), dir,
+			    json_string_value(json_object_get(f, "how")));
+		} else {
+			missing = 1;
+			say(o, "    # MISSING: the lock's %s, from the find-links folder %s of the "
+			    "building machine (outside its project), are not there nor under any "
+			    "--find-links DIR: give the folder that holds them with --find-links DIR",
+			    names, json_string_value(json_object_get(f, "folder")));
+		}
+	}
+	return missing;
+}
+
 /* Stage 3: the venv (on the base environment when the reference names
  * one), pip, the install, the inventory. */
 static void
-plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, const char *vpy)
+plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, const char *vpy,
+	     const json_t *folders, char *const *dirs)
 {
 	int sys_site = json_is_true(yamlio_get(ref, "python.install.system_site_packages"));
 	int no_pip = sys_site && json_is_true(yamlio_get(ref, "python.install.without_pip"));
@@ -311,11 +415,28 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 			  "recorded, each checked by its digest, no resolution (--unlocked "
 			  "resolves the rebuild file again)" : "the install, pip's installation "
 			  "report kept (where each package comes from, its digest)",
-			  report ? venv_pip_install_argv(vpy, report, lock ? REPLAY_LOCK : NULL) :
-			  NULL);
+			  report ? venv_pip_install_argv(vpy, report, lock ? REPLAY_LOCK : NULL,
+							 (const char *const *)dirs) : NULL);
+		plan_folders(o, folders);
 		if (lock != NULL)
 			show_lines(o, lock, "        ", "      " REPLAY_LOCK " (the dossier's "
 				   DOSSIER_REQ_LOCK ") holds:");
+		if (lock != NULL) {
+			char *direct = fsutil_join(o->dossier, DOSSIER_REQ_DIRECT);
+			char *r2 = venv_report_path(o->workdir, o->workdir, "kernodeck/"
+						    REBUILD_REPORT_DIRECT);
+			if (direct != NULL && fsutil_exists(direct)) {
+				plan_line(o, "then what the lock cannot hash (VCS checkouts at their "
+					  "recorded commit, folders of the clone), no dependencies; "
+					  "each VCS package's direct_url.json is then checked against "
+					  "its commit", r2 ? venv_pip_direct_argv(vpy, r2, REPLAY_DIRECT) :
+					  NULL);
+				show_lines(o, direct, "        ", "      " REPLAY_DIRECT " (the "
+					   "dossier's " DOSSIER_REQ_DIRECT ") holds:");
+			}
+			free(direct);
+			free(r2);
+		}
 		free(lock);
 		free(report);
 	}
@@ -336,7 +457,7 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
  * then executes (argv.h: the domains build both). */
 static void
 show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const json_t *ref,
-	  const char *py)
+	  const char *py, const json_t *folders, char *const *dirs)
 {
 	char *work = kd_abspath(o->workdir), *vpy = venv_python(work ? work : o->workdir);
 	char *probe = kd_share_path("probe.py");
@@ -364,7 +485,7 @@ show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const 
 		}
 	say(o, "  stage 2, system: this machine's tools asked for their versions (nvidia-smi, "
 	    "rocminfo, compilers, %s) with kernodeck's own arguments", py);
-	plan_rebuild(o, ref, py, vpy);
+	plan_rebuild(o, ref, py, vpy, folders, dirs);
 	say(o, "  stage 4, contract:");
 	plan_line(o, "pip check", venv_pip_argv(vpy, VENV_PIP_CHECK));
 	plan_line(o, "the rebuilt inventory, compared with the reference's (when stage 3's "
@@ -922,6 +1043,10 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	char *kdir = NULL, *refp = NULL, *py = NULL, *why = NULL;
 	char *env[REPLAY_NENV + 1] = { NULL };
 	int rc, newdiff = 0, opened = 0, contained = 0, remove = 0, install_lock = 0;
+	int install_direct = 0;
+	json_t *folders = NULL, *fv;
+	char **dirs = NULL;
+	size_t fi;
 
 	*verdict = NULL;
 	if ((rc = verify_dossier(o, err)) != 0)
@@ -972,7 +1097,20 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
-	show_plan(o, url, dy.root, rdoc.root, py ? py : "python3");
+	folders = lock_folders(o, dy.root, &dirs);
+	show_plan(o, url, dy.root, rdoc.root, py ? py : "python3", folders, dirs);
+	if (dirs == NULL) {
+		rc = kd_err_sys(err, KD_EENV, NULL, ENOMEM, "replay");
+		goto out;
+	}
+	json_array_foreach(folders, fi, fv)
+		if (json_object_get(fv, "dir") == NULL) {
+			rc = kd_err_set(err, KD_EINPUT, NULL, 0, "the lock's artefacts from the "
+					"find-links folder %s of the building machine are not here: "
+					"give the folder that holds them with --find-links DIR (nothing "
+					"was run)", json_string_value(json_object_get(fv, "folder")));
+			goto out;
+		}
 	if (!confirm(o)) {
 		rc = kd_err_set(err, KD_EFAIL, NULL, 0, "replay declined: nothing was run");
 		goto out;
@@ -1044,6 +1182,22 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		free(text);
 		free(dst);
 	}
+	if (install_lock) {
+		/* and what it cannot hash, beside it */
+		char *src = fsutil_join(o->dossier, DOSSIER_REQ_DIRECT), *text = NULL;
+		char *dst = fsutil_join(o->workdir, REPLAY_DIRECT);
+		size_t len;
+		if (src != NULL && fsutil_exists(src)) {
+			if ((rc = fsutil_read_file(src, KD_CAP_TEXT_FILE, &text, &len, err)) == 0)
+				rc = fsutil_write_atomic(dst, text, len, 0, err);
+			install_direct = rc == 0;
+		}
+		free(src);
+		free(text);
+		free(dst);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = restore_missing(o, rdoc.root, err)) != 0)
 		goto out;
 	if ((rc = kd_ctx_open(&ctx, o->workdir, NULL, KD_LOCK_REQUIRED, err)) != 0)
@@ -1052,6 +1206,8 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	ctx.python_override = o->python;
 	runner_begin(&run, &ctx, 1, fleet_latest);   /* stages 2 to 6, one after the other */
 	ctx.install_lock = install_lock ? REPLAY_LOCK : NULL;
+	ctx.install_find_links = (const char *const *)dirs;
+	ctx.install_direct = install_direct ? REPLAY_DIRECT : NULL;
 	ctx.child_env = (const char *const *)env;
 	seed_deviations(&ctx, dy.root);
 	seed_settings(&ctx, o->dossier);
@@ -1094,6 +1250,8 @@ out:
 			    "replay again", o->workdir);
 	}
 	env_free(env);
+	json_decref(folders);
+	argv_free(dirs);
 	yamlio_doc_free(&dy);
 	yamlio_doc_free(&rdoc);
 	free(kdir);

@@ -48,6 +48,7 @@
 #include "kernodeck/obs-rebuild.h"
 #include "kernodeck/origin.h"
 #include "kernodeck/baseenv.h"
+#include "kernodeck/pep440.h"
 #include "kernodeck/pip-report.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/rebuild.h"
@@ -511,9 +512,11 @@ pip_has_report(const char *v)
 }
 
 /* Keep pip's installation report: read what pip wrote, refuse what is
- * not a report, save it redacted and atomically as REBUILD_REPORT. */
+ * not a report, save it redacted and atomically as REBUILD_REPORT.  With
+ * part2 (the install after a lock: VCS, folders), its install list is
+ * added to the first's. */
 static void
-rb_keep_report(struct rb *b, const char *part)
+rb_keep_report(struct rb *b, const char *part, const char *part2)
 {
 	char *buf = NULL, *path = kd_ctx_path(b->ctx, REBUILD_REPORT);
 	size_t len = 0;
@@ -524,15 +527,125 @@ rb_keep_report(struct rb *b, const char *part)
 		unlink(path);   /* never an older install's report for this one */
 	if (part == NULL || path == NULL ||
 	    fsutil_read_file(part, KD_CAP_PIP_OUTPUT, &buf, &len, &e) != 0 ||
-	    pipreport_parse(buf, len, REBUILD_REPORT_PART, &tree, &e) != 0 ||
-	    fsutil_write_atomic(path, buf, len, 0, &e) != 0) {
+	    pipreport_parse(buf, len, REBUILD_REPORT_PART, &tree, &e) != 0)
+		goto fail;
+	if (part2 != NULL) {
+		char *b2 = NULL, *merged;
+		size_t l2 = 0;
+		json_t *t1 = json_loadb(buf, len, 0, NULL), *t2 = NULL, *t2p = NULL;
+		int ok = t1 != NULL &&
+			 fsutil_read_file(part2, KD_CAP_PIP_OUTPUT, &b2, &l2, &e) == 0 &&
+			 pipreport_parse(b2, l2, REBUILD_REPORT_DIRECT, &t2p, &e) == 0 &&
+			 (t2 = json_loadb(b2, l2, 0, NULL)) != NULL &&
+			 json_array_extend(json_object_get(t1, "install"),
+					   json_object_get(t2, "install")) == 0;
+		merged = ok ? json_dumps(t1, JSON_INDENT(2)) : NULL;
+		json_decref(t1);
+		json_decref(t2);
+		json_decref(t2p);
+		free(b2);
+		if (merged == NULL)
+			goto fail;
+		free(buf);
+		buf = merged;
+		len = strlen(merged);
+	}
+	if (fsutil_write_atomic(path, buf, len, 0, &e) == 0)
+		goto out;
+fail:
+	{
 		char msg[1200];
 		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error",
 				    kd_err_format(&e, msg, sizeof msg)));
 	}
+out:
 	json_decref(tree);
 	free(buf);
 	free(path);
+}
+
+/* After the install of ctx->install_direct: each VCS line's package
+ * (VCS+URL@COMMIT#egg=NAME) must be installed at that commit, as its
+ * direct_url.json says.  0, or 1 with in's first_error naming it. */
+static int
+rb_check_direct(struct rb *b, json_t *in)
+{
+	char *path = fsutil_join(b->ctx->project_dir, b->ctx->install_direct), *text = NULL;
+	size_t len = 0, checked = 0;
+	int bad = 0;
+
+	if (path == NULL || fsutil_read_file(path, KD_CAP_TEXT_FILE, &text, &len, NULL) != 0) {
+		free(path);
+		return 0;
+	}
+	for (char *l = text, *nl; l != NULL && *l && !bad; l = nl ? nl + 1 : NULL) {
+		char name[256], want[64], got[64], cn[256];
+		const char *at, *sp;
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		/* VCS+URL@COMMIT#egg=NAME[&subdirectory=S] */
+		if (*l == '#' || (sp = strstr(l, "#egg=")) == NULL)
+			continue;
+		*(char *)sp = '\0';
+		at = strrchr(l, '@');
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(sp + 5, "&"), sp + 5);
+		if (at == NULL || name[0] == '\0')
+			continue;
+		snprintf(want, sizeof want, "%s", at + 1);
+		pep503_canonical(name, cn, sizeof cn);
+		venv_direct_commit(b->venv, cn, got, sizeof got);
+		checked++;
+		if (strcmp(got, want) != 0) {
+			bad = 1;
+			json_object_set_new(in, "status", json_string("failed"));
+			json_object_set_new(in, "requirement", json_string(name));
+			json_object_set_new(in, "first_error", json_pack("s+++++", name, ": installed at "
+				"commit ", got[0] ? got : "(no direct_url.json)", ", the lock has ", want,
+				" (its direct_url.json)"));
+		}
+	}
+	json_object_set_new(in, "direct", json_pack("{s:s, s:I}", "file", b->ctx->install_direct,
+			    "commits_checked", (json_int_t)checked));
+	free(text);
+	free(path);
+	return bad;
+}
+
+/* The install after a lock of what it cannot hash (ctx->install_direct:
+ * VCS checkouts at their commit, folders), its report into part2 when
+ * report; then the commits checked.  0, or 1 with in saying why. */
+static int
+rb_install_direct(struct rb *b, json_t *in, int has_report, char **part2)
+{
+	struct kd_step rr = { .stream = 1 };
+	struct kd_err e = { 0 };
+	char *report = has_report ? venv_report_path(b->ctx->project_dir, b->ctx->state_dir,
+						     REBUILD_REPORT_DIRECT) : NULL;
+	int rc = 0;
+
+	*part2 = has_report ? kd_ctx_path(b->ctx, REBUILD_REPORT_DIRECT) : NULL;
+	if (*part2 != NULL)
+		unlink(*part2);
+	if (step_plan(b->ctx, b->sink, "pip-install-direct", "pip install --no-deps -r (the "
+		      "lock's VCS checkouts and folders)", venv_pip_direct_argv(b->vpy, report,
+		      b->ctx->install_direct), b->ctx->timeout_install > 0 ?
+		      b->ctx->timeout_install : 3600, &rr, b->steps, &e) != 0 || !step_ok(&rr)) {
+		const char *fe = rr.first_error ? rr.first_error : rr.first_lower;
+		char req[512] = "";
+		json_object_set_new(in, "status", json_string("failed"));
+		json_object_set_new(in, "first_error", json_string(fe ? fe : e.msg[0] ? e.msg :
+				    "pip install of the lock's VCS checkouts and folders failed"));
+		error_requirement(fe, req, sizeof req);
+		if (req[0])
+			json_object_set_new(in, "requirement", json_string(req));
+		rc = 1;
+	} else {
+		rc = rb_check_direct(b, in);
+	}
+	free(report);
+	step_free(&rr);
+	return rc;
 }
 
 /* The pip install step; fills obs.install. */
@@ -548,7 +661,7 @@ rb_install(struct rb *b)
 	int has_report = pip_has_report(obs_rebuild_pip_version(b->obs));
 	char *report = has_report ? venv_report_path(b->ctx->project_dir, b->ctx->state_dir,
 						     REBUILD_REPORT_PART) : NULL;
-	char *part = kd_ctx_path(b->ctx, REBUILD_REPORT_PART);
+	char *part = kd_ctx_path(b->ctx, REBUILD_REPORT_PART), *part2 = NULL;
 
 	json_object_set_new(b->obs, "install", in);
 	if (part != NULL)
@@ -558,7 +671,8 @@ rb_install(struct rb *b)
 	if (step_plan(b->ctx, b->sink, "pip-install", b->ctx->install_lock ?
 		      "pip install --require-hashes --no-deps -r (the dossier's lock)" :
 		      "pip install -r " REBUILD_REQUIREMENTS,
-		      venv_pip_install_argv(b->vpy, report, b->ctx->install_lock),
+		      venv_pip_install_argv(b->vpy, report, b->ctx->install_lock,
+					    b->ctx->install_find_links),
 		      b->ctx->timeout_install > 0 ? b->ctx->timeout_install : 3600, &rr,
 			 b->steps, &e) != 0) {
 		json_object_set_new(in, "status", json_string("not started"));
@@ -596,8 +710,11 @@ rb_install(struct rb *b)
 		if (req[0])
 			json_object_set_new(in, "requirement", json_string(req));
 		json_object_set_new(in, "how", json_string(run_describe(r, how, sizeof how)));
+	} else if (b->ctx->install_direct != NULL &&
+		   rb_install_direct(b, in, has_report, &part2) != 0) {
+		/* in says which package */
 	} else if (has_report) {
-		rb_keep_report(b, part);
+		rb_keep_report(b, part, part2);
 	} else {
 		json_object_set_new(b->obs, "origins", json_pack("{s:s}", "error", "this pip has "
 			"no installation report (pip install --report: pip 22.2 or later)"));
@@ -605,7 +722,10 @@ rb_install(struct rb *b)
 out:
 	if (part != NULL)
 		unlink(part);
+	if (part2 != NULL)
+		unlink(part2);
 	free(part);
+	free(part2);
 	free(report);
 	step_free(&rr);
 }

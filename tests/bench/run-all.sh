@@ -17,7 +17,7 @@ set -u
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH_DIR/lib.sh"
 set +e
-ONLY=${KD_BENCH_ONLY:-system compute parse memory walkthrough install hash}
+ONLY=${KD_BENCH_ONLY:-system compute parse memory walkthrough install lock hash}
 OUT=${1:-$(mktemp -d "${TMPDIR:-/var/tmp}/kd-bench-all.XXXXXX")}
 mkdir -p "$OUT"
 if [ -z "${KD_BIN:-}" ]; then

@@ -27,7 +27,10 @@ Routes (HEAD answers like GET without the body):
                      "simple" page linking the files of DIR whose project
                      name (normalised) is NAME, as /files/FILE
     /files/FILE      that file of DIR
+                     (with KD_HTTPD_INDEX_AUTH=USER:PASSWORD too, both answer
+                     401 unless the request carries those in Basic auth)
 """
+import base64
 import hashlib
 import http.server
 import os
@@ -80,6 +83,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not root or not p.startswith(("/simple/", "/files/")):
             return False
         norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+        auth = os.environ.get("KD_HTTPD_INDEX_AUTH")
+        if auth and self.headers.get("Authorization", "") != \
+                "Basic " + base64.b64encode(auth.encode()).decode():
+            self.send_body(401, b"unauthorized\n", [("WWW-Authenticate", 'Basic realm="kd"')])
+            return True
         if p.startswith("/simple/"):
             name = norm(p[len("/simple/"):].strip("/"))
             links = "".join('<a href="/files/%s">%s</a>\n' % (f, f)

@@ -4,10 +4,13 @@
 # demo walked headless through all seven stages, offline, in under a minute;
 # the resume rows in every headless format (text, YAML, JSON, JUnit); the
 # dossier's README tables of the trajectories and the checkpoint inventory;
-# procedure.sh's step 7 rerunning the exercise by hand and comparing.
+# procedure.sh's step 7 rerunning the exercise by hand and comparing;
+# every installed distribution with its origin and digest (or, provided by
+# the system, its provider) in rebuild.yaml and the dossier's pylock.toml.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-need_python demo-training "Debian's python3-torch is not installed for /usr/bin/python3" torch numpy
+need_python demo-training "Debian's python3-torch (and yaml, tomllib) is not there for /usr/bin/python3" \
+	torch numpy yaml tomllib
 export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
 DEMO="$KD_TMP/demo"
@@ -58,6 +61,42 @@ check "README: the resume check's rows" grep -q "^| sample.resume.trajectory | p
 check "README: the trajectories table, interruption marked" sh -c "grep -q '^| step | loss, uninterrupted | loss, interrupted then resumed |' '$D/README.md' && grep -q '^| 20 | .* | interrupted here |' '$D/README.md'"
 check "README: the checkpoint inventory table" sh -c "grep -q '^| kind | held | where |' '$D/README.md' && grep -q '^| data_position | yes | data.generator' '$D/README.md'"
 check "procedure.sh: step 7, the resume check by hand" grep -q '^step "7. the resume check' "$D/procedure.sh"
+"$PY" - "$DEMO/kernodeck" >"$KD_TMP/origins.out" 2>&1 <<'PYEOF'
+# issue 28, "done when": every installed distribution of the training demo
+# has an origin and a digest (what pip installed) or its provider (what the
+# system provides), in rebuild.yaml and in the dossier's pylock.toml
+import re, sys, tomllib, yaml
+k = sys.argv[1]
+canon = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+pk = {p["canonical_name"]: p for p in yaml.safe_load(open(k + "/rebuild.yaml"))["origins"]["packages"]}
+frz = {canon(re.split(r"==| @ ", l.strip())[0]) for l in open(k + "/installed-after.txt")
+       if l.strip() and not l.startswith("#")}
+assert frz and frz <= set(pk), "no origin: %s" % sorted(frz - set(pk))
+for n, p in pk.items():
+    o = p.get("origin")
+    if o in ("index", "find-links", "url"):
+        assert re.fullmatch(r"[0-9a-f]{64}", p.get("sha256") or ""), ("no digest", n, p)
+    elif o == "vcs":
+        assert re.fullmatch(r"[0-9a-f]{40}", p.get("commit") or ""), ("no commit", n, p)
+    else:
+        assert o in ("directory", "system", "base", "venv"), ("no origin", n, p)
+        assert o == "directory" or (p.get("provider") or {}).get("kind"), ("no provider", n, p)
+t = pk["torch"]["provider"]
+assert t["kind"] == "debian" and t["package"] == "python3-torch" and t["version"], t
+d = tomllib.load(open(k + "/dossier/pylock.toml", "rb"))
+locked = {p["name"]: p for p in d["packages"]}
+provided = {p["name"]: p for p in d["tool"]["kernodeck"]["provided"]}
+assert set(locked) | set(provided) == set(pk), sorted(set(pk) ^ (set(locked) | set(provided)))
+for n, p in locked.items():
+    arts = p.get("wheels", []) + [p[x] for x in ("sdist", "archive") if x in p]
+    assert arts and all(a["hashes"].get("sha256") for a in arts) or "vcs" in p or "directory" in p, (n, p)
+for n, p in provided.items():
+    assert p.get("provider") and p.get("origin"), (n, p)
+print("origins ok: %d installed by pip, %d provided" % (len(locked), len(provided)))
+PYEOF
+check "every installed distribution: its origin and digest, or its provider (rebuild.yaml, pylock.toml)" \
+	grep -q "^origins ok" "$KD_TMP/origins.out"
+sed 's/^/# /' "$KD_TMP/origins.out" | tail -n 3
 (cd "$KD_TMP" && bash "$D/procedure.sh" "$KD_TMP/byhand") >"$KD_TMP/proc.out" 2>&1
 r=$?
 check "procedure.sh by hand: exit 0" test "$r" -eq 0

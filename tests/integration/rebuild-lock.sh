@@ -91,6 +91,10 @@ assert set(by) == {"alpha", "beta"}, "what pip installed, only: %s" % sorted(by)
 assert by["alpha"]["version"] == "1.0" and by["alpha"]["wheels"][0]["hashes"]["sha256"] == sys.argv[2]
 assert by["beta"]["wheels"][0]["hashes"]["sha256"] == sys.argv[3]
 assert by["alpha"]["tool"]["kernodeck"]["project-path"] == "wheels/alpha-1.0-py3-none-any.whl"
+# a local artefact by its path under the project, never the building machine's file: URL
+assert by["alpha"]["wheels"][0]["path"] == "wheels/alpha-1.0-py3-none-any.whl" and "url" not in by["alpha"]["wheels"][0]
+assert d["tool"]["kernodeck"]["find-links"] == [{"name": "wheels", "path": "wheels", "recorded": d["tool"]["kernodeck"]["find-links"][0]["recorded"],
+    "files": ["alpha-1.0-py3-none-any.whl", "beta-2.0-py3-none-any.whl"]}], d["tool"]["kernodeck"]["find-links"]
 assert by["alpha"]["tool"]["kernodeck"]["requested"] is True
 assert by["beta"]["tool"]["kernodeck"]["requested"] is False
 prov = {p["name"]: p for p in d["tool"]["kernodeck"]["provided"]}

@@ -179,6 +179,32 @@ setup(void **state)
 	return mkdtemp(root) == NULL;
 }
 
+/* The commit a VCS install's direct_url.json names, found by the
+ * distribution's canonical name in the venv's site-packages. */
+static void
+test_direct_commit(void **state)
+{
+	char venv[PATH_MAX], got[64];
+	const char *c = "0123456789abcdef0123456789abcdef01234567";
+
+	(void)state;
+	put("dv/lib/python3.11/site-packages/My_Pkg-0.1.dist-info/direct_url.json",
+	    "{\"url\": \"file:///r\", \"vcs_info\": {\"vcs\": \"git\", "
+	    "\"commit_id\": \"0123456789abcdef0123456789abcdef01234567\"}}");
+	put("dv/lib/python3.11/site-packages/folder_pkg-1.0.dist-info/direct_url.json",
+	    "{\"url\": \"file:///f\", \"dir_info\": {}}");
+	put("dv/lib/python3.11/site-packages/plain-2.0.dist-info/METADATA", "Name: plain\n");
+	snprintf(venv, sizeof venv, "%s/dv", root);
+	venv_direct_commit(venv, "my-pkg", got, sizeof got);
+	assert_string_equal(got, c);
+	venv_direct_commit(venv, "folder-pkg", got, sizeof got);
+	assert_string_equal(got, "(none)");
+	venv_direct_commit(venv, "plain", got, sizeof got);
+	assert_string_equal(got, "");
+	venv_direct_commit(venv, "absent", got, sizeof got);
+	assert_string_equal(got, "");
+}
+
 static int
 teardown(void **state)
 {
@@ -194,6 +220,7 @@ main(void)
 		cmocka_unit_test(test_moved_and_copied),
 		cmocka_unit_test(test_absent_and_not_venv),
 		cmocka_unit_test(test_move_aside),
+		cmocka_unit_test(test_direct_commit),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
