@@ -409,6 +409,45 @@ lock_lines(const char *text, json_t *head, json_t *lines)
 	}
 }
 
+/* The lock's artefacts from a find-links folder outside the recorded
+ * project are not named in requirements-lock.txt (dossier_lock_folders):
+ * the recorded folder, when it holds every one of them here, is added to
+ * the install's --find-links; one that does not makes the layer
+ * impossible, the folder named. */
+static void
+lock_outside_folders(struct bisect *b)
+{
+	const json_t *lp = yamlio_get(b->dy, "code.local_path");
+	json_t *all = dossier_lock_folders(json_is_string(lp) ? json_string_value(lp) : "",
+					   yamlio_get(b->dy, "origins"));
+	const json_t *f, *v;
+	size_t i, k;
+
+	json_array_foreach(all, i, f) {
+		const char *dir = json_string_value(json_object_get(f, "folder"));
+		int here = dir != NULL && dir[0] == '/' && strstr(dir, "://") == NULL;
+		if (json_object_get(f, "path") != NULL)
+			continue;   /* inside the project: named in the lock */
+		json_array_foreach(json_object_get(f, "files"), k, v) {
+			char *p = here ? fsutil_join(dir, json_string_value(v)) : NULL;
+			struct stat st;
+			here = p != NULL && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+			free(p);
+		}
+		if (!here) {
+			if (b->pkg_none == NULL) {
+				snprintf(b->pkg_buf, sizeof b->pkg_buf, "impossible: the lock's artefacts "
+					 "are not reachable here (--find-links %.400s: no such folder, "
+					 "or without them)", dir ? dir : "?");
+				b->pkg_none = b->pkg_buf;
+			}
+			continue;
+		}
+		json_array_append_new(b->lock_head, json_sprintf("--find-links %s", dir));
+	}
+	json_decref(all);
+}
+
 /* The packages layer: the dossier's lock against this project's, and
  * whether its artefacts can be reached here (folders only: --no-index). */
 static void
@@ -458,6 +497,7 @@ packages_layer(struct bisect *b)
 			return;
 		}
 	}
+	lock_outside_folders(b);
 	mine = rb ? dossier_requirements_lock(b->ctx, obs_rebuild_origins_packages(rb)) : NULL;
 	lock_lines(mine, NULL, b->lock_here);
 	free(mine);
@@ -550,7 +590,7 @@ side_venv(struct bisect *b, const char *rdir, const json_t *names, struct kd_err
 	step_free(&s);
 	vpy = fsutil_join(venv, "bin/python");
 	memset(&s, 0, sizeof s);
-	argv = venv_pip_install_argv(vpy, NULL, lock);
+	argv = venv_pip_install_argv(vpy, NULL, lock, NULL);
 	rc = step_plan(b->ctx, b->o->sink, "bisect-install", "the dossier's packages", argv, 600,
 		       &s, steps, err);
 	if (rc != 0 || !step_ok(&s)) {
@@ -1177,7 +1217,8 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			    obs_system_python_chosen_path(kd_ctx_obs(ctx, stage_pos(&kd_stage_system))) :
 			    "python");
 			argv_free(va);
-			va = venv_pip_install_argv("VENV/bin/python", NULL, "NN-packages/" DOSSIER_REQ_LOCK);
+			va = venv_pip_install_argv("VENV/bin/python", NULL, "NN-packages/" DOSSIER_REQ_LOCK,
+						   NULL);
 			l1 = va ? quote_argv((const char *const *)va) : NULL;
 			say(&b, "    $ %s   (in %s)", l1 ? l1 : "?", ctx->project_dir);
 			free(l1);
