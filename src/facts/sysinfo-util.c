@@ -18,6 +18,7 @@
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
 #include "kernodeck/sysinfo-util.h"
+#include "kernodeck/quote.h"
 
 const char *
 sysinfo_root(void)
@@ -199,6 +200,12 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		av[i] = argv[i];
 	av[i] = NULL;
 	av[0] = path;
+	{
+		/* the vector run, as replay's plan shows it (sys-query.h) */
+		char *line = quote_argv(av);
+		json_object_set_new(rec, "run", line ? json_string(line) : json_null());
+		free(line);
+	}
 	kd_err_clear(&err);
 	if (step_run(NULL, NULL, &s, &err) != 0) {
 		sysinfo_status(rec, "failed", err.msg);

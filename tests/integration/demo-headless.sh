@@ -115,14 +115,7 @@ check "replay: the project's state is unchanged" test "$(sha256sum "$DEMO/kernod
 check "replay: its own state is in the work folder" test -f "$KD_TMP/replay/kernodeck/state.yaml"
 # the plan is what runs: every "$ ARGV" line of the plan, and the "# kernodeck:
 # run ARGV" lines the runner wrote in the replay's logs, are the same vectors
-sed -n 's/^    \$ //p' "$KD_TMP/replay.err" | sort -u >"$KD_TMP/plan"
-cat "$KD_TMP"/replay/kernodeck/logs/* 2>/dev/null | sed -n 's/^# kernodeck: run //p' | sort -u >"$KD_TMP/ran"
-check "replay: the plan names at least 8 commands ($(wc -l <"$KD_TMP/plan"))" \
-	test "$(wc -l <"$KD_TMP/plan")" -ge 8
-check "replay: every command run is in the plan, argument for argument" \
-	sh -c "! comm -13 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
-check "replay: every command of the plan ran" sh -c "! comm -23 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
-comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
+plan_vs_logs "$KD_TMP/replay.err" "$KD_TMP/replay" 8
 W="$KD_TMP/replay"
 check "replay: the plan's venv, install, probe and entry point are absolute, exact vectors" sh -c "
 	grep -qx '/usr/bin/python3 -m venv --system-site-packages .venv-rebuild' '$KD_TMP/plan' &&
