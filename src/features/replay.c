@@ -586,7 +586,9 @@ place_item(const struct replay_opts *o, const char *local, const char *path, con
 			tried, o->data ? "" : "; give --data DIR, the folder that holds it"));
 		return 2;
 	}
-	if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
+	/* the clone's own item is read below the work folder without following
+	 * a link its commit holds (hash.c reads through beneath_open_read) */
+	if (lstat(at, &st) == 0 && S_ISDIR(st.st_mode))
 		rc = hash_folder(at, NULL, NULL, hex, NULL, NULL, &e);
 	else
 		rc = hash_file(at, NULL, NULL, hex, NULL, &e);
