@@ -173,6 +173,14 @@ first_line_json(const char *text)
 	return json_string("(no output)");
 }
 
+static const char *const *query_env;
+
+void
+sysinfo_set_env(const char *const *env)
+{
+	query_env = env;
+}
+
 json_t *
 sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	    char **out, int *exit_code)
@@ -181,7 +189,7 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	char *path = prog ? strdup(prog) : run_which(argv[0]);
 	const char *av[16];
 	struct kd_step s = { .argv = av, .timeout_s = timeout_s, .grace_s = 0.5,
-			     .tail_cap = KD_CAP_SYS_QUERY };
+			     .tail_cap = KD_CAP_SYS_QUERY, .env_base = query_env };
 	const struct run_result *r = &s.r;
 	struct kd_err err;
 	size_t i;

@@ -104,7 +104,19 @@ check "procedure.sh reread the output and compared it" grep -q "reread: the outp
 state_before=$(sha256sum "$DEMO/kernodeck/state.yaml" | cut -d' ' -f1)
 export HOME="$KD_TMP/home-replay"
 mkdir -p "$HOME"
-"$KD_BIN" replay "$D" --workdir "$KD_TMP/replay" --yes >"$KD_TMP/replay.out" 2>"$KD_TMP/replay.err"
+# stage 2's queries run with the replay's environment, the one its plan
+# shows: ninja, one of them, is a wrapper here that notes HOME and TMPDIR
+# (outside the work folder) and runs the real one
+mkdir -p "$KD_TMP/spy"
+if command -v ninja >/dev/null 2>&1; then
+	printf '#!/bin/sh
+echo "HOME=$HOME TMPDIR=$TMPDIR" >>"%s"
+exec %s "$@"
+' \
+		"$KD_TMP/spy-seen" "$(command -v ninja)" >"$KD_TMP/spy/ninja"
+	chmod +x "$KD_TMP/spy/ninja"
+fi
+PATH="$KD_TMP/spy:$PATH" "$KD_BIN" replay "$D" --workdir "$KD_TMP/replay" --yes >"$KD_TMP/replay.out" 2>"$KD_TMP/replay.err"
 r=$?
 check "kernodeck replay DOSSIER --workdir NEW --yes: exit 0" test "$r" -eq 0
 [ "$r" -eq 0 ] || { cat "$KD_TMP/replay.out"; tail -20 "$KD_TMP/replay.err"; } | sed 's/^/# /'
@@ -117,6 +129,14 @@ check "replay: its own state is in the work folder" test -f "$KD_TMP/replay/kern
 # run ARGV" lines the runner wrote in the replay's logs, are the same vectors
 plan_vs_logs "$KD_TMP/replay.err" "$KD_TMP/replay" 8
 W="$KD_TMP/replay"
+if [ -x "$KD_TMP/spy/ninja" ]; then
+	check "replay: stage 2's queries ran with the plan's HOME and TMPDIR (the work folder's)" \
+		grep -qx "HOME=$W/.home TMPDIR=$W/.tmp" "$KD_TMP/spy-seen"
+	check "replay: the plan shows HOME and TMPDIR with those values" sh -c "
+		grep -qx '    HOME=$W/.home' '$KD_TMP/replay.err' && grep -qx '    TMPDIR=$W/.tmp' '$KD_TMP/replay.err'"
+else
+	skip "replay: stage 2's queries ran with the plan's environment" "no ninja on PATH to wrap"
+fi
 check "replay: the plan's venv, install, probe and entry point are absolute, exact vectors" sh -c "
 	grep -qx '/usr/bin/python3 -m venv --system-site-packages .venv-rebuild' '$KD_TMP/plan' &&
 	grep -qx '$W/.venv-rebuild/bin/python -I -m pip install --timeout 15 --retries 1 --report kernodeck/pip-report.part.json --require-hashes --no-deps -r kernodeck/requirements-lock.txt' '$KD_TMP/plan' &&
