@@ -515,8 +515,8 @@ project_python(const struct kd_ctx *ctx)
 const char *const resume_what[RESUME_NWHICH] = {
 	"the resume check: the uninterrupted run",
 	"the resume check: the interrupted run",
-	"the resume check: the checkpoint reader, the step its checkpoint records (kill mode, "
-	"each time the checkpoint changes)",
+	"the resume check: the checkpoint reader, the step the interrupted run's checkpoint "
+	"records (kill mode: only when that checkpoint changes, while the run goes on)",
 	"the resume check: the checkpoint reader, on the interrupted run's checkpoint",
 	"the resume check: the resumed run",
 	"the resume check: the checkpoint reader, comparing the final checkpoints",

