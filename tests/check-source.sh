@@ -16,6 +16,14 @@
 #     vdprintf() to file descriptor 1 or 2 (STDOUT_FILENO, STDERR_FILENO)
 #     and no assignment to stdout or stderr under src/ and screens/ but in
 #     src/lib/termout.c and the crash handler of screens/tui.c (a fixed text).
+#   - one text cleaner for what a person reads: no file is opened for
+#     writing under src/ and screens/ (fopen "w"/"a", open/openat/creat
+#     with O_CREAT or O_WRONLY) but in src/lib/fsutil.c, beneath.c, run.c
+#     (logs), cgroup.c, place.c (data and weights, copied byte for byte)
+#     and src/engine/lock.c, so that every file goes
+#     through fsutil_write_atomic, which cleans a .md or .txt with
+#     termout_clean; and FSUTIL_RAW (no cleaning) only in fsutil.c, hash.c,
+#     repo.c, ctx.c and dossier.c (which cleans its README itself);
 #   - a stage file (src/stages/stage-*.c) exports only its ops (no function
 #     that is not static) and calls no command (cmd_*, kd_cmd_*) and no
 #     other stage (another stage's gather/check/describe);
@@ -111,6 +119,24 @@ raw=$(printf '%s\n' "$code" | grep -E '^(src|screens)/' |
 	grep -v -E '^(src/lib/termout\.c|screens/tui\.c):' |
 	grep -E '(^|[^A-Za-z0-9_])(write|dprintf|vdprintf)[[:space:]]*\([[:space:]]*(1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,|(^|[^A-Za-z0-9_.>])(stdout|stderr)[[:space:]]*=[^=]' || true)
 report "no raw write to the terminal but through src/lib/termout.c" "$raw"
+
+# One text cleaner for what a person reads: every file is written through
+# fsutil_write_atomic, which cleans a .md or .txt file with termout_clean
+# (termout_person_file).  No file opened for writing elsewhere (fopen with
+# a "w" or "a" mode, open/openat/creat with O_CREAT or O_WRONLY), and
+# FSUTIL_RAW (written as it is) only in the files whose raw writes are no
+# person's text or were cleaned before (the dossier's README).
+opened=$(for f in $(sources src screens); do
+	grep -nE '(^|[^A-Za-z0-9_])(fopen|freopen|fdopen)[[:space:]]*\([^;]*"[wa]' "$f" | sed "s#^#$f:#"
+done)
+opened=$(printf '%s\n%s\n' "$opened" "$(printf '%s\n' "$code" | grep -E '^(src|screens)/' |
+	grep -E '(^|[^A-Za-z0-9_])(open|openat|creat)[[:space:]]*\(.*(O_CREAT|O_WRONLY)|(^|[^A-Za-z0-9_])creat[[:space:]]*\(' || true)" |
+	grep -v -E '^(src/lib/fsutil\.c|src/lib/beneath\.c|src/lib/run\.c|src/engine/lock\.c|src/lib/cgroup\.c|src/lib/place\.c):' |
+	grep . || true)
+rawtext=$(printf '%s\n' "$code" | grep -E '^(src|screens)/[^:]*:[0-9]+:.*FSUTIL_RAW' |
+	grep -v -E '^(src/lib/fsutil\.c|src/lib/hash\.c|src/facts/repo\.c|src/engine/ctx\.c|src/features/dossier\.c):' || true)
+report "every file written through fsutil (a .md or .txt cleaned by termout)" "$opened${rawtext:+
+$rawtext}"
 
 # NAME for every function defined at the start of a line (the house style:
 # the type on the line above) that is not static, as FILE:LINE:NAME.

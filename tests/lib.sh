@@ -141,3 +141,37 @@ nobody_bin() {
 	fi
 	echo "# kernodeck copied to $KD_TMP/nobody-bin: nobody cannot reach the checkout's binary"
 }
+# plan_vs_logs ERR WORKDIR MIN: a replay's plan (the "    $ ARGV" lines of
+# its stderr ERR) and what ran (the "# kernodeck: run ARGV" lines the runner
+# wrote in WORKDIR's logs, and the "run:" vector stage 2 records of each
+# query in system.yaml) are the same vectors: at least MIN in the plan,
+# none run that the plan did not show, every one run but those the plan
+# says run "only when" something happens.  The plan's lines are left in
+# $KD_TMP/plan.
+plan_vs_logs() {
+	sed -n 's/^    \$ //p' "$1" | sort -u >"$KD_TMP/plan"
+	awk '/^    # / { cond = ($0 ~ /only when/) } /^    \$ / { if (!cond) print substr($0, 7) }' "$1" |
+		sort -u >"$KD_TMP/plan-sure"
+	{
+		cat "$2"/kernodeck/logs/* 2>/dev/null | sed -n 's/^# kernodeck: run //p'
+		/usr/bin/python3 -c "
+import sys, yaml
+def walk(t):
+    if isinstance(t, dict):
+        if isinstance(t.get('run'), str) and 'path' in t:
+            print(t['run'])
+        for v in t.values():
+            walk(v)
+    elif isinstance(t, list):
+        for v in t:
+            walk(v)
+walk(yaml.safe_load(open(sys.argv[1])))" "$2/kernodeck/system.yaml"
+	} | sort -u >"$KD_TMP/ran"
+	check "replay: the plan names at least $3 commands ($(wc -l <"$KD_TMP/plan"))" \
+		test "$(wc -l <"$KD_TMP/plan")" -ge "$3"
+	check "replay: every command run is in the plan, argument for argument" \
+		sh -c "! comm -13 '$KD_TMP/plan' '$KD_TMP/ran' | grep -q ."
+	check "replay: every command of the plan ran (but those it runs only when needed)" \
+		sh -c "! comm -23 '$KD_TMP/plan-sure' '$KD_TMP/ran' | grep -q ."
+	comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
+}

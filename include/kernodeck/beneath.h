@@ -13,6 +13,11 @@
  * ran), a ".." or a path outside the root is refused with KD_EINPUT
  * naming the path and the component, and nothing is written.
  *
+ * Reads below the root go the same way (beneath_open_read: fsutil's
+ * readers, so the outputs, the ids, the metrics and the observations a
+ * stage rereads): a link the project's code planted there is refused, not
+ * followed.
+ *
  * Without a root (every command but replay) the functions behave as
  * open(2), mkdir -p and rename(2) do: the user's own links (outputs on a
  * scratch file system, a state folder elsewhere) are theirs to make.
@@ -33,6 +38,11 @@ const char *beneath_root(void);
  * following any link there (the last component included).  The
  * descriptor, or -1 with err set. */
 int beneath_open(const char *path, int flags, mode_t mode, struct kd_err *err);
+/* open(path, flags) for reading: below the root (when one is set and
+ * path is below it) without following any link there, as beneath_open;
+ * elsewhere as open(2) (a file outside the work folder is read where it
+ * is).  The descriptor, or -1 with err set (KD_EINPUT naming the link). */
+int beneath_open_read(const char *path, int flags, struct kd_err *err);
 /* The folder that holds path, opened (O_DIRECTORY); *base points into
  * path at its last component.  -1 with err set. */
 int beneath_open_parent(const char *path, const char **base, struct kd_err *err);

@@ -5,8 +5,8 @@
  * The dossier and the repository it names come from someone else.  Before
  * the plan is shown, every path field of the reference that the replay
  * writes or reads is refused when it is absolute or leaves the work folder
- * with ".." (data items may name an absolute path: they are only read, and
- * the plan says so).  After the clone, every path kernodeck writes in the
+ * with ".." or holds a control or hidden character (data items may name an
+ * absolute path: they are only read, and the plan says so).  After the clone, every path kernodeck writes in the
  * work folder (its folder, the venv, the outputs, the caches, the home and
  * temporary folders it sets) is refused when one of its components is a
  * symbolic link, or, for kernodeck's folder and the outputs, when anything
@@ -22,7 +22,13 @@
 
 #include "kernodeck/err.h"
 
-/* The reference's path fields: 0, or KD_EINPUT naming the field (file is
+/* Called for each path field of the reference: its name
+ * ("result.files[2]"), its value, and data (1 for a data item's path, which
+ * may be absolute: it is only read).  Non-zero stops the walk. */
+typedef int contain_field_fn(void *u, const char *field, const char *path, int data);
+void contain_each_field(const json_t *ref, contain_field_fn *fn, void *u);
+/* The reference's path fields (absolute, "~", "..", or a control or hidden
+ * character are refused): 0, or KD_EINPUT naming the field (file is
  * the name the error gives the reference). */
 int contain_check_fields(const json_t *ref, const char *file, struct kd_err *err);
 /* The paths kernodeck writes under workdir (see above); deep: also look

@@ -16,6 +16,10 @@ char *dossier_readme(const struct kd_ctx *ctx, const json_t *tree);
 /* procedure.sh: rebuild, diagnose, run the sample, reread the output
  * (malloc'd). */
 char *dossier_procedure(const struct kd_ctx *ctx, const json_t *tree);
+/* procedure.sh as a dossier's own files make it: dy is dossier.yaml's
+ * tree, ref the dossier's reference (what replay compares the dossier's
+ * procedure.sh with; malloc'd). */
+char *dossier_procedure_of(const json_t *dy, const json_t *ref);
 /* {variant: bool, reasons: [text]}: a run is a variant of the reference
  * when a deviation is intentional. */
 json_t *dossier_variant(const struct kd_ctx *ctx);

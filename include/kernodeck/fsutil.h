@@ -64,8 +64,5 @@ int fsutil_swap_dir(const char *tmp, const char *out, const char *aside, struct 
  * ("dir-swap": between the two renames of fsutil_swap_dir). */
 void fsutil_fault_point(const char *name);
 
-/* Write all of p to fd, again after a short write or EINTR: 0, or -1
- * with errno set. */
-int fsutil_write_all(int fd, const char *p, size_t len);
 
 #endif

@@ -41,6 +41,11 @@
  *                         (pass, warn, fail), .problems [{status, check,
  *                         message, fits}], .note
  *   env                   {NAME: value} the allowed environment variables, redacted
+ *
+ * Every record of a program stage 2 ran (nvidia.smi, each tool,
+ * python.chosen, ...) holds .path and .run: the vector run, as one line of
+ * shell words (quote_argv), from sys-query.h's table: what replay's plan
+ * shows and its tests compare.
  */
 #ifndef KD_OBS_SYSTEM_H
 #define KD_OBS_SYSTEM_H

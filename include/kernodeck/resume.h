@@ -75,19 +75,29 @@ int resume_rule_accepts(const struct resume_rule *r, double a, double b);
 char *resume_expand(const char *tpl, const char *steps, const char *out,
 		    const char *checkpoint, const char *step);
 
-/* The three runs of the exercise, in order. */
+/* The programs of the resume check, in the order they run: the three runs
+ * of the exercise and the checkpoint reader (share/ckpt-inventory.py, run
+ * by the project's interpreter) on the checkpoints they leave. */
 enum resume_which {
 	RESUME_UNINTERRUPTED,   /* resume.run, {steps} = steps, {out} = out_a */
 	RESUME_INTERRUPTED,     /* resume.run, {steps} = interrupt_at (stop) or steps (kill), {out} = out_b */
+	RESUME_PEEK,            /* kill mode: the reader's step counter of that checkpoint, each time it changes */
+	RESUME_INVENTORY,       /* the reader's inventory of that checkpoint (--script: resume.run's .py) */
 	RESUME_RESUMED,         /* resume.resume, {steps} = steps, {out} = out_b */
+	RESUME_FINAL,           /* the reader comparing the final checkpoints under resume.rule */
+	RESUME_NWHICH
 };
-/* The argument vector of one run, exactly as the exercise runs it (the
+/* What each is, as replay's plan says it. */
+extern const char *const resume_what[RESUME_NWHICH];
+/* The argument vector of one program, exactly as the exercise runs it (the
  * conventions of argv.h: NULL-terminated, malloc'd, argv_free; "python" or
  * "python3" first is the project's interpreter); {checkpoint} is the
- * checkpoint of step interrupt_at in out_b, {step} interrupt_at.  NULL when
- * out of memory. */
+ * checkpoint of step interrupt_at in out_b, {step} interrupt_at.  reader
+ * is the checkpoint reader's path (the last three; NULL gives NULL for
+ * them).  NULL when out of memory.  resume_gather runs these vectors and
+ * replay's plan shows them. */
 char **resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
-		   const char *out_a, const char *out_b);
+		   const char *out_a, const char *out_b, const char *reader);
 
 /* Stage 1's row "resume": the section is well formed, and declared when
  * the goal is training-trajectory. */

@@ -34,6 +34,11 @@ char *sysinfo_read_line(const char *abs);
 char *sysinfo_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Trim leading and trailing blanks in place; returns s. */
 char *sysinfo_trim(char *s);
+/* The environment every query of sysinfo_run runs with: "NAME=VALUE"
+ * added to kernodeck's own (a replay's contained environment, ctx's
+ * child_env, which its plan shows), or NULL for kernodeck's own as it is.
+ * Stage 2 sets it before it observes; env must outlive the queries. */
+void sysinfo_set_env(const char *const *env);
 /* A program's record {path, status, version?, reason?}: runs argv[0]
  * found on PATH (or at prog when not NULL) with a timeout and keeps its
  * output in *out (malloc'd, may be NULL).  status is "ok", "missing",

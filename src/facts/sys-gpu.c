@@ -20,6 +20,7 @@
 
 #include "kernodeck/run.h"
 #include "kernodeck/sys-gpu.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sysinfo-util.h"
 
 #define KD_CAP_SYS_GPUS 64      /* GPUs listed */
@@ -572,16 +573,24 @@ smi_library_version(json_t *nv, const char *text)
 			    json_stringn(p, strspn(p, "0123456789.")));
 }
 
+/* A job's argument vector: the query's, from sys-query.c. */
+static void
+job_argv(struct sysinfo_job *j, enum sysquery q)
+{
+	const char *const *av = sysquery_argv(q);
+	size_t k = 0;
+
+	for (; av[k] != NULL && k + 1 < sizeof j->argv / sizeof j->argv[0]; k++)
+		j->argv[k] = av[k];
+	j->argv[k] = NULL;
+}
+
 /* Run nvidia-smi: the CSV query and the table (for the CUDA version) at
  * once; the query again without compute_cap when an old driver does not
  * know that field. */
 static json_t *
 observe_smi(const char *smi, json_t *nv)
 {
-	static const char *q7 = "--query-gpu=index,name,uuid,pci.bus_id,driver_version,"
-				"compute_cap,memory.total";
-	static const char *q6 = "--query-gpu=index,name,uuid,pci.bus_id,driver_version,"
-				"memory.total";
 	struct sysinfo_job j[2];
 	char cuda[32];
 	int with_cc = 1;
@@ -590,18 +599,17 @@ observe_smi(const char *smi, json_t *nv)
 	memset(j, 0, sizeof j);
 	for (int i = 0; i < 2; i++) {
 		j[i].prog = smi;
-		j[i].argv[0] = "nvidia-smi";
 		j[i].timeout_s = sysinfo_timeout();
 	}
-	j[0].argv[1] = q7;
-	j[0].argv[2] = "--format=csv,noheader,nounits";
+	job_argv(&j[0], SYSQ_SMI_CSV);
+	job_argv(&j[1], SYSQ_SMI_TABLE);
 	sysinfo_run_jobs(j, 2);
 	rec = j[0].rec;
 	if (j[0].code != 0 && strcmp(sysgpu_smi_failure(j[0].out), "invalid-field") == 0) {
 		json_object_set_new(rec, "retried", json_string("compute_cap unknown to this "
 			"driver: queried again without it"));
 		free(j[0].out);
-		j[0].argv[1] = q6;
+		job_argv(&j[0], SYSQ_SMI_CSV_OLD);
 		with_cc = 0;
 		json_t *r2 = sysinfo_run(smi, j[0].argv, sysinfo_timeout(), &j[0].out,
 					 &j[0].code);
@@ -722,11 +730,9 @@ observe_amd(int have_gpu)
 	/* hipconfig, rocm_agent_enumerator (else rocminfo) and amd-smi at once */
 	struct sysinfo_job j[3];
 	memset(j, 0, sizeof j);
-	j[0].argv[0] = "hipconfig";
-	j[0].argv[1] = "--version";
-	j[1].argv[0] = "rocm_agent_enumerator";
-	j[2].argv[0] = "amd-smi";
-	j[2].argv[1] = "version";
+	job_argv(&j[0], SYSQ_HIPCONFIG);
+	job_argv(&j[1], SYSQ_AGENTS);
+	job_argv(&j[2], SYSQ_AMDSMI);
 	for (int i = 0; i < 3; i++)
 		j[i].timeout_s = sysinfo_timeout();
 	sysinfo_run_jobs(j, 3);
@@ -739,7 +745,7 @@ observe_amd(int have_gpu)
 	if (j[1].code != 0) {
 		json_decref(j[1].rec);
 		free(j[1].out);
-		j[1].argv[0] = "rocminfo";
+		job_argv(&j[1], SYSQ_ROCMINFO);
 		j[1].rec = sysinfo_run(NULL, j[1].argv, sysinfo_timeout(), &j[1].out,
 				       &j[1].code);
 		json_object_set_new(amd, "gfx_source", json_string("rocminfo"));

@@ -20,21 +20,12 @@
 
 #include "kernodeck/run.h"
 #include "kernodeck/sys-python.h"
-#include "kernodeck/sysinfo.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sysinfo-util.h"
+#include "kernodeck/sysinfo.h"
 
 /* Asks for version, implementation and executable, and whether the venv
  * and ensurepip modules are there (find_spec: cheaper than importing). */
-static const char query_script[] =
-	"import sys\n"
-	"print('KD %s %d.%d.%d %s' % ((sys.implementation.name,) + "
-	"tuple(sys.version_info[:3]) + (sys.executable,)))\n"
-	"try:\n"
-	"    import importlib.util as u\n"
-	"    miss = [m for m in ('venv', 'ensurepip') if u.find_spec(m) is None]\n"
-	"    print('KDVENV ' + ('ok' if not miss else 'no module ' + ' and '.join(miss)))\n"
-	"except Exception as e:\n"
-	"    print('KDVENV %s: %s' % (type(e).__name__, str(e).replace('\\n', ' ')))\n";
 
 int
 syspython_major_minor(const char *v, char *out, size_t len)
@@ -140,11 +131,15 @@ syspython_available(void)
 json_t *
 syspython_query(const char *path)
 {
-	const char *argv[] = { path, "-I", "-S", "-c", query_script, NULL };
+	const char *argv[6];
 	char *out = NULL, impl[64], ver[64], exe[PATH_MAX];
 	int code;
-	json_t *rec = sysinfo_run(path, argv, sysinfo_timeout(), &out, &code);
-	const char *kd = out ? strstr(out, "KD ") : NULL;
+	json_t *rec;
+	const char *kd;
+
+	sysquery_python(path, argv);
+	rec = sysinfo_run(path, argv, sysinfo_timeout(), &out, &code);
+	kd = out ? strstr(out, "KD ") : NULL;
 
 	if (code == 0 && kd != NULL &&
 	    sscanf(kd, "KD %63s %63s %4095[^\n]", impl, ver, exe) == 3) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kernodeck/run.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sys-tools.h"
 #include "kernodeck/sysinfo-util.h"
 
@@ -104,17 +105,17 @@ find_tool(const char *prog, const char *var1, const char *var2, const char *fall
 	return NULL;
 }
 
+/* each tool's query: its vector in sys-query.c (sysquery_argv) */
 static const struct {
-	const char *key, *parser, *prog, *var1, *var2, *fallback, *arg1, *arg2;
+	const char *key, *parser, *var1, *var2, *fallback;
+	enum sysquery q;
 } tools[] = {
-	{ "gcc", "gcc", "gcc", NULL, NULL, NULL, "-dumpfullversion", "-dumpversion" },
-	{ "g++", "gcc", "g++", NULL, NULL, NULL, "-dumpfullversion", "-dumpversion" },
-	{ "nvcc", "nvcc", "nvcc", "CUDA_HOME", "CUDA_PATH", "/usr/local/cuda/bin/nvcc",
-	  "--version", NULL },
-	{ "hipcc", "hipcc", "hipcc", "ROCM_PATH", "HIP_PATH", "/opt/rocm/bin/hipcc",
-	  "--version", NULL },
-	{ "cmake", "cmake", "cmake", NULL, NULL, NULL, "--version", NULL },
-	{ "ninja", "ninja", "ninja", NULL, NULL, NULL, "--version", NULL },
+	{ "gcc", "gcc", NULL, NULL, NULL, SYSQ_GCC },
+	{ "g++", "gcc", NULL, NULL, NULL, SYSQ_GXX },
+	{ "nvcc", "nvcc", "CUDA_HOME", "CUDA_PATH", "/usr/local/cuda/bin/nvcc", SYSQ_NVCC },
+	{ "hipcc", "hipcc", "ROCM_PATH", "HIP_PATH", "/opt/rocm/bin/hipcc", SYSQ_HIPCC },
+	{ "cmake", "cmake", NULL, NULL, NULL, SYSQ_CMAKE },
+	{ "ninja", "ninja", NULL, NULL, NULL, SYSQ_NINJA },
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
@@ -129,14 +130,13 @@ systools_observe(void)
 
 	memset(jobs, 0, sizeof jobs);
 	for (size_t i = 0; i < NTOOLS; i++) {
-		paths[i] = find_tool(tools[i].prog, tools[i].var1, tools[i].var2,
-				     tools[i].fallback);
+		const char *const *av = sysquery_argv(tools[i].q);
+		paths[i] = find_tool(av[0], tools[i].var1, tools[i].var2, tools[i].fallback);
 		if (paths[i] == NULL)
 			continue;
 		jobs[n].prog = paths[i];
-		jobs[n].argv[0] = tools[i].prog;
-		jobs[n].argv[1] = tools[i].arg1;
-		jobs[n].argv[2] = tools[i].arg2;
+		for (size_t k = 0; av[k] != NULL && k + 1 < sizeof jobs[n].argv / sizeof jobs[n].argv[0]; k++)
+			jobs[n].argv[k] = av[k];
 		jobs[n].timeout_s = sysinfo_timeout();
 		idx[n++] = i;
 	}

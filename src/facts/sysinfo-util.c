@@ -18,6 +18,7 @@
 #include "kernodeck/run.h"
 #include "kernodeck/step.h"
 #include "kernodeck/sysinfo-util.h"
+#include "kernodeck/quote.h"
 
 const char *
 sysinfo_root(void)
@@ -172,6 +173,14 @@ first_line_json(const char *text)
 	return json_string("(no output)");
 }
 
+static const char *const *query_env;
+
+void
+sysinfo_set_env(const char *const *env)
+{
+	query_env = env;
+}
+
 json_t *
 sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	    char **out, int *exit_code)
@@ -180,7 +189,7 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	char *path = prog ? strdup(prog) : run_which(argv[0]);
 	const char *av[16];
 	struct kd_step s = { .argv = av, .timeout_s = timeout_s, .grace_s = 0.5,
-			     .tail_cap = KD_CAP_SYS_QUERY };
+			     .tail_cap = KD_CAP_SYS_QUERY, .env_base = query_env };
 	const struct run_result *r = &s.r;
 	struct kd_err err;
 	size_t i;
@@ -199,6 +208,12 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		av[i] = argv[i];
 	av[i] = NULL;
 	av[0] = path;
+	{
+		/* the vector run, as replay's plan shows it (sys-query.h) */
+		char *line = quote_argv(av);
+		json_object_set_new(rec, "run", line ? json_string(line) : json_null());
+		free(line);
+	}
 	kd_err_clear(&err);
 	if (step_run(NULL, NULL, &s, &err) != 0) {
 		sysinfo_status(rec, "failed", err.msg);

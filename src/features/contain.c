@@ -17,6 +17,7 @@
 #include "kernodeck/contain.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/parse-requirements.h"
+#include "kernodeck/termout.h"
 #include "kernodeck/yamlio.h"
 
 #define CONTAIN_DEPTH 32         /* folders below a written root, at most */
@@ -26,10 +27,13 @@
 static const char *const written[] = { "kernodeck", ".venv-rebuild", ".cache", ".cache/pip",
 				       ".tmp", ".home" };
 
-/* Why a path of the reference would leave the work folder, or NULL. */
+/* Why a path of the reference would leave the work folder or cannot be
+ * shown as it is, or NULL. */
 static const char *
 escapes(const char *p)
 {
+	if (termout_unsafe(p, strlen(p)) > 0 || strpbrk(p, "\n\t") != NULL)
+		return "a path with a control or hidden character";
 	if (p[0] == '/')
 		return "an absolute path";
 	if (p[0] == '~')
@@ -45,46 +49,67 @@ escapes(const char *p)
 	return NULL;
 }
 
-static int
-field_bad(const char *file, const char *field, const char *p, const char *why,
-	  struct kd_err *err)
-{
-	return kd_err_set(err, KD_EINPUT, file, 0,
-			  "%s is \"%s\": %s; the replay writes and reads only inside its work "
-			  "folder (refusing the dossier)", field, p, why);
-}
-
-int
-contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
+void
+contain_each_field(const json_t *ref, contain_field_fn *fn, void *u)
 {
 	static const char *const fields[] = { "result.outputs", "python.inventory", "python.inspect",
 					      "result.ids.file", "result.ids.reference",
 					      "result.example.path" };
 	const json_t *v;
-	const char *why;
 	char name[64];
 	size_t i;
 
 	for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 		const char *p = yamlio_get_str(ref, fields[i]);
-		if (p != NULL && (why = escapes(p)) != NULL)
-			return field_bad(file, fields[i], p, why, err);
+		if (p != NULL && fn(u, fields[i], p, 0) != 0)
+			return;
 	}
 	json_array_foreach(yamlio_get(ref, "result.files"), i, v) {
 		const char *p = json_string_value(v);
 		snprintf(name, sizeof name, "result.files[%zu]", i);
-		if (p != NULL && (why = escapes(p)) != NULL)
-			return field_bad(file, name, p, why, err);
+		if (p != NULL && fn(u, name, p, 0) != 0)
+			return;
 	}
-	/* data items are only read: an absolute path is allowed (the plan
-	 * names it), a ".." is not */
 	json_array_foreach(yamlio_get(ref, "data"), i, v) {
 		const char *p = json_string_value(json_object_get(v, "path"));
 		snprintf(name, sizeof name, "data[%zu].path", i);
-		if (p != NULL && p[0] != '/' && (why = escapes(p)) != NULL)
-			return field_bad(file, name, p, why, err);
+		if (p != NULL && fn(u, name, p, 1) != 0)
+			return;
 	}
-	return 0;
+}
+
+struct field_check {
+	const char *file;
+	struct kd_err *err;
+	int rc;
+};
+
+/* One field, refused as contain_check_fields says. */
+static int
+field_check(void *u, const char *field, const char *p, int data)
+{
+	struct field_check *c = u;
+	const char *why = escapes(p);
+	char shown[512];
+
+	/* data items are only read: an absolute path is allowed (the plan
+	 * names it), a ".." is not */
+	if (why == NULL || (data && p[0] == '/' && strcmp(why, "an absolute path") == 0))
+		return 0;
+	c->rc = kd_err_set(c->err, KD_EINPUT, c->file, 0,
+			   "%s is \"%s\": %s; the replay writes and reads only inside its work "
+			   "folder (refusing the dossier)", field,
+			   termout_str(p, 0, shown, sizeof shown), why);
+	return 1;
+}
+
+int
+contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
+{
+	struct field_check c = { file, err, 0 };
+
+	contain_each_field(ref, field_check, &c);
+	return c.rc;
 }
 
 /* The stage after which the tree is checked (contain_check_after), or

@@ -27,6 +27,7 @@
 #include "kernodeck/ctx.h"
 #include "kernodeck/dossier-creds.h"
 #include "kernodeck/dossier-lock.h"
+#include "kernodeck/dossier-guard.h"
 #include "kernodeck/dossier-resume.h"
 #include "kernodeck/dossier-text.h"
 #include "kernodeck/fleet.h"
@@ -971,56 +972,6 @@ base_layer(struct sb *b)
 		"fi\n");
 }
 
-/* Is an environment variable recorded by stage 2 one that changes the
- * computation (set here), and not one of this machine's places (PATH,
- * CUDA_HOME, a module list, a Slurm job)? */
-static int
-env_sets_run(const char *k)
-{
-	static const char *const place[] = { "PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH",
-					     "PYTHONHOME", "VIRTUAL_ENV", "LOADEDMODULES", "MODULEPATH",
-					     "CUDA_HOME", "CUDA_PATH", "ROCM_PATH", "ROCM_HOME",
-					     "HIP_PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV" };
-
-	for (size_t i = 0; i < sizeof place / sizeof place[0]; i++)
-		if (strcmp(k, place[i]) == 0)
-			return 0;
-	return strncmp(k, "SLURM_", 6) != 0;
-}
-
-/* The environment variables that change the run, as stage 2 recorded them
- * (dossier.yaml's environment, so that replay makes the same script from
- * the dossier alone): set to the recorded value unless the person sets
- * them; pip's are named, not set (they change where packages come from). */
-static void
-env_block(const json_t *tree, struct sb *b)
-{
-	const json_t *env = json_object_get(tree, "environment");
-	const char *k;
-	json_t *v;
-	int any = 0;
-
-	sb_puts(b, "\n# Environment variables that change the run, as recorded on this machine\n");
-	json_object_foreach((json_t *)env, k, v) {
-		const char *val = json_string_value(v);
-		char *q;
-		/* a line break would end the comment or the word: never written */
-		if (val == NULL || strpbrk(val, "\n\r") != NULL || !env_sets_run(k) || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-		    != strlen(k))
-			continue;
-		q = quote_word(val, 0);
-		if (strncmp(k, "PIP_", 4) == 0 || strncmp(k, "UV_", 3) == 0)
-			sb_printf(b, "# %s=%s was set in the shell: pip applies it to the rebuild; "
-				  "set it only if this rebuild needs it\n", k, q);
-		else
-			sb_printf(b, "[ -n \"${%s+set}\" ] || %s=%s; export %s\n", k, k, q, k);
-		free(q);
-		any = 1;
-	}
-	if (!any)
-		sb_puts(b, "# (none recorded)\n");
-}
-
 /* After the install of requirements-lock-direct.txt: each VCS package
  * (VCS+URL@COMMIT#egg=NAME) at its commit, as its direct_url.json says. */
 static const char direct_py[] =
@@ -1096,7 +1047,15 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"# Override with PY=/path/to/python3, REPO=URL-or-folder, DATA=folder (where the\n"
 		"# data and weights are when they moved), FIND_LINKS=folder (where the lock's\n"
 		"# wheels from a find-links folder outside the project are).\n"
-		"set -euo pipefail\n\n");
+		"set -euo pipefail\n");
+	{
+		char *g = dossier_guard_procedure(tree, ref);
+		if (g == NULL)
+			abort();
+		sb_puts(&b, g);
+		free(g);
+	}
+	sb_puts(&b, "\n");
 	{
 		char *cp = dossier_creds_procedure(json_object_get(tree, "credentials"));
 		if (cp != NULL)
@@ -1122,7 +1081,6 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	q = quote_word(str_or(ref, "code.commit", "HEAD"), 0);
 	sb_printf(&b, "COMMIT=%s\n", q);
 	free(q);
-	env_block(tree, &b);
 	sb_puts(&b, "WORK=\"${1:-$PWD/kernodeck-rebuild}\"\n"
 		"DATA=\"${DATA:-}\"\n"
 		"step() { printf '\\n== %s\\n' \"$*\"; }\n\n");
@@ -1261,4 +1219,16 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 	}
 	sb_puts(&b, "\necho \"procedure.sh: done in $WORK\"\n");
 	return b.s;
+}
+
+char *
+dossier_procedure_of(const json_t *dy, const json_t *ref)
+{
+	struct kd_ctx fake;
+	const char *local = yamlio_get_str(dy, "code.local_path");
+
+	memset(&fake, 0, sizeof fake);
+	fake.ref = (json_t *)ref;
+	fake.project_dir = (char *)(local ? local : "");
+	return dossier_procedure(&fake, dy);
 }

@@ -42,6 +42,8 @@
 #include "kernodeck/logkeep.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/reference.h"
+#include "kernodeck/runenv.h"
+#include "kernodeck/termout.h"
 #include "kernodeck/report.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/stage.h"
@@ -93,7 +95,10 @@ plan_add(struct dossier_plan *p, const char *rel, const char *src, char *data, s
 static int
 plan_add_text(struct dossier_plan *p, const char *rel, const char *text, struct kd_err *err)
 {
-	char *d = strdup(text);
+	/* README.md is read with cat: cleaned as the terminal is (the
+	 * dossier's files are written raw, so here) */
+	char *d = termout_person_file(rel) ? termout_clean(text, strlen(text), TERMOUT_KEEP_NL, NULL)
+		  : strdup(text);
 
 	if (d == NULL)
 		return kd_err_sys(err, KD_EENV, NULL, ENOMEM, "dossier");
@@ -619,10 +624,10 @@ build_tree(struct kd_ctx *ctx, const char *created)
 	json_object_set_new(t, "interpreter", ctx->python ? json_string(ctx->python) : json_null());
 	{
 		/* the variables that change the run, as stage 2 recorded them
-		 * (redacted there): procedure.sh sets or names them */
+		 * (redacted there), those of runenv.h's list only: replay and
+		 * procedure.sh set them */
 		const json_t *env = obs_system_env(kd_ctx_obs(ctx, stage_pos(&kd_stage_system)));
-		json_object_set_new(t, "environment", json_is_object(env) ? json_deep_copy(env) :
-				    json_object());
+		json_object_set_new(t, "environment", runenv_filter(env));
 	}
 	json_object_set_new(t, "credentials", dossier_credentials(ctx));
 	json_object_set_new(t, "data", data_references(ctx));

@@ -57,8 +57,12 @@
 #include "kernodeck/reference.h"
 #include "kernodeck/replay.h"
 #include "kernodeck/repo.h"
+#include "kernodeck/resume.h"
+#include "kernodeck/run.h"
+#include "kernodeck/runenv.h"
 #include "kernodeck/runner.h"
 #include "kernodeck/sha256sums.h"
+#include "kernodeck/sys-query.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
@@ -143,16 +147,11 @@ static int
 check_procedure(const struct replay_opts *o, const json_t *dy, const json_t *ref,
 		struct kd_err *err)
 {
-	struct kd_ctx fake;
-	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL, *want;
-	const char *local = yamlio_get_str(dy, "code.local_path");
+	char *pp = fsutil_join(o->dossier, "procedure.sh"), *have = NULL;
+	char *want = dossier_procedure_of(dy, ref);
 	size_t len;
 	int rc = 0;
 
-	memset(&fake, 0, sizeof fake);
-	fake.ref = (json_t *)ref;
-	fake.project_dir = (char *)(local ? local : "");
-	want = dossier_procedure(&fake, dy);
 	if (pp == NULL || fsutil_read_file(pp, 1u << 20, &have, &len, err) != 0) {
 		rc = KD_EINPUT;
 	} else if (want != NULL && strcmp(have, want) != 0) {
@@ -453,11 +452,88 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 			  "system's packages", origin_dpkg_argv());
 }
 
+static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
+
+/* Stage 2's queries (sys-query.c's vectors), the program as found on this
+ * machine's PATH; one that is not there is not run. */
+static void
+plan_system(const struct replay_opts *o, const char *py)
+{
+	const char *pq[6];
+	char **v;
+
+	say(o, "  stage 2, system (each program where this machine has it):");
+	for (int q = 0; q < SYSQ_N; q++) {
+		const char *const *av = sysquery_argv((enum sysquery)q);
+		char *path = run_which(av[0]);
+		size_t n = 0;
+
+		if (path == NULL) {
+			say(o, "    # %s: %s is not on PATH here (not run)",
+			    sysquery_what((enum sysquery)q), av[0]);
+			continue;
+		}
+		while (av[n] != NULL)
+			n++;
+		if ((v = calloc(n + 1, sizeof *v)) != NULL) {
+			v[0] = path;
+			path = NULL;
+			for (size_t k = 1; k < n; k++)
+				v[k] = strdup(av[k]);
+		}
+		free(path);
+		plan_line(o, sysquery_what((enum sysquery)q), v);
+	}
+	sysquery_python(py, pq);
+	if ((v = calloc(6, sizeof *v)) != NULL)
+		for (size_t k = 0; k < 5; k++)
+			v[k] = strdup(pq[k]);
+	plan_line(o, "the interpreter for the rebuild (another, whose name gives no version, is "
+		  "asked the same way only when the choice needs it)", v);
+}
+
+/* The resume check's programs (reference resume:), each as the vector
+ * resume_gather then runs (resume_argv: placeholders substituted, the
+ * runs' folders under the work folder's kernodeck/resume/). */
+static void
+plan_resume(const struct replay_opts *o, const json_t *ref, const char *work)
+{
+	struct resume_spec s;
+	char why[512], *kdir, *da, *db, *reader;
+	int rc = resume_spec_parse(ref, &s, why, sizeof why);
+
+	if (rc == 1)
+		return;
+	if (rc != 0) {
+		say(o, "    (the resume check does not run: %s)", why);
+		return;
+	}
+	kdir = fsutil_join(work, "kernodeck");
+	da = fsutil_join(kdir ? kdir : work, "resume/uninterrupted");
+	db = fsutil_join(kdir ? kdir : work, "resume/interrupted");
+	reader = kd_share_path("ckpt-inventory.py");
+	for (int i = 0; i < RESUME_NWHICH; i++) {
+		char what[300];
+
+		if (i == RESUME_PEEK && !s.kill)
+			continue;
+		snprintf(what, sizeof what, "%s%s%s", resume_what[i],
+			 i == RESUME_INTERRUPTED && s.kill ? " (killed once its checkpoint is "
+			 "complete)" : "", i == RESUME_FINAL ? " (only when both exist)" : "");
+		plan_line(o, what, resume_argv(work, &s, (enum resume_which)i, da ? da : work,
+					       db ? db : work, reader ? reader : "ckpt-inventory.py"));
+	}
+	free(reader);
+	free(da);
+	free(db);
+	free(kdir);
+}
+
 /* Every command the replay runs, each as the argument vector the stage
  * then executes (argv.h: the domains build both). */
 static void
 show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const json_t *ref,
-	  const char *py, const json_t *folders, char *const *dirs)
+	  const char *py, const json_t *folders, char *const *dirs, char *const *env)
 {
 	char *work = kd_abspath(o->workdir), *vpy = venv_python(work ? work : o->workdir);
 	char *probe = kd_share_path("probe.py");
@@ -468,6 +544,7 @@ show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const 
 	size_t i;
 
 	say(o, "The replay will run, in %s (and write nothing outside it):", work);
+	plan_env(o, env, json_object_get(dy, "environment"));
 	say(o, "  git clone %s %s   (libgit2, no program), then check out %s%s",
 	    url, work, str_of(dy, "code.commit") ? str_of(dy, "code.commit") : "?",
 	    o->repo != NULL ? "   (--repo: this copy, not the recorded remote)" : "");
@@ -483,8 +560,7 @@ show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const 
 			    "reference says)" : ", read outside the work folder and put at that "
 			    "path in the clone (a hard link, else a reflink, else a copy)");
 		}
-	say(o, "  stage 2, system: this machine's tools asked for their versions (nvidia-smi, "
-	    "rocminfo, compilers, %s) with kernodeck's own arguments", py);
+	plan_system(o, py);
 	plan_rebuild(o, ref, py, vpy, folders, dirs);
 	say(o, "  stage 4, contract:");
 	plan_line(o, "pip check", venv_pip_argv(vpy, VENV_PIP_CHECK));
@@ -500,8 +576,7 @@ show_plan(const struct replay_opts *o, const char *url, const json_t *dy, const 
 		plan_line(o, "the entry point, on the sample", ep);
 	else
 		say(o, "    (no entry point runs: %s)", why);
-	if (yamlio_get(ref, "resume") != NULL)
-		say(o, "    # and the resume check's runs of the entry point (reference resume:)");
+	plan_resume(o, ref, work ? work : o->workdir);
 	free(probe);
 	free(vpy);
 	free(work);
@@ -632,7 +707,9 @@ place_item(const struct replay_opts *o, const char *local, const char *path, con
 			tried, o->data ? "" : "; give --data DIR, the folder that holds it"));
 		return 2;
 	}
-	if (stat(at, &st) == 0 && S_ISDIR(st.st_mode))
+	/* the clone's own item is read below the work folder without following
+	 * a link its commit holds (hash.c reads through beneath_open_read) */
+	if (lstat(at, &st) == 0 && S_ISDIR(st.st_mode))
 		rc = hash_folder(at, NULL, NULL, hex, NULL, NULL, &e);
 	else
 		rc = hash_file(at, NULL, NULL, hex, NULL, &e);
@@ -915,22 +992,24 @@ print_verdict(const json_t *verdict, int newdiff)
 
 /* The environment of every program the replay's stages run: each cache,
  * temporary file and home-folder file inside the work folder, Python's
- * bytecode unwritten.  The user's configuration (pip's index settings,
- * git's identity) is still read from where it is.  Given to the runner
- * through the context (ctx.child_env): kernodeck's own environment is not
- * changed.  env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended. */
-#define REPLAY_NENV 7
+ * bytecode unwritten, and the variables of dossier.yaml's environment
+ * (runenv.h's list, checked at load) that kernodeck's own environment does
+ * not set.  The user's configuration (pip's index settings, git's
+ * identity) is still read from where it is.  Given to the runner through
+ * the context (ctx.child_env): kernodeck's own environment is not changed.
+ * env[] gets at most REPLAY_NENV malloc'd strings, NULL-ended; the plan
+ * shows them all before anything runs. */
+#define REPLAY_NOWN 7
+#define REPLAY_NENV (REPLAY_NOWN + RUNENV_MAX_VARS)
 static void
-contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
+contain_env(const char *workdir, const json_t *denv, char *env[REPLAY_NENV + 1])
 {
 	char *cache = fsutil_join(workdir, ".cache"), *tmp = fsutil_join(workdir, ".tmp");
 	char *pip = fsutil_join(cache, "pip"), *home = fsutil_join(workdir, ".home");
-	const char *old = getenv("HOME");
+	const char *old = getenv("HOME"), *k;
+	json_t *v;
 	size_t n = 0;
 
-	fsutil_mkdirs(pip, NULL);
-	fsutil_mkdirs(tmp, NULL);
-	fsutil_mkdirs(home, NULL);
 	if (old != NULL && *old != '\0') {
 		char *cfg = fsutil_join(old, ".config"), *git = fsutil_join(old, ".gitconfig");
 		if (getenv("XDG_CONFIG_HOME") == NULL)
@@ -945,11 +1024,48 @@ contain_env(const char *workdir, char *env[REPLAY_NENV + 1])
 	env[n++] = sysinfo_fmt("XDG_CACHE_HOME=%s", cache);
 	env[n++] = sysinfo_fmt("TMPDIR=%s", tmp);
 	env[n++] = strdup("PYTHONDONTWRITEBYTECODE=1");
+	json_object_foreach((json_t *)denv, k, v)
+		if (n < REPLAY_NENV && runenv_allowed(k) && json_is_string(v) && getenv(k) == NULL)
+			env[n++] = sysinfo_fmt("%s=%s", k, json_string_value(v));
 	env[n] = NULL;
 	free(home);
 	free(pip);
 	free(cache);
 	free(tmp);
+}
+
+/* The folders contain_env names, made once the plan is confirmed. */
+static void
+contain_dirs(const char *workdir)
+{
+	static const char *const dirs[] = { ".cache/pip", ".tmp", ".home" };
+
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char *d = fsutil_join(workdir, dirs[i]);
+		fsutil_mkdirs(d, NULL);
+		free(d);
+	}
+}
+
+/* Every variable the replay sets, as the plan shows it: one shell word
+ * each (quote_word), and the dossier's variables that this machine's
+ * environment sets already (kept as they are). */
+static void
+plan_env(const struct replay_opts *o, char *const *env, const json_t *denv)
+{
+	const char *k;
+	json_t *v;
+
+	say(o, "  every program runs with kernodeck's environment, and these set (nothing else "
+	    "of the dossier's):");
+	for (size_t i = 0; env[i] != NULL; i++) {
+		char *line = quote_word(env[i], 0);
+		say(o, "    %s", line ? line : "(out of memory)");
+		free(line);
+	}
+	json_object_foreach((json_t *)denv, k, v)
+		if (runenv_allowed(k) && getenv(k) != NULL)
+			say(o, "    (%s: dossier.yaml's value not set, kept as this machine sets it)", k);
 }
 
 static void
@@ -1093,12 +1209,21 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 		if (rc != 0)
 			goto out;
 	}
+	{
+		/* the variables that cross the dossier: runenv.h's list only */
+		char *dp = fsutil_join(o->dossier, "dossier.yaml");
+		rc = runenv_check(json_object_get(dy.root, "environment"), dp, err);
+		free(dp);
+		if (rc != 0)
+			goto out;
+	}
 	if ((rc = check_procedure(o, dy.root, rdoc.root, err)) != 0 ||
 	    (rc = includes_contained(o, err)) != 0)
 		goto out;
 	sysinfo_choose_python(rdoc.root, o->python, &py, &why, NULL);
 	folders = lock_folders(o, dy.root, &dirs);
-	show_plan(o, url, dy.root, rdoc.root, py ? py : "python3", folders, dirs);
+	contain_env(o->workdir, json_object_get(dy.root, "environment"), env);
+	show_plan(o, url, dy.root, rdoc.root, py ? py : "python3", folders, dirs, env);
 	if (dirs == NULL) {
 		rc = kd_err_sys(err, KD_EENV, NULL, ENOMEM, "replay");
 		goto out;
@@ -1137,7 +1262,7 @@ replay_run(const struct replay_opts *o, json_t **verdict, struct kd_err *err)
 	if ((rc = beneath_set_root(o->workdir, err)) != 0)
 		goto out;
 	contained = 1;
-	contain_env(o->workdir, env);
+	contain_dirs(o->workdir);
 	/* data and weights, verified and put where the project reads them,
 	 * before any stage runs */
 	if ((rc = place_data(o, rdoc.root, local, err)) != 0) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kernodeck/argv.h"
+#include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/ctx.h"
 #include "kernodeck/fsutil.h"
@@ -261,6 +262,7 @@ struct follow {
 	struct pytrace tr;
 	struct kd_ctx *ctx;
 	const char *kill_when;   /* kill mode: the checkpoint that, complete, ends the run */
+	char **peek;             /* kill mode: the reader's vector for its step (RESUME_PEEK) */
 	long long at;            /* kill mode: interrupt_at */
 	int named;               /* kill mode: the checkpoint's name says its step ({step}) */
 	long long last_size;
@@ -273,7 +275,7 @@ struct follow {
 	json_t *lines;           /* the inventory script's JSON lines, or NULL */
 };
 
-static void run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
+static void run_script(struct kd_ctx *ctx, const char *what, char **argv,
 		       const struct kd_sink *sink, int quiet, json_t *out);
 
 /* A checkpoint is complete when it ends with a zip end record (torch.save's
@@ -283,31 +285,37 @@ ckpt_complete(struct follow *f)
 {
 	unsigned char tail[22];
 	struct stat st;
+	struct kd_err err = { 0 };
 	int fd, ok = 0;
 
-	if (stat(f->kill_when, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+	/* read below the work folder without following a link */
+	if (lstat(f->kill_when, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    (fd = beneath_open_read(f->kill_when, O_RDONLY | O_CLOEXEC, &err)) < 0)
 		return 0;
-	if (st.st_size >= 22 && (fd = open(f->kill_when, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	if (st.st_size >= 22)
 		ok = pread(fd, tail, sizeof tail, st.st_size - 22) == 22 &&
 		     memcmp(tail, "PK\005\006", 4) == 0;
-		close(fd);
-	}
+	close(fd);
 	if (!ok && (long long)st.st_size == f->last_size)
 		ok = 1;
 	f->last_size = (long long)st.st_size;
 	return ok;
 }
 
-/* The step counter ckpt records, read by the checkpoint script (the
- * allow-list reader), or -1 when it holds none or cannot be read. */
+/* The step counter the checkpoint records, read by the checkpoint script
+ * (the allow-list reader, f->peek), or -1 when it holds none or cannot be
+ * read. */
 static long long
-peek_step(struct kd_ctx *ctx, const char *ckpt)
+peek_step(struct follow *f)
 {
-	const char *args[] = { "step", ckpt, NULL };
 	json_t *out = json_object(), *lines, *step;
 	long long v = -1;
 
-	run_script(ctx, "peek", args, NULL, 1, out);
+	run_script(f->ctx, "peek", f->peek, NULL, 1, out);
 	lines = json_object_get(json_object_get(out, "peek"), "lines");
 	step = json_object_get(json_array_get(lines, json_array_size(lines) - 1), "step");
 	if (json_is_integer(step))
@@ -325,13 +333,13 @@ follow_kill_now(void *u)
 	struct follow *f = u;
 	struct stat st;
 
-	if (f->kill_when == NULL || f->kill_seen || !ckpt_complete(f) || stat(f->kill_when, &st) != 0)
+	if (f->kill_when == NULL || f->kill_seen || !ckpt_complete(f) || lstat(f->kill_when, &st) != 0)
 		return 0;
 	if (st.st_ino == f->peeked.st_ino && st.st_size == f->peeked.st_size &&
 	    st.st_mtim.tv_sec == f->peeked.st_mtim.tv_sec && st.st_mtim.tv_nsec == f->peeked.st_mtim.tv_nsec)
 		return 0;
 	f->peeked = st;
-	f->seen_step = peek_step(f->ctx, f->kill_when);
+	f->seen_step = peek_step(f);
 	f->kill_seen = f->seen_step >= 0 ? f->seen_step >= f->at : f->named;
 	return f->kill_seen;
 }
@@ -411,10 +419,12 @@ failure_of(struct follow *f)
 }
 
 /* Run argv in the project folder through the step runner (its timeout,
- * cancellation and log); the record goes into runs[name].  Returns 1 when
- * it succeeded (exit 0, or killed on purpose), 0 otherwise. */
+ * cancellation and log); the record goes into runs[name].  Kill mode:
+ * kill_when is the checkpoint that ends it, peek the reader's vector that
+ * reads its step.  Returns 1 when it succeeded (exit 0, or killed on
+ * purpose), 0 otherwise. */
 static int
-run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when,
+run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when, char **peek,
 	const struct resume_spec *s, FILE *printed, const struct kd_sink *sink, json_t *runs)
 {
 	static const char *const env[] = { "PYTHONUNBUFFERED=1", NULL };
@@ -435,6 +445,7 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 	f.spec = s;
 	f.printed = printed;
 	f.kill_when = kill_when;
+	f.peek = peek;
 	f.at = s->interrupt_at;
 	f.named = strstr(s->checkpoint, "{step}") != NULL;
 	f.seen_step = -1;
@@ -501,21 +512,71 @@ project_python(const struct kd_ctx *ctx)
 	return venv_python(ctx->project_dir);
 }
 
-char **
-resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
-	    const char *out_a, const char *out_b)
+const char *const resume_what[RESUME_NWHICH] = {
+	"the resume check: the uninterrupted run",
+	"the resume check: the interrupted run",
+	"the resume check: the checkpoint reader, the step the interrupted run's checkpoint "
+	"records (kill mode: only when that checkpoint changes, while the run goes on)",
+	"the resume check: the checkpoint reader, on the interrupted run's checkpoint",
+	"the resume check: the resumed run",
+	"the resume check: the checkpoint reader, comparing the final checkpoints",
+};
+
+/* The training script resume.run names (its first argument but the
+ * interpreter ending in .py, without placeholders, from the project
+ * folder), for what the reader says it visibly uses; NULL when none. */
+static char *
+training_script(const char *project_dir, const struct resume_spec *s)
+{
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(s->run, i, a) {
+		const char *t = json_string_value(a);
+		size_t n = t ? strlen(t) : 0;
+
+		if (i == 0 || n < 4 || strcmp(t + n - 3, ".py") != 0 || strchr(t, '{') != NULL)
+			continue;
+		return t[0] == '/' ? strdup(t) : fsutil_join(project_dir, t);
+	}
+	return NULL;
+}
+
+/* The checkpoint reader: the project's interpreter, reader, then args (up
+ * to nine, NULL-terminated; a NULL among them ends them). */
+static char **
+reader_argv(const char *project_dir, const char *reader, const char *const *args, size_t nargs)
+{
+	char **argv = calloc(nargs + 3, sizeof *argv);
+	size_t n = 0;
+
+	if (argv == NULL)
+		return NULL;
+	if ((argv[n++] = venv_python(project_dir)) == NULL || (argv[n++] = strdup(reader)) == NULL)
+		goto oom;
+	for (size_t k = 0; k < nargs && args[k] != NULL; k++)
+		if ((argv[n++] = strdup(args[k])) == NULL)
+			goto oom;
+	return argv;
+oom:
+	argv_free(argv);
+	return NULL;
+}
+
+/* resume.run or resume.resume with every placeholder substituted. */
+static char **
+run_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+	 const char *out_a, const char *out_b, const char *ckpt)
 {
 	const json_t *tpl = which == RESUME_RESUMED ? s->resume : s->run, *a;
-	char steps[32], inter[32], *ckpt;
+	char steps[32], inter[32];
 	char **argv = calloc(json_array_size(tpl) + 1, sizeof *argv);
 	size_t i;
 
 	snprintf(steps, sizeof steps, "%lld", which == RESUME_INTERRUPTED && !s->kill ? s->interrupt_at : s->steps);
 	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
-	if (argv == NULL || (ckpt = resume_expand(s->checkpoint, NULL, out_b, NULL, inter)) == NULL) {
-		free(argv);
+	if (argv == NULL)
 		return NULL;
-	}
 	json_array_foreach(tpl, i, a) {
 		const char *t = json_string_value(a);
 		if (i == 0 && (strcmp(t, "python") == 0 || strcmp(t, "python3") == 0))
@@ -524,10 +585,59 @@ resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_wh
 			argv[i] = resume_expand(t, steps, which == RESUME_UNINTERRUPTED ? out_a : out_b, ckpt, inter);
 		if (argv[i] == NULL) {
 			argv_free(argv);
-			argv = NULL;
-			break;
+			return NULL;
 		}
 	}
+	return argv;
+}
+
+char **
+resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_which which,
+	    const char *out_a, const char *out_b, const char *reader)
+{
+	char inter[32], steps[32], atol[64], rtol[64];
+	char *ckpt, *ca = NULL, *cb = NULL, *script = NULL, **argv = NULL;
+
+	snprintf(inter, sizeof inter, "%lld", s->interrupt_at);
+	snprintf(steps, sizeof steps, "%lld", s->steps);
+	snprintf(atol, sizeof atol, "%.17g", s->rule.atol);
+	snprintf(rtol, sizeof rtol, "%.17g", s->rule.rtol);
+	if ((ckpt = resume_expand(s->checkpoint, NULL, out_b, NULL, inter)) == NULL)
+		return NULL;
+	switch (which) {
+	case RESUME_UNINTERRUPTED:
+	case RESUME_INTERRUPTED:
+	case RESUME_RESUMED:
+		argv = run_argv(project_dir, s, which, out_a, out_b, ckpt);
+		break;
+	case RESUME_PEEK:
+		if (reader != NULL) {
+			const char *args[] = { "step", ckpt };
+			argv = reader_argv(project_dir, reader, args, 2);
+		}
+		break;
+	case RESUME_INVENTORY:
+		if (reader != NULL) {
+			script = training_script(project_dir, s);
+			const char *args[] = { "inventory", ckpt, script ? "--script" : NULL, script };
+			argv = reader_argv(project_dir, reader, args, 4);
+		}
+		break;
+	case RESUME_FINAL:
+		ca = resume_expand(s->checkpoint, NULL, out_a, NULL, steps);
+		cb = resume_expand(s->checkpoint, NULL, out_b, NULL, steps);
+		if (reader != NULL && ca != NULL && cb != NULL) {
+			const char *args[] = { "compare", ca, cb, "--rule", s->rule.tolerance ? "tolerance" : "exact",
+					       "--atol", atol, "--rtol", rtol };
+			argv = reader_argv(project_dir, reader, args, 9);
+		}
+		break;
+	case RESUME_NWHICH:
+		break;
+	}
+	free(script);
+	free(ca);
+	free(cb);
 	free(ckpt);
 	return argv;
 }
@@ -539,7 +649,7 @@ resume_argv(const char *project_dir, const struct resume_spec *s, enum resume_wh
  * itself refuses to hold more than that factor times a file), at most the
  * limit of every run (run_memory_limit). */
 static unsigned long long
-reader_limit(const char *const *args)
+reader_limit(char *const *args)
 {
 	unsigned long long all = run_memory_limit(), v = RESUME_READER_BASE;
 	struct stat st;
@@ -550,40 +660,63 @@ reader_limit(const char *const *args)
 	return all != 0 && all < v ? all : v;
 }
 
-/* Run share/ckpt-inventory.py with args by the project interpreter (a
- * step); its JSON lines go into out[what] with the run's record. */
+/* The files the reader is given (argv[2...]) that exist, each opened
+ * below the work folder without following a link (beneath_open_read): a
+ * link the project's code planted at a checkpoint's path is refused, with
+ * the reason in why, and the reader is not run.  0 or -1. */
+static int
+reader_files_ok(char *const *argv, char *why, size_t len)
+{
+	struct kd_err err = { 0 };
+	struct stat st;
+
+	for (size_t k = 2; argv[k] != NULL; k++) {
+		int fd;
+
+		if (argv[k][0] != '/' || lstat(argv[k], &st) != 0)
+			continue;
+		if ((fd = beneath_open_read(argv[k], O_RDONLY | O_CLOEXEC, &err)) < 0) {
+			kd_err_format(&err, why, len);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* Run the checkpoint reader's vector argv (resume_argv: the project
+ * interpreter runs share/ckpt-inventory.py) as a step; its JSON lines go
+ * into out[what] with the run's record.  argv NULL: the reader is not
+ * installed. */
 static void
-run_script(struct kd_ctx *ctx, const char *what, const char *const *args,
+run_script(struct kd_ctx *ctx, const char *what, char **argv,
 	   const struct kd_sink *sink, int quiet, json_t *out)
 {
-	char *script = kd_share_path("ckpt-inventory.py"), *argv[12];
 	struct follow f;
 	struct kd_step st;
 	struct kd_err err = { 0 };
 	char logname[64], how[256], ebuf[1200];
 	json_t *rec = json_object();
-	size_t n = 0;
 
 	memset(&f, 0, sizeof f);
 	memset(&st, 0, sizeof st);
 	pytrace_init(&f.tr);
 	f.sink = sink;
 	f.lines = json_array();
-	argv[n++] = project_python(ctx);
-	argv[n++] = script;
-	for (; *args != NULL && n < 11; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
 	snprintf(logname, sizeof logname, "resume-%s", what);
 	st.what = quiet ? NULL : logname;
 	st.argv = (const char *const *)argv;
 	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
-	st.mem_limit = reader_limit(args);
+	st.mem_limit = argv != NULL ? reader_limit(argv + 2) : 0;
 	st.on_line = follow_line;
 	st.u = &f;
 	json_object_set_new(out, what, rec);
-	if (script == NULL || !fsutil_exists(script)) {
+	if (argv == NULL || !fsutil_exists(argv[1])) {
 		json_object_set_new(rec, "error", json_string("share/ckpt-inventory.py is not installed"));
+		goto out;
+	}
+	if (reader_files_ok(argv, ebuf, sizeof ebuf) != 0) {
+		json_object_set_new(rec, "error", json_string(ebuf));
 		goto out;
 	}
 	if (step_run(ctx, sink, &st, &err) != 0) {
@@ -602,8 +735,6 @@ out:
 	json_decref(f.lines);
 	pytrace_free(&f.tr);
 	step_free(&st);
-	free(argv[0]);
-	free(script);
 }
 
 /* The inventory lines as obs.inventory {kinds: [...], loader, error}. */
@@ -756,8 +887,8 @@ static void
 compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 	      const char *db, const struct kd_sink *sink, json_t *o)
 {
-	char steps[32], atol[64], rtol[64];
-	char *ca, *cb;
+	char steps[32];
+	char *ca, *cb, *reader = kd_share_path("ckpt-inventory.py"), **argv;
 	json_t *fin = json_object(), *scripts = json_object(), *lines, *l;
 	size_t i;
 
@@ -771,14 +902,10 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 		json_object_set_new(fin, "absent", json_string(!fsutil_exists(ca) ? "uninterrupted" : "resumed"));
 		goto out;
 	}
-	snprintf(atol, sizeof atol, "%.17g", s->rule.atol);
-	snprintf(rtol, sizeof rtol, "%.17g", s->rule.rtol);
-	{
-		const char *args[] = { "compare", ca, cb, "--rule", s->rule.tolerance ? "tolerance" : "exact",
-				       "--atol", atol, "--rtol", rtol, NULL };
-		kd_sink_step(sink, "comparing the final checkpoints", -1);
-		run_script(ctx, "final", args, sink, 0, scripts);
-	}
+	kd_sink_step(sink, "comparing the final checkpoints", -1);
+	argv = resume_argv(ctx->project_dir, s, RESUME_FINAL, da, db, reader);
+	run_script(ctx, "final", argv, sink, 0, scripts);
+	argv_free(argv);
 	lines = json_object_get(json_object_get(scripts, "final"), "lines");
 	json_object_set(fin, "log", json_object_get(json_object_get(scripts, "final"), "log"));
 	json_object_set_new(fin, "differing", json_array());
@@ -799,6 +926,7 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 		json_object_set(fin, "error", json_object_get(json_object_get(scripts, "final"), "error"));
 out:
 	json_decref(scripts);
+	free(reader);
 	free(ca);
 	free(cb);
 }
@@ -890,29 +1018,6 @@ resumed_from(const struct resume_spec *s, json_t *o)
 	return s->interrupt_at;
 }
 
-/* The training script resume.run names (its first argument ending in .py,
- * from the project folder), for what it visibly uses; NULL when none. */
-static char *
-training_script(const struct kd_ctx *ctx, const struct resume_spec *s)
-{
-	const json_t *a;
-	size_t i;
-
-	json_array_foreach(s->run, i, a) {
-		const char *t = json_string_value(a);
-		size_t n = t ? strlen(t) : 0;
-		char *p;
-
-		if (i == 0 || n < 4 || strcmp(t + n - 3, ".py") != 0 || strchr(t, '{') != NULL)
-			continue;
-		p = t[0] == '/' ? strdup(t) : fsutil_join(ctx->project_dir, t);
-		if (p != NULL && fsutil_exists(p))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
 /* metrics_pattern: the records a run printed, saved as rel under the
  * kernodeck folder for the metrics reader (an error goes into o). */
 static void
@@ -935,7 +1040,8 @@ static void
 run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, const char *db,
 	     const struct kd_sink *sink, json_t *o)
 {
-	char inter[32], *ckpt, **argv, why[512], *ta = NULL, *tb = NULL;
+	char inter[32], *ckpt, **argv, **peek = NULL, why[512], *ta = NULL, *tb = NULL;
+	char *reader = kd_share_path("ckpt-inventory.py");
 	size_t la = 0, lb = 0;
 	const char *missing;
 	json_t *runs = json_object(), *scripts = json_object(), *rec;
@@ -948,8 +1054,8 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	json_object_set_new(o, "checkpoint", json_string(kd_ctx_relpath(ctx, ckpt)));
 
 	kd_sink_step(sink, "resume check: the uninterrupted run", -1);
-	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db);
-	run_one(ctx, "uninterrupted", argv, NULL, s, pa, sink, runs);
+	argv = resume_argv(ctx->project_dir, s, RESUME_UNINTERRUPTED, da, db, reader);
+	run_one(ctx, "uninterrupted", argv, NULL, NULL, s, pa, sink, runs);
 	argv_free(argv);
 	if (json_is_true(json_object_get(json_object_get(runs, "uninterrupted"), "cancelled"))) {
 		json_object_set_new(o, "not_run", json_string("the resume check was cancelled"));
@@ -958,9 +1064,12 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 
 	kd_sink_step(sink, s->kill ? "resume check: the interrupted run (killed at its checkpoint)"
 		     : "resume check: the interrupted run", -1);
-	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db);
-	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, s, pb, sink, runs);
+	argv = resume_argv(ctx->project_dir, s, RESUME_INTERRUPTED, da, db, reader);
+	if (s->kill)
+		peek = resume_argv(ctx->project_dir, s, RESUME_PEEK, da, db, reader);
+	run_one(ctx, "interrupted", argv, s->kill ? ckpt : NULL, peek, s, pb, sink, runs);
 	argv_free(argv);
+	argv_free(peek);
 	rec = json_object_get(runs, "interrupted");
 	if (!fsutil_exists(ckpt))
 		json_object_set_new(o, "checkpoint_missing", json_true());
@@ -973,11 +1082,10 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 		goto out;
 	}
 	{
-		char *script = training_script(ctx, s);
-		const char *args[] = { "inventory", ckpt, script ? "--script" : NULL, script, NULL };
 		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
-		run_script(ctx, "inventory", args, sink, 0, scripts);
-		free(script);
+		argv = resume_argv(ctx->project_dir, s, RESUME_INVENTORY, da, db, reader);
+		run_script(ctx, "inventory", argv, sink, 0, scripts);
+		argv_free(argv);
 		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
 		json_object_set_new(o, "resumed_from", json_integer(resumed_from(s, o)));
 	}
@@ -986,8 +1094,8 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 		goto out;
 	}
 	kd_sink_step(sink, "resume check: the resumed run", -1);
-	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db);
-	run_one(ctx, "resumed", argv, NULL, s, pb, sink, runs);
+	argv = resume_argv(ctx->project_dir, s, RESUME_RESUMED, da, db, reader);
+	run_one(ctx, "resumed", argv, NULL, NULL, s, pb, sink, runs);
 	argv_free(argv);
 	if (!json_is_true(json_object_get(json_object_get(runs, "resumed"), "started")))
 		json_object_set_new(o, "not_run", json_string("the resumed run did not start"));
@@ -1003,6 +1111,7 @@ out:
 	free(ta);
 	free(tb);
 	json_decref(scripts);
+	free(reader);
 	free(ckpt);
 }
 

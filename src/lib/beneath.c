@@ -309,6 +309,23 @@ outside(const char *path, struct kd_err *err)
 }
 
 int
+beneath_open_read(const char *path, int flags, struct kd_err *err)
+{
+	char rel[PATH_MAX];
+	int fd, e;
+
+	if (rel_of(path, rel, sizeof rel) == 1)
+		return open_rel(path, rel, flags, 0, 0, err);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		kd_err_sys(err, KD_EINPUT, path, e, "cannot open %s", path);
+		errno = e;
+	}
+	return fd;
+}
+
+int
 beneath_open(const char *path, int flags, mode_t mode, struct kd_err *err)
 {
 	char rel[PATH_MAX];

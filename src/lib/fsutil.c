@@ -3,7 +3,9 @@
  *
  * fsutil_write_atomic is the only way kernodeck writes a file: a
  * temporary file beside the target (same folder, so rename is atomic),
- * write, fsync, rename, fsync of the folder.  Text is redacted first.
+ * write, fsync, rename, fsync of the folder.  Text is redacted first, and
+ * a Markdown or text file (termout_person_file) cleaned as termout cleans
+ * what reaches a terminal.
  * Where a containment root is set (a replay: src/lib/beneath.c), every folder
  * written, made, renamed or removed in is reached below it without
  * following a link, and the temporary file and the rename are made from
@@ -24,25 +26,10 @@
 #include <unistd.h>
 
 #include "kernodeck/beneath.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/redact.h"
-
-/* Write all of p to fd, again after a short write or EINTR: 0, or -1 with errno. */
-int
-fsutil_write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "kernodeck/termout.h"
 
 int
 fsutil_fsync_parent(const char *path)
@@ -203,6 +190,15 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot redact", path);
 		p = red;
 	}
+	/* a Markdown or text file is read by a person (cat, a pager): every
+	 * control and hidden character shown as termout shows it */
+	if (!(flags & FSUTIL_RAW) && termout_person_file(path)) {
+		char *clean = termout_clean(p, len, TERMOUT_KEEP_NL, &len);
+		free(red);
+		if ((red = clean) == NULL)
+			return kd_err_sys(err, KD_EENV, path, ENOMEM, "%s: cannot clean", path);
+		p = red;
+	}
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		kd_err_sys(err, KD_EENV, path, errno, "cannot write %s", path);
@@ -212,7 +208,7 @@ fsutil_write_atomic(const char *path, const void *data, size_t len, int flags,
 		errno = ENOSPC;
 		goto fail;
 	}
-	if (fsutil_write_all(fd, p, len) < 0 || fsync(fd) < 0)
+	if (fdio_write_all(fd, p, len) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -326,6 +322,30 @@ fsutil_move_tree(const char *src, const char *dst, struct kd_err *err)
 	return fsutil_rmtree(src, err);
 }
 
+/* open for reading: below a containment root through beneath_open_read
+ * (a link there is refused, named), else open(2); -1 with err set
+ * ("PATH: cannot open" when opening, else "cannot read PATH"). */
+static int
+open_read(const char *path, int flags, int opening, struct kd_err *err)
+{
+	struct kd_err e;
+	int fd;
+
+	if (beneath_root() != NULL) {
+		fd = beneath_open_read(path, flags, &e);
+		if (fd < 0 && e.code == KD_EINPUT && e.errnum == 0)
+			kd_err_set(err, KD_EINPUT, path, 0, "%s", e.msg);
+		else if (fd < 0)
+			kd_err_sys(err, KD_EINPUT, path, e.errnum, opening ? "%s: cannot open" :
+				   "cannot read %s", path);
+		return fd;
+	}
+	if ((fd = open(path, flags)) < 0)
+		kd_err_sys(err, KD_EINPUT, path, errno, opening ? "%s: cannot open" : "cannot read %s",
+			   path);
+	return fd;
+}
+
 int
 fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 {
@@ -334,10 +354,11 @@ fsutil_open_regular(const char *path, struct stat *st, struct kd_err *err)
 
 	if (st == NULL)
 		st = &tmp;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; below a
+	 * containment root no link is followed */
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 1, err);
 	if (fd < 0)
-		return kd_err_sys(err, KD_EINPUT, path, errno, "%s: cannot open", path), -1;
+		return -1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
 		return kd_err_set(err, KD_EINPUT, path, 0,
@@ -361,10 +382,9 @@ fsutil_read_file(const char *path, size_t cap, char **bufp, size_t *lenp,
 	*bufp = NULL;
 	if (lenp)
 		*lenp = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open_read(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, err);
 	if (fd < 0)
-		return kd_err_sys(err, errno == ENOENT ? KD_EINPUT : KD_EINPUT, path, errno,
-				  "cannot read %s", path);
+		return KD_EINPUT;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return kd_err_set(err, KD_EINPUT, path, 0, "%s is not a regular file", path);

@@ -40,6 +40,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
+#include "kernodeck/beneath.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/hash.h"
 
@@ -519,16 +520,33 @@ cacheable(const struct stat *st)
 	return ts_ns(&st->st_ctim) + margin <= now_ns(CLOCK_REALTIME);
 }
 
+/* A link (or "..") below the work folder that beneath_open_read refused,
+ * its message kept in err: 1, else 0. */
+static int
+beneath_refused(const struct kd_err *be, int e, struct kd_err *err)
+{
+	if (beneath_root() == NULL || be->code != KD_EINPUT || (e != ELOOP && e != EXDEV))
+		return 0;
+	if (err != NULL)
+		*err = *be;
+	return 1;
+}
+
 /* Open path for reading and check that it is a regular file: the fd, or
- * -1 with err filled. */
+ * -1 with err filled.  Below a replay's work folder no link is followed
+ * (beneath_open_read): data, weights and outputs the project's code may
+ * have replaced with a link are refused, not read through it. */
 static int
 open_regular(const char *path, int oflags, struct stat *st, struct kd_err *err)
 {
+	struct kd_err be = { 0 };
 	int fd, fl;
 
 	/* O_NONBLOCK so that opening a FIFO does not wait for a writer. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | oflags);
+	fd = beneath_open_read(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | oflags, &be);
 	if (fd < 0) {
+		if (beneath_refused(&be, errno, err))
+			return -1;
 		if (errno == ELOOP && (oflags & O_NOFOLLOW))
 			kd_err_set(err, KD_EINPUT, path, 0,
 				   "%s is a symbolic link: only regular files are hashed", path);
@@ -949,6 +967,7 @@ hash_folder(const char *dir, struct hash_cache *c, const struct hash_progress *p
 {
 	struct walk w = { .root = dir, .err = err };
 	struct hash_job *jobs = NULL;
+	struct kd_err be = { 0 };
 	struct stat st;
 	char *m = NULL;
 	uint64_t total = 0;
@@ -957,8 +976,10 @@ hash_folder(const char *dir, struct hash_cache *c, const struct hash_progress *p
 
 	if (manifest != NULL)
 		*manifest = NULL;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = beneath_open_read(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, &be);
 	if (fd < 0) {
+		if (beneath_refused(&be, errno, err))
+			return err != NULL ? err->code : KD_EINPUT;
 		if (errno == ENOTDIR && stat(dir, &st) == 0)
 			return kd_err_set(err, KD_EINPUT, dir, 0, "%s is %s, not a folder", dir,
 					  S_ISREG(st.st_mode) ? "a file" : file_kind(st.st_mode));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernodeck/beneath.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/place.h"
 
@@ -27,7 +28,7 @@ copy_bytes(int in, int out)
 	ssize_t n;
 
 	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (fsutil_write_all(out, buf, (size_t)n) != 0)
+		if (fdio_write_all(out, buf, (size_t)n) != 0)
 			return -1;
 	return n < 0 ? -1 : 0;
 }

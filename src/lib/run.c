@@ -33,6 +33,7 @@
 #include "kernodeck/beneath.h"
 #include "kernodeck/caps.h"
 #include "kernodeck/cgroup.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/procs.h"
 #include "kernodeck/quote.h"
@@ -313,7 +314,7 @@ static void
 log_flush(struct runner *rn)
 {
 	if (rn->logfd >= 0 && rn->log_len > 0 &&
-	    fsutil_write_all(rn->logfd, rn->logbuf, rn->log_len) != 0 && rn->r->log_errnum == 0)
+	    fdio_write_all(rn->logfd, rn->logbuf, rn->log_len) != 0 && rn->r->log_errnum == 0)
 		rn->r->log_errnum = errno;
 	rn->log_len = 0;
 }
@@ -326,7 +327,7 @@ log_put(struct runner *rn, const char *p, size_t n)
 	if (rn->log_len + n > RUN_LOG_BUF)
 		log_flush(rn);
 	if (n >= RUN_LOG_BUF) {
-		if (fsutil_write_all(rn->logfd, p, n) != 0 && rn->r->log_errnum == 0)
+		if (fdio_write_all(rn->logfd, p, n) != 0 && rn->r->log_errnum == 0)
 			rn->r->log_errnum = errno;
 		return;
 	}

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernodeck/fsutil.h"
+#include "kernodeck/fdio.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/termout.h"
 
@@ -63,12 +63,32 @@ seq_len(const unsigned char *s, size_t n, uint32_t *cp)
 	return len;
 }
 
-/* A code point shown as \uHHHH rather than as itself. */
+/* The code points shown as \uHHHH rather than as themselves: the C1
+ * controls, the bidirectional marks, embeddings, overrides and isolates,
+ * the zero-width and other invisible format characters (Unicode's Cf and
+ * the fillers that draw nothing), the line and paragraph separators, the
+ * tags.  Each range is [first, last]. */
+static const uint32_t hidden[][2] = {
+	{ 0x80, 0x9f }, { 0xad, 0xad }, { 0x34f, 0x34f }, { 0x61c, 0x61c },
+	{ 0x115f, 0x1160 }, { 0x17b4, 0x17b5 }, { 0x180b, 0x180f }, { 0x200b, 0x200f },
+	{ 0x2028, 0x202e }, { 0x2060, 0x206f }, { 0x3164, 0x3164 }, { 0xfeff, 0xfeff },
+	{ 0xffa0, 0xffa0 }, { 0xfff9, 0xfffb }, { 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a },
+	{ 0xe0000, 0xe007f },
+};
+
+const uint32_t (*termout_hidden_ranges(size_t *n))[2]
+{
+	*n = sizeof hidden / sizeof hidden[0];
+	return hidden;
+}
+
 static int
 hidden_cp(uint32_t cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
+	for (size_t i = 0; i < sizeof hidden / sizeof hidden[0] && cp >= hidden[i][0]; i++)
+		if (cp <= hidden[i][1])
+			return 1;
+	return 0;
 }
 
 /* "\\uHHHH" (kind u, 4 digits) or "\\xHH" (kind x, 2) of v at out[o];
@@ -96,7 +116,7 @@ put_other(char *out, size_t o, const unsigned char *s, int *len, uint32_t cp)
 		return o + (size_t)*len;
 	}
 	if (*len > 1)
-		return put_escape(out, o, 'u', cp, 4);
+		return cp > 0xffff ? put_escape(out, o, 'U', cp, 8) : put_escape(out, o, 'u', cp, 4);
 	*len = 1;
 	return put_escape(out, o, 'x', s[0], 2);
 }
@@ -152,6 +172,15 @@ termout_clean(const char *s, size_t n, int flags, size_t *outlen)
 	if (outlen != NULL)
 		*outlen = o;
 	return out;
+}
+
+int
+termout_person_file(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return (n >= 3 && strcmp(name + n - 3, ".md") == 0) ||
+	       (n >= 4 && strcmp(name + n - 4, ".txt") == 0);
 }
 
 const char *
@@ -234,7 +263,7 @@ cookie_piece(struct tcookie *c, const char *buf, size_t size)
 	used = clean_into(in, total, TERMOUT_KEEP_NL, 0, out, &o);
 	c->npend = total - used;   /* at most 3: an unfinished character */
 	memcpy(c->pend, in + used, c->npend);
-	rc = fsutil_write_all(c->fd, out, o);
+	rc = fdio_write_all(c->fd, out, o);
 	free(out);
 	return rc;
 }
@@ -272,7 +301,7 @@ cookie_close(void *cookie)
 
 	clean_into(c->pend, c->npend, TERMOUT_KEEP_NL, 1, out, &o);
 	if (o > 0)
-		(void)fsutil_write_all(c->fd, out, o);
+		(void)fdio_write_all(c->fd, out, o);
 	free(c);
 	return 0;
 }
@@ -329,5 +358,5 @@ termout_write_trusted(FILE *f, const char *s)
 	int fd = f == stderr ? STDERR_FILENO : STDOUT_FILENO;
 
 	fflush(f);
-	(void)fsutil_write_all(fd, s, strlen(s));
+	(void)fdio_write_all(fd, s, strlen(s));
 }

@@ -61,9 +61,12 @@ system_gather(struct kd_ctx *ctx, struct kd_result *res, const struct kd_sink *s
 	memset(&pj, 0, sizeof pj);
 	pj.ref = ctx->ref;
 	pj.override = ctx->python_override;
+	/* stage 2's queries run with the environment of every other program */
+	sysinfo_set_env(ctx->child_env);
 	sysinfo_spawn(&th, python_main, &pj);
 	rc = sysinfo_observe(&obs, sink, err);
 	sysinfo_join(&th);
+	sysinfo_set_env(NULL);
 	if (rc != 0) {
 		json_decref(pj.py);
 		free(pj.chosen);

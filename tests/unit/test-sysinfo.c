@@ -1,7 +1,8 @@
 /* test-sysinfo.c - the system chain's readers: /proc/driver/nvidia/version
  * (proprietary and open module), nvidia-smi outputs and failures, gfx
  * targets, PCI names and GPU name matching, tool versions, interpreters,
- * the environment allow-list, and one machine read from a fixture tree. */
+ * the environment allow-list, the list of variables that cross a dossier
+ * (runenv.h), and one machine read from a fixture tree. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "kernodeck/caps.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/runenv.h"
 #include "kernodeck/sys-gpu.h"
 #include "kernodeck/sys-python.h"
 #include "kernodeck/sys-tools.h"
@@ -349,6 +351,61 @@ test_observe_fixture_tree(void **state)
 	free(saved);
 }
 
+/* The list that crosses a dossier: no variable that changes how a program
+ * is found or started, and a dossier naming one is refused with it named. */
+static void
+test_runenv(void **state)
+{
+	static const char *const starters[] = { "LD_", "GIT_", "BASH", "PYTHONPATH", "PYTHONHOME",
+						"PYTHONSTARTUP", "PYTHONUSERBASE", "PIP_", "PATH" };
+	size_t n;
+	const char *const *names = runenv_names(&n);
+	json_t *env, *kept;
+	struct kd_err err;
+
+	(void)state;
+	assert_true(n >= 20);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < sizeof starters / sizeof starters[0]; k++)
+			if (strncmp(names[i], starters[k], strlen(starters[k])) == 0)
+				fail_msg("%s is on the list", names[i]);
+		assert_true(strcmp(names[i], "ENV") != 0 && strcmp(names[i], "PS4") != 0 &&
+			    strcmp(names[i], "IFS") != 0);
+		assert_true(strspn(names[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+			    strlen(names[i]));
+	}
+	assert_true(runenv_allowed("OMP_NUM_THREADS"));
+	assert_true(runenv_allowed("PYTHONHASHSEED"));
+	assert_false(runenv_allowed("OMP_TOOL_LIBRARIES"));   /* loads a library */
+	assert_false(runenv_allowed("NCCL_NET_PLUGIN"));
+	assert_false(runenv_allowed("LD_PRELOAD"));
+	assert_false(runenv_allowed("CUDA_HOME"));
+	/* the writer's filter */
+	env = json_pack("{s:s, s:s, s:s, s:s}", "OMP_NUM_THREADS", "4", "PATH", "/usr/bin",
+			"PIP_INDEX_URL", "http://x", "CUDA_VISIBLE_DEVICES", "0\xe2\x80\x8b");
+	kept = runenv_filter(env);
+	assert_int_equal(json_object_size(kept), 1);
+	assert_string_equal(json_string_value(json_object_get(kept, "OMP_NUM_THREADS")), "4");
+	assert_int_equal(runenv_check(kept, "dossier.yaml", &err), 0);
+	/* the loader's check names every refused variable */
+	assert_int_equal(runenv_check(env, "dossier.yaml", &err), KD_EINPUT);
+	assert_non_null(strstr(err.msg, "PATH, PIP_INDEX_URL (change how a program is found or "
+				  "started: the shell's, pip's"));
+	assert_non_null(strstr(err.msg, "the value of CUDA_VISIBLE_DEVICES"));
+	assert_string_equal(err.file, "dossier.yaml");
+	json_decref(kept);
+	json_decref(env);
+	env = json_pack("{s:s}", "KD_OTHER", "1");
+	assert_int_equal(runenv_check(env, "d", &err), KD_EINPUT);
+	assert_non_null(strstr(err.msg, "KD_OTHER (not variables that change a run)"));
+	json_decref(env);
+	env = json_pack("[s]", "x");
+	assert_int_equal(runenv_check(env, "d", &err), KD_EINPUT);
+	json_decref(env);
+	assert_string_equal(runenv_bad_value("a\tb") ? "bad" : "ok", "bad");
+	assert_null(runenv_bad_value(":4096:8"));
+}
+
 int
 main(void)
 {
@@ -362,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_tool_versions),
 		cmocka_unit_test(test_python_choice),
 		cmocka_unit_test(test_env_allow_list),
+		cmocka_unit_test(test_runenv),
 		cmocka_unit_test(test_observe_fixture_tree),
 	};
 	return cmocka_run_group_tests_name("sysinfo", tests, NULL, NULL);

@@ -53,6 +53,15 @@ test_utf8(void **state)
 	expect("\xc2\x9b" "31m", 5, 0, "\\u009b31m");
 	expect("\xc2\x85", 2, 0, "\\u0085");
 	expect("a\xe2\x80\xae" "b\xe2\x81\xa6", 8, 0, "a\\u202eb\\u2066");
+	/* zero-width and invisible format characters: ZWSP, ZWJ, LRM, word
+	 * joiner, BOM, soft hyphen, the Arabic letter mark, a line separator,
+	 * a tag (above U+FFFF: \UHHHHHHHH) */
+	expect("a\xe2\x80\x8b" "b\xe2\x80\x8d" "c\xe2\x80\x8e", 12, 0, "a\\u200bb\\u200dc\\u200e");
+	expect("\xe2\x81\xa0" "\xef\xbb\xbf" "\xc2\xad" "\xd8\x9c", 10, 0,
+	       "\\u2060\\ufeff\\u00ad\\u061c");
+	expect("x\xe2\x80\xa8" "y\xf3\xa0\x80\x81", 9, 0, "x\\u2028y\\U000e0001");
+	/* a neighbour of each range stays as it is: U+2010 (hyphen), U+2070 */
+	expect("\xe2\x80\x90" "\xe2\x81\xb0", 6, 0, "\xe2\x80\x90" "\xe2\x81\xb0");
 	/* bytes that are not UTF-8: a lone C1 byte, overlong, surrogate, cut */
 	expect("\x9b" "31m", 4, 0, "\\x9b31m");
 	expect("\xc0\xaf", 2, 0, "\\xc0\\xaf");
