@@ -543,7 +543,6 @@ side_venv(struct bisect *b, const char *rdir, const json_t *names, struct kd_err
 	struct kd_step s;
 	const char *k;
 	size_t i;
-	FILE *f;
 	int rc;
 
 	if (venv == NULL || lock == NULL || fsutil_mkdirs(rdir, err) != 0)
@@ -560,17 +559,24 @@ side_venv(struct bisect *b, const char *rdir, const json_t *names, struct kd_err
 	json_array_foreach(names, i, v)
 		json_object_set(lines, json_string_value(v),
 				json_object_get(b->lock_there, json_string_value(v)));
-	if ((f = fopen(lock, "w")) == NULL) {
-		kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
-		goto fail;
-	}
-	json_array_foreach(b->lock_head, i, v)
-		fprintf(f, "%s\n", json_string_value(v));
-	json_object_foreach(lines, k, v)
-		fprintf(f, "%s\n", json_string_value(v));
-	if (fclose(f) != 0) {
-		kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
-		goto fail;
+	{
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *m = open_memstream(&text, &tlen);
+		int wrc;
+		if (m == NULL) {
+			kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
+			goto fail;
+		}
+		json_array_foreach(b->lock_head, i, v)
+			fprintf(m, "%s\n", json_string_value(v));
+		json_object_foreach(lines, k, v)
+			fprintf(m, "%s\n", json_string_value(v));
+		wrc = fclose(m) == 0 ? fsutil_write_atomic(lock, text, tlen, 0, err)
+				     : kd_err_sys(err, KD_EENV, lock, errno, "cannot write %s", lock);
+		free(text);
+		if (wrc != 0)
+			goto fail;
 	}
 	memset(&s, 0, sizeof s);
 	argv = venv_create_argv(base, sys_site, no_pip);
