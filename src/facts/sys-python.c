@@ -171,13 +171,33 @@ syspython_query(const char *path)
 	return rec;
 }
 
+/* Is the program at path (its real name, links followed) named like a
+ * Python interpreter (python..., pypy...)?  A reference comes from
+ * someone else: what it names as the interpreter is run to ask its
+ * version only when it is. */
+static int
+python_named(const char *path)
+{
+	char real[PATH_MAX];
+	const char *base;
+
+	if (realpath(path, real) == NULL)
+		snprintf(real, sizeof real, "%s", path);
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	return strncmp(base, "python", 6) == 0 || strncmp(base, "pypy", 4) == 0;
+}
+
 /* The version (major.minor) of an interpreter: from its name, else by
- * running it. */
+ * running it when it is named like a Python (python_named); -1 when it
+ * is not, or gave none. */
 static int
 python_mm(const char *path, char *out, size_t len)
 {
 	if (version_from_name(path, out, len) == 0)
 		return 0;
+	if (!python_named(path))
+		return -1;
 	json_t *q = syspython_query(path);
 	const char *v = json_string_value(json_object_get(q, "version"));
 	int rc = v ? syspython_major_minor(v, out, len) : -1;
@@ -252,7 +272,10 @@ sysinfo_choose_python(const json_t *ref, const char *override, char **path,
 	}
 	if (mm[0] != '\0' && (p = find_mm_on_path(mm)) != NULL) {
 		*path = p;
-		*reason = rpath && is_exec_file(rpath) ?
+		*reason = rpath && rpath[0] == '/' && is_exec_file(rpath) && !python_named(rpath) ?
+			sysinfo_fmt("the reference's %s is not named like a Python interpreter "
+				    "(not run): first Python %s on PATH", rpath, mm) :
+			rpath && is_exec_file(rpath) ?
 			sysinfo_fmt("the reference's %s is Python %s here, not %s: first "
 				    "Python %s on PATH", rpath, got, mm, mm) :
 			sysinfo_fmt("first Python %s on PATH (the reference's version%s%s%s)",

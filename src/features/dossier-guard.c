@@ -134,6 +134,15 @@ static const char guard_check[] =
 	"the work folder\" ;; esac ;;\n"
 	"\tesac\n"
 	"done\n"
+	"# the interpreter is run only when it is named like one (python..., pypy...,\n"
+	"# links followed), as replay does; PY=/path/to/python3 chooses another\n"
+	"if [ -z \"${PY:-}\" ] && [ -n \"$KD_PY\" ]; then\n"
+	"\tkd_hidden \"$KD_PY\" && kd_refuse \"python.interpreter holds a control or hidden "
+	"character\"\n"
+	"\tr=$(readlink -f -- \"$KD_PY\" 2>/dev/null) || r=$KD_PY\n"
+	"\tcase ${r##*/} in python*|pypy*) ;; *) kd_refuse \"python.interpreter is \\\"$KD_PY\\\": "
+	"not named like a Python interpreter (give PY=/path/to/python3)\" ;; esac\n"
+	"fi\n"
 	"echo \"procedure.sh sets (dossier.yaml's environment; a variable your shell sets is kept):\"\n"
 	"[ ${#KD_ENV[@]} -gt 0 ] || echo '  (nothing)'\n"
 	"for ((i = 0; i < ${#KD_ENV[@]}; i += 2)); do\n"
@@ -178,7 +187,12 @@ dossier_guard_procedure(const json_t *tree, const json_t *ref)
 	fputs(")\n# the reference's paths: field, value, work (inside the work folder) or data\n"
 	      "# (read only: may be absolute)\nKD_PATHS=(\n", f);
 	contain_each_field(ref, put_field, f);
-	fputs(")\n", f);
+	fputs(")\n# the reference's interpreter (PY unless given)\nKD_PY=", f);
+	{
+		const json_t *py = json_object_get(json_object_get(ref, "python"), "interpreter");
+		put_word(f, json_is_string(py) ? json_string_value(py) : "");
+	}
+	fputs("\n", f);
 	put_hidden(f);
 	fputs(guard_check, f);
 	fclose(f);

@@ -44,13 +44,14 @@ PYEOF
 }
 # setref D KEY=VALUE: set a field of the dossier's reference (a YAML
 # value when it starts with [ or {, else text in which \uHHHH and \n
-# stand for the character; @OUTSIDE@ is the folder outside)
+# stand for the character; @OUTSIDE@ is the folder outside, @PAYLOAD@ the
+# payload folder)
 setref() {
-	$PY - "$1/kernodeck/reference.yaml" "$2" "$OUT" <<'PYEOF'
+	$PY - "$1/kernodeck/reference.yaml" "$2" "$OUT" "$KD_TMP/payload" <<'PYEOF'
 import re, sys, yaml
 p, kv = sys.argv[1], sys.argv[2]
 k, v = kv.split("=", 1)
-v = v.replace("@OUTSIDE@", sys.argv[3])
+v = v.replace("@OUTSIDE@", sys.argv[3]).replace("@PAYLOAD@", sys.argv[4])
 if v[:1] not in "[{":
     v = re.sub(r"\\u([0-9a-fA-F]{4})|\\n", lambda m: chr(int(m.group(1), 16)) if m.group(1) else "\n", v)
 d = yaml.safe_load(open(p))

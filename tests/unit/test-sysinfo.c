@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernodeck/caps.h"
@@ -259,6 +260,26 @@ test_python_choice(void **state)
 	assert_string_equal(path, link);
 	assert_non_null(strstr(reason, "first Python"));
 	free(path); free(reason); json_decref(ref);
+	/* a reference naming a program that is not named like a Python: never
+	 * run (a script that would leave a mark), the first Python on PATH */
+	{
+		char prog[160], mark[160];
+		FILE *f;
+		snprintf(prog, sizeof prog, "%s/tool", dir);
+		snprintf(mark, sizeof mark, "%s/ran", dir);
+		f = fopen(prog, "w");
+		assert_non_null(f);
+		fprintf(f, "#!/bin/sh\ntouch '%s'\n", mark);
+		fclose(f);
+		assert_int_equal(chmod(prog, 0755), 0);
+		ref = json_pack("{s:{s:s, s:s}}", "python", "interpreter", prog, "version", ver);
+		assert_int_equal(sysinfo_choose_python(ref, NULL, &path, &reason, &err), 0);
+		assert_string_equal(path, link);
+		assert_non_null(strstr(reason, "not named like a Python interpreter (not run)"));
+		assert_int_not_equal(access(mark, F_OK), 0);
+		free(path); free(reason); json_decref(ref);
+		unlink(prog);
+	}
 	/* a version nowhere: the default, said so */
 	ref = json_pack("{s:{s:s}}", "python", "version", "3.99.1");
 	assert_int_equal(sysinfo_choose_python(ref, NULL, &path, &reason, &err), 0);
