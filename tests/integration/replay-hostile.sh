@@ -121,9 +121,17 @@ by_hand() {
 	(cd "$KD_TMP/$1" && timeout 120 bash "$D/procedure.sh" "$PW" </dev/null >"$KD_TMP/$1/proc.out" 2>&1)
 	pgot=$?
 	[ -n "${KD_HOSTILE_SHOW:-}" ] && sed "s/^/# $1 (procedure.sh): /" "$KD_TMP/$1/proc.out"
-	[ "$pgot" -eq 2 ] || printf 'procedure.sh exit %s, wanted 2; ' "$pgot"
-	grep -qF -- "$2" "$KD_TMP/$1/proc.out" || printf 'no "%s" in procedure.sh'"'"'s output; ' "$2"
-	[ ! -e "$PW" ] || printf 'procedure.sh went on (made %s); ' "$PW"
+	case "$2" in
+	clone:*)
+		# found only in the clone (a link the repository holds): exit 1 there
+		[ "$pgot" -eq 1 ] || printf 'procedure.sh exit %s, wanted 1; ' "$pgot"
+		grep -qF -- "${2#clone:}" "$KD_TMP/$1/proc.out" ||
+			printf 'no "%s" in procedure.sh'"'"'s output; ' "${2#clone:}" ;;
+	*)
+		[ "$pgot" -eq 2 ] || printf 'procedure.sh exit %s, wanted 2; ' "$pgot"
+		grep -qF -- "$2" "$KD_TMP/$1/proc.out" || printf 'no "%s" in procedure.sh'"'"'s output; ' "$2"
+		[ ! -e "$PW" ] || printf 'procedure.sh went on (made %s); ' "$PW" ;;
+	esac
 	[ -z "$(ls -A "$OUT")" ] || printf 'the payload ran through procedure.sh: %s; ' "$(ls -A "$OUT" | tr '\n' ' ')"
 	c=$(raw "$KD_TMP/$1/proc.out")
 	[ "$c" -eq 0 ] || printf '%s raw control bytes printed by procedure.sh; ' "$c"
