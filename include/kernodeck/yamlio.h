@@ -76,6 +76,10 @@ int yamlio_stream_close(struct yamlio_stream *s);
 /* Path helpers on trees: "a.b[2].c".  get returns a borrowed ref or NULL. */
 json_t *yamlio_get(const json_t *root, const char *path);
 const char *yamlio_get_str(const json_t *root, const char *path);
+/* One key of an object (no path: a key may hold dots), its string or NULL. */
+const char *yamlio_str(const json_t *o, const char *key);
+/* Set key to the string v; nothing when v is NULL. */
+void yamlio_set_str(json_t *o, const char *key, const char *v);
 /* Set, creating intermediate objects (not arrays); steals value. */
 int yamlio_set(json_t *root, const char *path, json_t *value);
 

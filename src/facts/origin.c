@@ -24,14 +24,9 @@
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/step.h"
+#include "kernodeck/yamlio.h"
 
 #define ORIGIN_TIMEOUT_DPKG 60.0
-
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
 
 /* Does s start with prefix? */
 static int
@@ -166,20 +161,20 @@ origin_from_report(const json_t *report, const json_t *lint, const json_t *pip_e
 	json_t *out = json_array(), *links = json_array(), *indexes = json_array();
 	const json_t *p, *v;
 	size_t i;
-	const char *iu = str_of(lint, "index_url");
+	const char *iu = yamlio_str(lint, "index_url");
 
 	json_array_foreach(json_object_get(lint, "find_links"), i, v)
 		json_array_append(links, (json_t *)v);
-	add_words(links, str_of(pip_env, "PIP_FIND_LINKS"));
+	add_words(links, yamlio_str(pip_env, "PIP_FIND_LINKS"));
 	if (iu == NULL)
-		iu = str_of(pip_env, "PIP_INDEX_URL");
+		iu = yamlio_str(pip_env, "PIP_INDEX_URL");
 	json_array_append_new(indexes, json_string(iu ? iu : "https://pypi.org/simple"));
 	json_array_foreach(json_object_get(lint, "extra_index_urls"), i, v)
 		json_array_append(indexes, (json_t *)v);
-	add_words(indexes, str_of(pip_env, "PIP_EXTRA_INDEX_URL"));
+	add_words(indexes, yamlio_str(pip_env, "PIP_EXTRA_INDEX_URL"));
 
 	json_array_foreach(json_object_get(report, "packages"), i, p) {
-		const char *kind = str_of(p, "kind"), *url = str_of(p, "url");
+		const char *kind = yamlio_str(p, "kind"), *url = yamlio_str(p, "url");
 		static const char *const copy[] = { "name", "canonical_name", "version", "url",
 			"file", "sha256", "requested", "vcs", "commit", "requested_revision",
 			"editable", "subdirectory" };
@@ -237,9 +232,9 @@ conda_owner(const char *base_path, const char *rel)
 		json_array_foreach(json_object_get(j, "files"), i, v) {
 			const char *s = json_string_value(v);
 			if (s != NULL && strncmp(s, rel, rl) == 0 && (s[rl] == '/' || s[rl] == '\0')) {
-				found = json_pack("{s:s?, s:s?, s:s?}", "package", str_of(j, "name"),
-						  "version", str_of(j, "version"), "channel",
-						  str_of(j, "channel"));
+				found = json_pack("{s:s?, s:s?, s:s?}", "package", yamlio_str(j, "name"),
+						  "version", yamlio_str(j, "version"), "channel",
+						  yamlio_str(j, "channel"));
 				break;
 			}
 		}
@@ -297,7 +292,7 @@ origin_add_provided(json_t *origins, const json_t *installed, const json_t *loca
 	size_t i, j;
 
 	json_array_foreach(installed, i, p) {
-		const char *cn = str_of(p, "canonical_name"), *ver = str_of(p, "version");
+		const char *cn = yamlio_str(p, "canonical_name"), *ver = yamlio_str(p, "version");
 		const json_t *hit = NULL;
 		const char *origin = "system";
 		char c2[256];
@@ -306,17 +301,17 @@ origin_add_provided(json_t *origins, const json_t *installed, const json_t *loca
 			continue;
 		/* the copy Python imports: the first one on its path with that name */
 		json_array_foreach(located, j, l)
-			if (str_of(l, "name") && strcmp(pep503_canonical(str_of(l, "name"), c2,
+			if (yamlio_str(l, "name") && strcmp(pep503_canonical(yamlio_str(l, "name"), c2,
 							sizeof c2), cn) == 0 &&
-			    (ver == NULL || str_of(l, "version") == NULL ||
-			     strcmp(str_of(l, "version"), ver) == 0)) {
+			    (ver == NULL || yamlio_str(l, "version") == NULL ||
+			     strcmp(yamlio_str(l, "version"), ver) == 0)) {
 				hit = l;
 				break;
 			}
 		e = json_pack("{s:O?, s:s, s:O?}", "name", json_object_get(p, "name"),
 			      "canonical_name", cn, "version", json_object_get(p, "version"));
-		json_object_set_new(e, "provider", provider_of(str_of(hit, "location"),
-			str_of(hit, "meta"), purelib, base_path, base_kind, base_dirs, owners,
+		json_object_set_new(e, "provider", provider_of(yamlio_str(hit, "location"),
+			yamlio_str(hit, "meta"), purelib, base_path, base_kind, base_dirs, owners,
 			&origin));
 		json_object_set_new(e, "origin", json_string(origin));
 		if (base_path != NULL && strcmp(origin, "base") == 0)
@@ -412,8 +407,8 @@ origin_merge(json_t *pkgs, const json_t *origins)
 	size_t i;
 
 	json_array_foreach(pkgs, i, p) {
-		const json_t *o = origin_find(origins, str_of(p, "canonical_name"));
-		const char *v = str_of(p, "version"), *ov = str_of(o, "version");
+		const json_t *o = origin_find(origins, yamlio_str(p, "canonical_name"));
+		const char *v = yamlio_str(p, "version"), *ov = yamlio_str(o, "version");
 		if (o == NULL || (v != NULL && ov != NULL && strcmp(v, ov) != 0))
 			continue;
 		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
@@ -426,8 +421,8 @@ origin_merge(json_t *pkgs, const json_t *origins)
 static int
 by_name(const void *a, const void *b)
 {
-	const char *x = str_of(*(json_t *const *)a, "canonical_name");
-	const char *y = str_of(*(json_t *const *)b, "canonical_name");
+	const char *x = yamlio_str(*(json_t *const *)a, "canonical_name");
+	const char *y = yamlio_str(*(json_t *const *)b, "canonical_name");
 
 	return strcmp(x ? x : "", y ? y : "");
 }
@@ -456,8 +451,8 @@ origin_find(const json_t *origins, const char *canonical_name)
 	size_t i;
 
 	json_array_foreach(origins, i, e)
-		if (canonical_name != NULL && str_of(e, "canonical_name") != NULL &&
-		    strcmp(str_of(e, "canonical_name"), canonical_name) == 0)
+		if (canonical_name != NULL && yamlio_str(e, "canonical_name") != NULL &&
+		    strcmp(yamlio_str(e, "canonical_name"), canonical_name) == 0)
 			return e;
 	return NULL;
 }

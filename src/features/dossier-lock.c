@@ -20,12 +20,7 @@
 #include "kernodeck/stage.h"
 #include "kernodeck/toml.h"
 #include "kernodeck/variant.h"
-
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
+#include "kernodeck/yamlio.h"
 
 static int
 is(const char *s, const char *t)
@@ -43,8 +38,8 @@ installed_by_pip(const json_t *o)
 int
 dossier_lock_hashable(const json_t *o)
 {
-	return installed_by_pip(o) && str_of(o, "sha256") != NULL &&
-	       !is(str_of(o, "origin"), "vcs") && !is(str_of(o, "origin"), "directory");
+	return installed_by_pip(o) && yamlio_str(o, "sha256") != NULL &&
+	       !is(yamlio_str(o, "origin"), "vcs") && !is(yamlio_str(o, "origin"), "directory");
 }
 
 /* Does a file name end with suffix? */
@@ -90,14 +85,14 @@ dossier_lock_folders(const char *project_dir, const json_t *origins)
 	size_t i, k;
 
 	json_array_foreach(origins, i, o) {
-		char *dir = is(str_of(o, "origin"), "find-links") && str_of(o, "file") ?
-			    url_folder(str_of(o, "url")) : NULL;
+		char *dir = is(yamlio_str(o, "origin"), "find-links") && yamlio_str(o, "file") ?
+			    url_folder(yamlio_str(o, "url")) : NULL;
 		const char *rel;
 		json_t *hit = NULL;
 		if (dir == NULL)
 			continue;
 		json_array_foreach(out, k, f)
-			if (is(str_of(f, "folder"), dir))
+			if (is(yamlio_str(f, "folder"), dir))
 				hit = f;
 		if (hit == NULL) {
 			const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
@@ -126,20 +121,20 @@ dossier_lock_folders(const char *project_dir, const json_t *origins)
 static const char *
 local_path(const json_t *folders, const json_t *o, char *buf, size_t len)
 {
-	char *dir = is(str_of(o, "origin"), "find-links") ? url_folder(str_of(o, "url")) : NULL;
+	char *dir = is(yamlio_str(o, "origin"), "find-links") ? url_folder(yamlio_str(o, "url")) : NULL;
 	const json_t *f;
 	size_t i;
 
 	buf[0] = '\0';
 	json_array_foreach(folders, i, f)
-		if (dir != NULL && is(str_of(f, "folder"), dir)) {
-			if (str_of(f, "path") != NULL && strcmp(str_of(f, "path"), ".") != 0)
-				snprintf(buf, len, "%s/%s", str_of(f, "path"), str_of(o, "file"));
-			else if (str_of(f, "path") != NULL)
-				snprintf(buf, len, "%s", str_of(o, "file"));
+		if (dir != NULL && is(yamlio_str(f, "folder"), dir)) {
+			if (yamlio_str(f, "path") != NULL && strcmp(yamlio_str(f, "path"), ".") != 0)
+				snprintf(buf, len, "%s/%s", yamlio_str(f, "path"), yamlio_str(o, "file"));
+			else if (yamlio_str(f, "path") != NULL)
+				snprintf(buf, len, "%s", yamlio_str(o, "file"));
 			else
-				snprintf(buf, len, "find-links/%s/%s", str_of(f, "name"),
-					 str_of(o, "file"));
+				snprintf(buf, len, "find-links/%s/%s", yamlio_str(f, "name"),
+					 yamlio_str(o, "file"));
 		}
 	free(dir);
 	return buf[0] ? buf : NULL;
@@ -168,9 +163,9 @@ lock_index_url(const struct kd_ctx *ctx, const char *url)
 
 	if (url == NULL || strstr(url, "${") == NULL)
 		return url;
-	if (is(str_of(pe, "PIP_INDEX_URL"), url))
+	if (is(yamlio_str(pe, "PIP_INDEX_URL"), url))
 		return "${PIP_INDEX_URL}";
-	if (is(str_of(pe, "PIP_EXTRA_INDEX_URL"), url))
+	if (is(yamlio_str(pe, "PIP_EXTRA_INDEX_URL"), url))
 		return "${PIP_EXTRA_INDEX_URL}";
 	return url;
 }
@@ -185,15 +180,15 @@ artefact(FILE *f, const json_t *o, int with_name, const json_t *folders)
 	const char *path = local_path(folders, o, lp, sizeof lp);
 
 	fputc('{', f);
-	if (with_name && str_of(o, "file") != NULL) {
+	if (with_name && yamlio_str(o, "file") != NULL) {
 		fputs("name = ", f);
-		toml_put_string(f, str_of(o, "file"));
+		toml_put_string(f, yamlio_str(o, "file"));
 		fputs(", ", f);
 	}
 	fputs(path ? "path = " : "url = ", f);
-	toml_put_string(f, path ? path : str_of(o, "url") ? str_of(o, "url") : "");
+	toml_put_string(f, path ? path : yamlio_str(o, "url") ? yamlio_str(o, "url") : "");
 	fputs(", hashes = {sha256 = ", f);
-	toml_put_string(f, str_of(o, "sha256"));
+	toml_put_string(f, yamlio_str(o, "sha256"));
 	fputs("}}", f);
 }
 
@@ -213,32 +208,32 @@ project_path(const struct kd_ctx *ctx, const char *url)
 static void
 pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t *folders)
 {
-	const char *origin = str_of(o, "origin"), *file = str_of(o, "file");
+	const char *origin = yamlio_str(o, "origin"), *file = yamlio_str(o, "file");
 
 	fputs("\n[[packages]]\n", f);
-	kv(f, "name", str_of(o, "canonical_name"));
+	kv(f, "name", yamlio_str(o, "canonical_name"));
 	if (!is(origin, "directory"))
-		kv(f, "version", str_of(o, "version"));
+		kv(f, "version", yamlio_str(o, "version"));
 	if (is(origin, "index"))
-		kv(f, "index", lock_index_url(ctx, str_of(o, "source")));
+		kv(f, "index", lock_index_url(ctx, yamlio_str(o, "source")));
 	if (is(origin, "vcs")) {
 		fputs("vcs = {type = ", f);
-		toml_put_string(f, str_of(o, "vcs") ? str_of(o, "vcs") : "git");
+		toml_put_string(f, yamlio_str(o, "vcs") ? yamlio_str(o, "vcs") : "git");
 		fputs(", url = ", f);
-		toml_put_string(f, str_of(o, "url") ? str_of(o, "url") : "");
-		if (str_of(o, "requested_revision") != NULL) {
+		toml_put_string(f, yamlio_str(o, "url") ? yamlio_str(o, "url") : "");
+		if (yamlio_str(o, "requested_revision") != NULL) {
 			fputs(", requested-revision = ", f);
-			toml_put_string(f, str_of(o, "requested_revision"));
+			toml_put_string(f, yamlio_str(o, "requested_revision"));
 		}
 		fputs(", commit-id = ", f);
-		toml_put_string(f, str_of(o, "commit") ? str_of(o, "commit") : "");
+		toml_put_string(f, yamlio_str(o, "commit") ? yamlio_str(o, "commit") : "");
 		fputs("}\n", f);
 	} else if (is(origin, "directory")) {
 		fputs("directory = {path = ", f);
-		toml_put_string(f, str_of(o, "source") ? str_of(o, "source") : "");
+		toml_put_string(f, yamlio_str(o, "source") ? yamlio_str(o, "source") : "");
 		fprintf(f, ", editable = %s}\n", json_is_true(json_object_get(o, "editable")) ?
 			"true" : "false");
-	} else if (str_of(o, "sha256") == NULL) {
+	} else if (yamlio_str(o, "sha256") == NULL) {
 		fputs("# no digest was recorded for this artefact: it is not locked\n", f);
 	} else if (is(origin, "url")) {
 		fputs("archive = ", f);
@@ -255,10 +250,10 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t 
 	}
 	fputs("\n[packages.tool.kernodeck]\n", f);
 	kv(f, "origin", origin);
-	kv(f, "source", str_of(o, "source"));
+	kv(f, "source", yamlio_str(o, "source"));
 	fprintf(f, "requested = %s\n", json_is_true(json_object_get(o, "requested")) ?
 		"true" : "false");
-	kv(f, "project-path", project_path(ctx, str_of(o, "url")));
+	kv(f, "project-path", project_path(ctx, yamlio_str(o, "url")));
 }
 
 /* [[tool.kernodeck.find-links]]: each local folder the artefacts came
@@ -271,10 +266,10 @@ pylock_folders(FILE *f, const json_t *folders)
 
 	json_array_foreach(folders, i, d) {
 		fputs("\n[[tool.kernodeck.find-links]]\n", f);
-		kv(f, "name", str_of(d, "name"));
-		kv(f, "path", str_of(d, "path"));
-		kv(f, "recorded", str_of(d, "folder"));
-		if (str_of(d, "path") == NULL)
+		kv(f, "name", yamlio_str(d, "name"));
+		kv(f, "path", yamlio_str(d, "path"));
+		kv(f, "recorded", yamlio_str(d, "folder"));
+		if (yamlio_str(d, "path") == NULL)
 			kv(f, "provide", "the folder that holds these files, outside the project: "
 			   "kernodeck replay --find-links DIR, FIND_LINKS=DIR for procedure.sh, "
 			   "pip install --find-links DIR (paths find-links/NAME/FILE here)");
@@ -298,8 +293,8 @@ pylock_accelerator(FILE *f, const struct kd_ctx *ctx, const json_t *origins)
 	size_t i;
 
 	json_array_foreach(origins, i, o)
-		if (is(str_of(o, "canonical_name"), "torch"))
-			torch = str_of(o, "version");
+		if (is(yamlio_str(o, "canonical_name"), "torch"))
+			torch = yamlio_str(o, "version");
 	fputs("\n[tool.kernodeck.accelerator]\n", f);
 	kv(f, "kind", obs_system_plan_kind(sys));
 	kv(f, "variant", obs_system_plan_tag(sys));
@@ -326,14 +321,14 @@ pylock_provided(FILE *f, const json_t *origins)
 			continue;
 		pv = json_object_get(o, "provider");
 		fputs("\n[[tool.kernodeck.provided]]\n", f);
-		kv(f, "name", str_of(o, "canonical_name"));
-		kv(f, "version", str_of(o, "version"));
-		kv(f, "origin", str_of(o, "origin"));
-		kv(f, "provider", str_of(pv, "kind"));
-		kv(f, "package", str_of(pv, "package"));
-		kv(f, "package-version", str_of(pv, "version"));
-		kv(f, "channel", str_of(pv, "channel"));
-		kv(f, "path", str_of(pv, "path"));
+		kv(f, "name", yamlio_str(o, "canonical_name"));
+		kv(f, "version", yamlio_str(o, "version"));
+		kv(f, "origin", yamlio_str(o, "origin"));
+		kv(f, "provider", yamlio_str(pv, "kind"));
+		kv(f, "package", yamlio_str(pv, "package"));
+		kv(f, "package-version", yamlio_str(pv, "version"));
+		kv(f, "channel", yamlio_str(pv, "channel"));
+		kv(f, "path", yamlio_str(pv, "path"));
 	}
 }
 
@@ -452,12 +447,12 @@ lock_outside(FILE *f, const json_t *folders)
 
 	json_array_foreach(folders, i, d) {
 		int col = 80;
-		if (str_of(d, "path") != NULL)
+		if (yamlio_str(d, "path") != NULL)
 			continue;
 		fprintf(f, "# find-links %s: a folder outside the project, to be provided "
 			"where this lock is\n# installed (kernodeck replay --find-links DIR, "
 			"FIND_LINKS=DIR procedure.sh,\n# pip install --find-links DIR); it held:",
-			str_of(d, "folder"));
+			yamlio_str(d, "folder"));
 		json_array_foreach(json_object_get(d, "files"), k, v) {
 			const char *s = json_string_value(v);
 			if (col + strlen(s) > 76)
@@ -498,54 +493,54 @@ dossier_requirements_lock(const struct kd_ctx *ctx, const json_t *origins)
 		fputs("# Provided, not installed by pip (system site packages, a base "
 		      "environment, the venv):", f);
 		json_array_foreach(origins, i, o) {
-			const char *v = str_of(o, "version") ? str_of(o, "version") : "?";
+			const char *v = yamlio_str(o, "version") ? yamlio_str(o, "version") : "?";
 			if (installed_by_pip(o))
 				continue;
-			if (col + strlen(str_of(o, "canonical_name")) + strlen(v) > 76)
+			if (col + strlen(yamlio_str(o, "canonical_name")) + strlen(v) > 76)
 				col = fprintf(f, "\n#  ");
-			col += fprintf(f, " %s==%s", str_of(o, "canonical_name"), v);
+			col += fprintf(f, " %s==%s", yamlio_str(o, "canonical_name"), v);
 		}
 		fputc('\n', f);
 	}
 	if (json_is_true(json_object_get(lint, "no_index")))
 		fputs("--no-index\n", f);
-	if (str_of(lint, "index_url") != NULL)
-		fprintf(f, "--index-url %s\n", str_of(lint, "index_url"));
+	if (yamlio_str(lint, "index_url") != NULL)
+		fprintf(f, "--index-url %s\n", yamlio_str(lint, "index_url"));
 	else if (!json_is_true(json_object_get(lint, "no_index")) &&
-		 str_of(pe, "PIP_INDEX_URL") != NULL && strchr(str_of(pe, "PIP_INDEX_URL"), ' ') == NULL)
+		 yamlio_str(pe, "PIP_INDEX_URL") != NULL && strchr(yamlio_str(pe, "PIP_INDEX_URL"), ' ') == NULL)
 		/* the shell's index, with its credential as the variable */
-		fprintf(f, "--index-url %s\n", lock_index_url(ctx, str_of(pe, "PIP_INDEX_URL")));
+		fprintf(f, "--index-url %s\n", lock_index_url(ctx, yamlio_str(pe, "PIP_INDEX_URL")));
 	if (!json_is_true(json_object_get(lint, "no_index")) &&
-	    str_of(pe, "PIP_EXTRA_INDEX_URL") != NULL &&
-	    strchr(str_of(pe, "PIP_EXTRA_INDEX_URL"), ' ') == NULL)
+	    yamlio_str(pe, "PIP_EXTRA_INDEX_URL") != NULL &&
+	    strchr(yamlio_str(pe, "PIP_EXTRA_INDEX_URL"), ' ') == NULL)
 		fprintf(f, "--extra-index-url %s\n", lock_index_url(ctx,
-			str_of(pe, "PIP_EXTRA_INDEX_URL")));
+			yamlio_str(pe, "PIP_EXTRA_INDEX_URL")));
 	option_lines(f, "--extra-index-url", json_object_get(lint, "extra_index_urls"), seen, NULL);
 	option_lines(f, "--find-links", json_object_get(lint, "find_links"), seen, ctx->project_dir);
 	json_array_foreach(origins, i, o)
-		if (is(str_of(o, "origin"), "find-links") && str_of(o, "source") != NULL)
+		if (is(yamlio_str(o, "origin"), "find-links") && yamlio_str(o, "source") != NULL)
 			json_array_append(fl, json_object_get(o, "source"));
 	option_lines(f, "--find-links", fl, seen, ctx->project_dir);
 	lock_outside(f, folders);
 	json_array_foreach(origins, i, o) {
 		if (!installed_by_pip(o))
 			continue;
-		if (dossier_lock_hashable(o) && is(str_of(o, "origin"), "url"))
-			fprintf(f, "%s @ %s --hash=sha256:%s\n", str_of(o, "canonical_name"),
-				str_of(o, "url"), str_of(o, "sha256"));
+		if (dossier_lock_hashable(o) && is(yamlio_str(o, "origin"), "url"))
+			fprintf(f, "%s @ %s --hash=sha256:%s\n", yamlio_str(o, "canonical_name"),
+				yamlio_str(o, "url"), yamlio_str(o, "sha256"));
 		else if (dossier_lock_hashable(o))
-			fprintf(f, "%s==%s --hash=sha256:%s\n", str_of(o, "canonical_name"),
-				str_of(o, "version"), str_of(o, "sha256"));
-		else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory"))
+			fprintf(f, "%s==%s --hash=sha256:%s\n", yamlio_str(o, "canonical_name"),
+				yamlio_str(o, "version"), yamlio_str(o, "sha256"));
+		else if (is(yamlio_str(o, "origin"), "vcs") || is(yamlio_str(o, "origin"), "directory"))
 			fprintf(f, "# not hash-checkable by pip, installed after this lock by "
-				DOSSIER_REQ_DIRECT ": %s==%s from %s\n", str_of(o, "canonical_name"),
-				str_of(o, "version") ? str_of(o, "version") : "?",
-				str_of(o, "source") ? str_of(o, "source") : "?");
+				DOSSIER_REQ_DIRECT ": %s==%s from %s\n", yamlio_str(o, "canonical_name"),
+				yamlio_str(o, "version") ? yamlio_str(o, "version") : "?",
+				yamlio_str(o, "source") ? yamlio_str(o, "source") : "?");
 		else
 			fprintf(f, "# not hash-checkable by pip (no digest): %s==%s from %s\n",
-				str_of(o, "canonical_name"),
-				str_of(o, "version") ? str_of(o, "version") : "?",
-				str_of(o, "source") ? str_of(o, "source") : "?");
+				yamlio_str(o, "canonical_name"),
+				yamlio_str(o, "version") ? yamlio_str(o, "version") : "?",
+				yamlio_str(o, "source") ? yamlio_str(o, "source") : "?");
 	}
 	json_decref(seen);
 	json_decref(fl);
@@ -563,8 +558,8 @@ dossier_requirements_direct(const struct kd_ctx *ctx, const json_t *origins)
 	FILE *f;
 
 	json_array_foreach(origins, i, o)
-		n += installed_by_pip(o) && (is(str_of(o, "origin"), "vcs") ||
-					     is(str_of(o, "origin"), "directory"));
+		n += installed_by_pip(o) && (is(yamlio_str(o, "origin"), "vcs") ||
+					     is(yamlio_str(o, "origin"), "directory"));
 	if (n == 0 || (f = open_memstream(&buf, &len)) == NULL)
 		return NULL;
 	fputs("# What pip's hash-checking mode refuses (VCS checkouts, folders), installed\n"
@@ -572,24 +567,24 @@ dossier_requirements_direct(const struct kd_ctx *ctx, const json_t *origins)
 	      "#   .venv-rebuild/bin/python -m pip install --no-deps -r " DOSSIER_REQ_DIRECT "\n"
 	      "# then each VCS package's direct_url.json is checked against its commit.\n", f);
 	json_array_foreach(origins, i, o) {
-		const char *cn = str_of(o, "canonical_name"), *src = str_of(o, "source");
+		const char *cn = yamlio_str(o, "canonical_name"), *src = yamlio_str(o, "source");
 		const char *rel = src ? in_project(ctx->project_dir, src) : NULL;
 		if (!installed_by_pip(o) || cn == NULL)
 			continue;
-		if (is(str_of(o, "origin"), "vcs") && str_of(o, "commit") != NULL &&
-		    str_of(o, "url") != NULL && strpbrk(str_of(o, "url"), " \t\r\n") == NULL) {
+		if (is(yamlio_str(o, "origin"), "vcs") && yamlio_str(o, "commit") != NULL &&
+		    yamlio_str(o, "url") != NULL && strpbrk(yamlio_str(o, "url"), " \t\r\n") == NULL) {
 			/* pip's URL line (a file: URL has no host, which a PEP 508
 			 * "name @ url" refuses) */
-			fprintf(f, "%s+%s@%s#egg=%s", str_of(o, "vcs") ? str_of(o, "vcs") : "git",
-				str_of(o, "url"), str_of(o, "commit"), cn);
-			if (str_of(o, "subdirectory") != NULL)
-				fprintf(f, "&subdirectory=%s", str_of(o, "subdirectory"));
+			fprintf(f, "%s+%s@%s#egg=%s", yamlio_str(o, "vcs") ? yamlio_str(o, "vcs") : "git",
+				yamlio_str(o, "url"), yamlio_str(o, "commit"), cn);
+			if (yamlio_str(o, "subdirectory") != NULL)
+				fprintf(f, "&subdirectory=%s", yamlio_str(o, "subdirectory"));
 			fputc('\n', f);
-		} else if (is(str_of(o, "origin"), "directory") && rel != NULL &&
+		} else if (is(yamlio_str(o, "origin"), "directory") && rel != NULL &&
 			   strpbrk(rel, " \t\r\n") == NULL) {
 			fprintf(f, "%s./%s\n", json_is_true(json_object_get(o, "editable")) ? "-e " : "",
 				rel);
-		} else if (is(str_of(o, "origin"), "vcs") || is(str_of(o, "origin"), "directory")) {
+		} else if (is(yamlio_str(o, "origin"), "vcs") || is(yamlio_str(o, "origin"), "directory")) {
 			fprintf(f, "# %s: %s cannot be installed elsewhere (no commit, or a folder "
 				"outside the project): provide it by hand\n", cn, src ? src : "?");
 		}

@@ -18,12 +18,7 @@
 #include "kernodeck/parse-inspect.h"
 #include "kernodeck/pipline.h"
 #include "kernodeck/redact.h"
-
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
+#include "kernodeck/yamlio.h"
 
 /* kind, url and commit from a direct_url.json object. */
 static void
@@ -32,7 +27,7 @@ direct_url(json_t *pkg, const json_t *du)
 	const json_t *vcs = json_object_get(du, "vcs_info");
 	const json_t *dir = json_object_get(du, "dir_info");
 	int editable = json_is_true(json_object_get(dir, "editable"));
-	const char *url = str_of(du, "url");
+	const char *url = yamlio_str(du, "url");
 	const char *kind;
 
 	if (!json_is_object(du)) {
@@ -51,16 +46,16 @@ direct_url(json_t *pkg, const json_t *du)
 		json_object_set_new(pkg, "url", json_string(clean ? clean : ""));
 		free(clean);
 	}
-	if (str_of(vcs, "commit_id") != NULL)
-		json_object_set_new(pkg, "commit", json_string(str_of(vcs, "commit_id")));
+	if (yamlio_str(vcs, "commit_id") != NULL)
+		json_object_set_new(pkg, "commit", json_string(yamlio_str(vcs, "commit_id")));
 }
 
 static json_t *
 one_package(const json_t *inst)
 {
 	const json_t *md = json_object_get(inst, "metadata");
-	const char *name = str_of(md, "name"), *version = str_of(md, "version");
-	const char *mloc = str_of(inst, "metadata_location");
+	const char *name = yamlio_str(md, "name"), *version = yamlio_str(md, "version");
+	const char *mloc = yamlio_str(inst, "metadata_location");
 	char canon[256], local[KD_PEP440_MAX_LOCAL];
 	json_t *p;
 
@@ -80,8 +75,8 @@ one_package(const json_t *inst)
 	} else {
 		json_object_set_new(p, "location", json_null());
 	}
-	json_object_set_new(p, "installer", str_of(inst, "installer") ?
-			    json_string(str_of(inst, "installer")) : json_null());
+	json_object_set_new(p, "installer", yamlio_str(inst, "installer") ?
+			    json_string(yamlio_str(inst, "installer")) : json_null());
 	json_object_set_new(p, "requested", json_boolean(json_is_true(json_object_get(inst,
 							"requested"))));
 	if (version && pep440_local_of(version, local, sizeof local)[0])

@@ -16,19 +16,7 @@
 #include "kernodeck/pep440.h"
 #include "kernodeck/pip-report.h"
 #include "kernodeck/redact.h"
-
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static void
-set_str(json_t *o, const char *key, const char *v)
-{
-	if (v != NULL)
-		json_object_set_new(o, key, json_string(v));
-}
+#include "kernodeck/yamlio.h"
 
 /* Is s 64 hexadecimal digits? */
 static int
@@ -75,11 +63,11 @@ url_file(const char *url)
 static const char *
 archive_sha256(const json_t *ai)
 {
-	const char *h = str_of(json_object_get(ai, "hashes"), "sha256");
+	const char *h = yamlio_str(json_object_get(ai, "hashes"), "sha256");
 
 	if (is_sha256_hex(h))
 		return h;
-	h = str_of(ai, "hash");
+	h = yamlio_str(ai, "hash");
 	if (h != NULL && strncmp(h, "sha256=", 7) == 0 && is_sha256_hex(h + 7))
 		return h + 7;
 	return NULL;
@@ -93,8 +81,8 @@ one_install(const json_t *inst)
 	const json_t *vcs = json_object_get(di, "vcs_info");
 	const json_t *dir = json_object_get(di, "dir_info");
 	const json_t *ai = json_object_get(di, "archive_info");
-	const char *name = str_of(md, "name"), *version = str_of(md, "version");
-	const char *url = str_of(di, "url");
+	const char *name = yamlio_str(md, "name"), *version = yamlio_str(md, "version");
+	const char *url = yamlio_str(di, "url");
 	char canon[256];
 	json_t *p;
 
@@ -123,9 +111,9 @@ one_install(const json_t *inst)
 		}
 	}
 	if (vcs != NULL) {
-		set_str(p, "vcs", str_of(vcs, "vcs"));
-		set_str(p, "commit", str_of(vcs, "commit_id"));
-		set_str(p, "requested_revision", str_of(vcs, "requested_revision"));
+		yamlio_set_str(p, "vcs", yamlio_str(vcs, "vcs"));
+		yamlio_set_str(p, "commit", yamlio_str(vcs, "commit_id"));
+		yamlio_set_str(p, "requested_revision", yamlio_str(vcs, "requested_revision"));
 	} else if (dir != NULL) {
 		json_object_set_new(p, "editable", json_boolean(json_is_true(json_object_get(dir,
 							"editable"))));
@@ -136,7 +124,7 @@ one_install(const json_t *inst)
 			low[i] = (char)tolower((unsigned char)h[i]);
 		json_object_set_new(p, "sha256", json_string(low));
 	}
-	set_str(p, "subdirectory", str_of(di, "subdirectory"));
+	yamlio_set_str(p, "subdirectory", yamlio_str(di, "subdirectory"));
 	return p;
 }
 

@@ -14,19 +14,7 @@
 #include "kernodeck/pylock.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/toml.h"
-
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static void
-set_str(json_t *o, const char *key, const char *v)
-{
-	if (v != NULL)
-		json_object_set_new(o, key, json_string(v));
-}
+#include "kernodeck/yamlio.h"
 
 /* A URL without its userinfo. */
 static void
@@ -68,7 +56,7 @@ artefact_problem(const json_t *a)
 		return "an artefact that is not a table";
 	if (!json_is_object(h) || json_object_size(h) == 0)
 		return "an artefact without hashes";
-	if (str_of(a, "url") == NULL && str_of(a, "path") == NULL)
+	if (yamlio_str(a, "url") == NULL && yamlio_str(a, "path") == NULL)
 		return "an artefact without url or path";
 	return NULL;
 }
@@ -77,7 +65,7 @@ artefact_problem(const json_t *a)
 static json_t *
 pylock_package(const json_t *e, const char **why)
 {
-	const char *name = str_of(e, "name");
+	const char *name = yamlio_str(e, "name");
 	const json_t *vcs = json_object_get(e, "vcs"), *dir = json_object_get(e, "directory");
 	const json_t *arc = json_object_get(e, "archive"), *sd = json_object_get(e, "sdist");
 	const json_t *wh = json_object_get(e, "wheels"), *tk, *a, *one = NULL;
@@ -109,38 +97,38 @@ pylock_package(const json_t *e, const char **why)
 		one = arc;
 		nfiles++;
 	}
-	if (vcs != NULL && (str_of(vcs, "type") == NULL || str_of(vcs, "commit-id") == NULL))
+	if (vcs != NULL && (yamlio_str(vcs, "type") == NULL || yamlio_str(vcs, "commit-id") == NULL))
 		return *why = "a vcs table without type or commit-id", NULL;
-	if (dir != NULL && str_of(dir, "path") == NULL)
+	if (dir != NULL && yamlio_str(dir, "path") == NULL)
 		return *why = "a directory table without path", NULL;
-	p = new_package(name, str_of(e, "version"));
+	p = new_package(name, yamlio_str(e, "version"));
 	json_object_set_new(p, "kind", json_string(vcs ? "vcs" : dir ? (json_is_true(
 		json_object_get(dir, "editable")) ? "editable_local" : "direct_url") : arc ?
 		"direct_url" : "pinned"));
 	json_object_set_new(p, "origin", json_string(vcs ? "vcs" : dir ? "directory" : arc ?
-						     "url" : str_of(e, "index") ? "index" : "url"));
+						     "url" : yamlio_str(e, "index") ? "index" : "url"));
 	if (vcs != NULL) {
-		set_url(p, "source", str_of(vcs, "url") ? str_of(vcs, "url") : str_of(vcs, "path"));
-		set_str(p, "commit", str_of(vcs, "commit-id"));
+		set_url(p, "source", yamlio_str(vcs, "url") ? yamlio_str(vcs, "url") : yamlio_str(vcs, "path"));
+		yamlio_set_str(p, "commit", yamlio_str(vcs, "commit-id"));
 	} else if (dir != NULL) {
-		set_str(p, "source", str_of(dir, "path"));
-	} else if (str_of(e, "index") != NULL) {
-		set_url(p, "source", str_of(e, "index"));
+		yamlio_set_str(p, "source", yamlio_str(dir, "path"));
+	} else if (yamlio_str(e, "index") != NULL) {
+		set_url(p, "source", yamlio_str(e, "index"));
 	}
 	if (nfiles == 1) {
-		set_url(p, "url", str_of(one, "url"));
-		set_str(p, "sha256", str_of(json_object_get(one, "hashes"), "sha256"));
-		if (arc != NULL && str_of(p, "source") == NULL)
-			set_url(p, "source", str_of(one, "url") ? str_of(one, "url") :
-				str_of(one, "path"));
+		set_url(p, "url", yamlio_str(one, "url"));
+		yamlio_set_str(p, "sha256", yamlio_str(json_object_get(one, "hashes"), "sha256"));
+		if (arc != NULL && yamlio_str(p, "source") == NULL)
+			set_url(p, "source", yamlio_str(one, "url") ? yamlio_str(one, "url") :
+				yamlio_str(one, "path"));
 	}
 	json_object_set_new(p, "files", json_integer((json_int_t)nfiles));
-	set_str(p, "marker", str_of(e, "marker"));
+	yamlio_set_str(p, "marker", yamlio_str(e, "marker"));
 	/* kernodeck's own lock says where pip found it */
 	tk = json_object_get(json_object_get(e, "tool"), "kernodeck");
-	if (str_of(tk, "origin") != NULL) {
-		set_str(p, "origin", str_of(tk, "origin"));
-		set_str(p, "source", str_of(tk, "source"));
+	if (yamlio_str(tk, "origin") != NULL) {
+		yamlio_set_str(p, "origin", yamlio_str(tk, "origin"));
+		yamlio_set_str(p, "source", yamlio_str(tk, "source"));
 	}
 	return p;
 }
@@ -160,7 +148,7 @@ packages_of(const json_t *doc, const char *key, const char *name,
 		json_t *p = fn(e, &why);
 		if (p == NULL) {
 			kd_err_set(err, KD_EINPUT, name, 0, "[[%s]] %zu (%s): %s", key, i + 1,
-				   str_of(e, "name") ? str_of(e, "name") : "no name", why);
+				   yamlio_str(e, "name") ? yamlio_str(e, "name") : "no name", why);
 			json_decref(pkgs);
 			return NULL;
 		}
@@ -173,17 +161,17 @@ packages_of(const json_t *doc, const char *key, const char *name,
 static int
 pylock_of(const json_t *doc, const char *name, json_t **out, struct kd_err *err)
 {
-	const char *lv = str_of(doc, "lock-version");
+	const char *lv = yamlio_str(doc, "lock-version");
 	json_t *pkgs;
 
-	if (lv == NULL || strncmp(lv, "1.", 2) != 0 || str_of(doc, "created-by") == NULL ||
+	if (lv == NULL || strncmp(lv, "1.", 2) != 0 || yamlio_str(doc, "created-by") == NULL ||
 	    !json_is_array(json_object_get(doc, "packages")))
 		return kd_err_set(err, KD_EINPUT, name, 0, "not a PEP 751 lock file: it needs "
 				  "lock-version = \"1.x\", created-by and [[packages]]");
 	if ((pkgs = packages_of(doc, "packages", name, pylock_package, err)) == NULL)
 		return KD_EINPUT;
 	*out = json_pack("{s:s, s:s, s:s, s:O?, s:o}", "format", "pylock", "lock_version", lv,
-			 "created_by", str_of(doc, "created-by"), "requires_python",
+			 "created_by", yamlio_str(doc, "created-by"), "requires_python",
 			 json_object_get(doc, "requires-python"), "packages", pkgs);
 	return 0;
 }
@@ -194,7 +182,7 @@ pylock_of(const json_t *doc, const char *name, json_t **out, struct kd_err *err)
 static const char *
 uv_sha256(const json_t *a)
 {
-	const char *h = str_of(a, "hash");
+	const char *h = yamlio_str(a, "hash");
 
 	return h != NULL && strncmp(h, "sha256:", 7) == 0 ? h + 7 : NULL;
 }
@@ -202,7 +190,7 @@ uv_sha256(const json_t *a)
 static json_t *
 uv_package(const json_t *e, const char **why)
 {
-	const char *name = str_of(e, "name");
+	const char *name = yamlio_str(e, "name");
 	const json_t *src = json_object_get(e, "source"), *wh = json_object_get(e, "wheels");
 	const json_t *sd = json_object_get(e, "sdist"), *one = NULL, *a;
 	size_t nfiles = 0, i;
@@ -212,35 +200,35 @@ uv_package(const json_t *e, const char **why)
 		return *why = "a package without a name", NULL;
 	if (!json_is_object(src))
 		return *why = "a package without its source table", NULL;
-	p = new_package(name, str_of(e, "version"));
-	if (str_of(src, "registry") != NULL) {
+	p = new_package(name, yamlio_str(e, "version"));
+	if (yamlio_str(src, "registry") != NULL) {
 		json_object_set_new(p, "kind", json_string("pinned"));
 		json_object_set_new(p, "origin", json_string("index"));
-		set_url(p, "source", str_of(src, "registry"));
-	} else if (str_of(src, "git") != NULL) {
+		set_url(p, "source", yamlio_str(src, "registry"));
+	} else if (yamlio_str(src, "git") != NULL) {
 		/* git = "URL?rev=...#COMMIT" */
-		const char *g = str_of(src, "git"), *hash = strrchr(g, '#');
+		const char *g = yamlio_str(src, "git"), *hash = strrchr(g, '#');
 		json_object_set_new(p, "kind", json_string("vcs"));
 		json_object_set_new(p, "origin", json_string("vcs"));
-		set_str(p, "commit", hash ? hash + 1 : NULL);
+		yamlio_set_str(p, "commit", hash ? hash + 1 : NULL);
 		{
 			char *u = strndup(g, strcspn(g, "?#"));
 			set_url(p, "source", u);
 			free(u);
 		}
-	} else if (str_of(src, "url") != NULL) {
+	} else if (yamlio_str(src, "url") != NULL) {
 		json_object_set_new(p, "kind", json_string("direct_url"));
 		json_object_set_new(p, "origin", json_string("url"));
-		set_url(p, "source", str_of(src, "url"));
+		set_url(p, "source", yamlio_str(src, "url"));
 	} else {
 		/* path, directory, editable, virtual: a folder of this machine */
-		const char *f = str_of(src, "editable") ? str_of(src, "editable") :
-				str_of(src, "directory") ? str_of(src, "directory") :
-				str_of(src, "path") ? str_of(src, "path") : str_of(src, "virtual");
-		json_object_set_new(p, "kind", json_string(str_of(src, "editable") ?
+		const char *f = yamlio_str(src, "editable") ? yamlio_str(src, "editable") :
+				yamlio_str(src, "directory") ? yamlio_str(src, "directory") :
+				yamlio_str(src, "path") ? yamlio_str(src, "path") : yamlio_str(src, "virtual");
+		json_object_set_new(p, "kind", json_string(yamlio_str(src, "editable") ?
 							   "editable_local" : "direct_url"));
 		json_object_set_new(p, "origin", json_string("directory"));
-		set_str(p, "source", f);
+		yamlio_set_str(p, "source", f);
 	}
 	json_array_foreach(json_is_array(wh) ? wh : NULL, i, a) {
 		one = a;
@@ -251,8 +239,8 @@ uv_package(const json_t *e, const char **why)
 		nfiles++;
 	}
 	if (nfiles == 1) {
-		set_url(p, "url", str_of(one, "url"));
-		set_str(p, "sha256", uv_sha256(one));
+		set_url(p, "url", yamlio_str(one, "url"));
+		yamlio_set_str(p, "sha256", uv_sha256(one));
 	}
 	json_object_set_new(p, "files", json_integer((json_int_t)nfiles));
 	return p;

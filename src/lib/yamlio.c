@@ -737,3 +737,18 @@ yamlio_set(json_t *root, const char *path, json_t *value)
 	json_decref(value);
 	return -1;
 }
+
+/* See yamlio.h. */
+const char *
+yamlio_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* See yamlio.h. */
+void
+yamlio_set_str(json_t *o, const char *key, const char *v)
+{
+	if (v != NULL)
+		json_object_set_new(o, key, json_string(v));
+}
