@@ -42,17 +42,26 @@ syspython_major_minor(const char *v, char *out, size_t len)
 	return 0;
 }
 
+/* The last component of path's real name (links followed; path itself
+ * when it cannot be resolved), in real (PATH_MAX bytes). */
+static const char *
+real_name(const char *path, char real[PATH_MAX])
+{
+	const char *base;
+
+	if (realpath(path, real) == NULL)
+		snprintf(real, PATH_MAX, "%s", path);
+	base = strrchr(real, '/');
+	return base ? base + 1 : real;
+}
+
 /* "3.11" when the name (after resolving links) is python3.11. */
 static int
 version_from_name(const char *path, char *out, size_t len)
 {
 	char real[PATH_MAX];
-	const char *base;
+	const char *base = real_name(path, real);
 
-	if (realpath(path, real) == NULL)
-		snprintf(real, sizeof real, "%s", path);
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
 	if (strncmp(base, "python", 6) != 0 || !isdigit((unsigned char)base[6]))
 		return -1;
 	if (strspn(base + 6, "0123456789.") != strlen(base + 6))
@@ -179,12 +188,8 @@ static int
 python_named(const char *path)
 {
 	char real[PATH_MAX];
-	const char *base;
+	const char *base = real_name(path, real);
 
-	if (realpath(path, real) == NULL)
-		snprintf(real, sizeof real, "%s", path);
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
 	return strncmp(base, "python", 6) == 0 || strncmp(base, "pypy", 4) == 0;
 }
 

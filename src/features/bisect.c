@@ -1147,6 +1147,35 @@ layer_row(const char *layer, const char *result, const char *why, json_t *cmp)
 	return r;
 }
 
+/* A layer's run c judged: its row (with the differing items) appended to
+ * layers; when the difference vanishes, halving (kind 'e': variables, 'p':
+ * packages) finds the smallest set, which explains it (noun names the
+ * set); when it shrinks, the layer is one to try together.  0, or the
+ * error of a halving run. */
+static int
+judge_halved(struct bisect *b, int kind, const char *layer, const char *noun, json_t *diff,
+	     json_t *c, json_t *layers, json_t *explained, json_t *shrinking,
+	     struct kd_err *err)
+{
+	json_t *row = layer_row(layer, outcome(b, c), NULL, c);
+
+	json_object_set(row, "differing", diff);
+	if (strcmp(outcome(b, c), "vanishes") == 0) {
+		json_t *none = json_array(), *min = halve(b, kind, diff, none, err);
+		json_decref(none);
+		if (min == NULL) {
+			json_decref(row);
+			return err->code ? err->code : KD_EENV;
+		}
+		json_object_set_new(row, "smallest", min);
+		json_array_append_new(explained, json_pack("{s:s s:O}", "layer", layer, noun, min));
+	} else if (strcmp(outcome(b, c), "shrinks") == 0) {
+		json_array_append_new(shrinking, json_string(layer));
+	}
+	json_array_append_new(layers, row);
+	return 0;
+}
+
 int
 bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, struct kd_err *err)
 {
@@ -1263,25 +1292,11 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
 		} else {
-			json_t *row = layer_row("env", outcome(&b, c), NULL, c);
-			json_object_set(row, "differing", b.env_diff);
-			if (strcmp(outcome(&b, c), "vanishes") == 0) {
-				json_t *none = json_array(), *min = halve(&b, 'e', b.env_diff, none, err);
-				json_decref(none);
-				if (min == NULL) {
-					json_decref(row);
-					json_decref(c);
-					rc = err->code ? err->code : KD_EENV;
-					goto out;
-				}
-				json_object_set_new(row, "smallest", min);
-				json_array_append_new(explained, json_pack("{s:s s:O}", "layer", "env",
-									   "variables", min));
-			} else if (strcmp(outcome(&b, c), "shrinks") == 0) {
-				json_array_append_new(shrinking, json_string("env"));
-			}
-			json_array_append_new(layers, row);
+			rc = judge_halved(&b, 'e', "env", "variables", b.env_diff, c, layers, explained,
+					  shrinking, err);
 			json_decref(c);
+			if (rc != 0)
+				goto out;
 		}
 	}
 	if (o->layers & BISECT_SETTINGS) {
@@ -1312,25 +1327,11 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			rc = err->code ? err->code : KD_EENV;
 			goto out;
 		} else {
-			json_t *row = layer_row("packages", outcome(&b, c), NULL, c);
-			json_object_set(row, "differing", b.pkg_diff);
-			if (strcmp(outcome(&b, c), "vanishes") == 0) {
-				json_t *none = json_array(), *min = halve(&b, 'p', b.pkg_diff, none, err);
-				json_decref(none);
-				if (min == NULL) {
-					json_decref(row);
-					json_decref(c);
-					rc = err->code ? err->code : KD_EENV;
-					goto out;
-				}
-				json_object_set_new(row, "smallest", min);
-				json_array_append_new(explained, json_pack("{s:s s:O}", "layer", "packages",
-									   "packages", min));
-			} else if (strcmp(outcome(&b, c), "shrinks") == 0) {
-				json_array_append_new(shrinking, json_string("packages"));
-			}
-			json_array_append_new(layers, row);
+			rc = judge_halved(&b, 'p', "packages", "packages", b.pkg_diff, c, layers,
+					  explained, shrinking, err);
 			json_decref(c);
+			if (rc != 0)
+				goto out;
 		}
 	}
 	if (o->layers & BISECT_DATA) {
