@@ -197,13 +197,13 @@ load_dossier(struct bisect *b, struct kd_err *err)
 		free(file);
 		return KD_EINPUT;
 	}
+	memset(&rep, 0, sizeof rep);
 	rc = sha256sums_verify(b->dossier, &sums, "SHA256SUMS", &rep, err);
 	if (rc == KD_EFAIL)
 		rc = kd_err_set(err, KD_EINPUT, b->dossier, 0,
 				"%s does not verify against its SHA256SUMS (first: %s %s)",
-				b->dossier, rep.v[0].path, rep.v[0].what);
-	if (rc == 0)
-		sha256sums_report_free(&rep);
+				b->dossier, rep.n ? rep.v[0].path : "?", rep.n ? rep.v[0].what : "?");
+	sha256sums_report_free(&rep);
 	sha256sums_free(&sums);
 	if (rc != 0) {
 		free(file);
