@@ -462,7 +462,7 @@ plan_system(const struct replay_opts *o, const char *py)
 	const char *pq[6];
 	char **v;
 
-	say(o, "  stage 2, system (each program where this machine has it):");
+	say(o, "  stage 2, the system: each program where this machine has it");
 	for (int q = 0; q < SYSQ_N; q++) {
 		const char *const *av = sysquery_argv((enum sysquery)q);
 		char *path = run_which(av[0]);
