@@ -11,6 +11,14 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "kernodeck/sys-query.h"
+
+/* Where stage 2 finds the program of query q (malloc'd, NULL when not
+ * found): nvcc in $CUDA_HOME/bin, $CUDA_PATH/bin, on PATH, then
+ * /usr/local/cuda/bin; hipcc in $ROCM_PATH/bin, $HIP_PATH/bin, on PATH,
+ * then /opt/rocm/bin; every other query's program on PATH.  The replay's
+ * plan shows the same path. */
+char *systools_find(enum sysquery q);
 /* {gcc: {...}, "g++": {...}, nvcc, hipcc, cmake, ninja}. */
 json_t *systools_observe(void);
 /* The version in a tool's output ("gcc", "nvcc", "hipcc", "cmake",

@@ -119,6 +119,17 @@ static const struct {
 };
 #define NTOOLS (sizeof tools / sizeof tools[0])
 
+char *
+systools_find(enum sysquery q)
+{
+	const char *const *av = sysquery_argv(q);
+
+	for (size_t i = 0; i < NTOOLS; i++)
+		if (tools[i].q == q)
+			return find_tool(av[0], tools[i].var1, tools[i].var2, tools[i].fallback);
+	return run_which(av[0]);
+}
+
 json_t *
 systools_observe(void)
 {
@@ -131,7 +142,7 @@ systools_observe(void)
 	memset(jobs, 0, sizeof jobs);
 	for (size_t i = 0; i < NTOOLS; i++) {
 		const char *const *av = sysquery_argv(tools[i].q);
-		paths[i] = find_tool(av[0], tools[i].var1, tools[i].var2, tools[i].fallback);
+		paths[i] = systools_find(tools[i].q);
 		if (paths[i] == NULL)
 			continue;
 		jobs[n].prog = paths[i];

@@ -63,6 +63,7 @@
 #include "kernodeck/runner.h"
 #include "kernodeck/sha256sums.h"
 #include "kernodeck/sys-query.h"
+#include "kernodeck/sys-tools.h"
 #include "kernodeck/sysinfo.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
@@ -454,8 +455,9 @@ plan_rebuild(const struct replay_opts *o, const json_t *ref, const char *py, con
 
 static void plan_env(const struct replay_opts *o, char *const *env, const json_t *denv);
 
-/* Stage 2's queries (sys-query.c's vectors), the program as found on this
- * machine's PATH; one that is not there is not run. */
+/* Stage 2's queries (sys-query.c's vectors), each program where stage 2
+ * finds it (systools_find: nvcc in $CUDA_HOME before PATH); one that is
+ * not found is not run. */
 static void
 plan_system(const struct replay_opts *o, const char *py)
 {
@@ -465,11 +467,11 @@ plan_system(const struct replay_opts *o, const char *py)
 	say(o, "  stage 2, the system: each program where this machine has it");
 	for (int q = 0; q < SYSQ_N; q++) {
 		const char *const *av = sysquery_argv((enum sysquery)q);
-		char *path = run_which(av[0]);
+		char *path = systools_find((enum sysquery)q);
 		size_t n = 0;
 
 		if (path == NULL) {
-			say(o, "    # %s: %s is not on PATH here (not run)",
+			say(o, "    # %s: %s is not found here (not run)",
 			    sysquery_what((enum sysquery)q), av[0]);
 			continue;
 		}
