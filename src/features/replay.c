@@ -951,8 +951,9 @@ run_stages(const struct replay_opts *o, struct kd_ctx *ctx, json_t *verdict, int
 		for (size_t k = 0; k < ss->rows.n; k++) {
 			const struct kd_row *r = &ss->rows.v[k];
 			if (r->status == KD_R_FAIL && stage_find_deviation(&ctx->state, i, r->id) == NULL)
-				json_array_append_new(nd, json_pack("{s:s, s:s?, s:s?}", "check", r->id,
-					"observed", r->observed, "expected", r->expected));
+				json_array_append_new(nd, json_pack("{s:s, s:s?, s:s?, s:s?}", "check",
+					r->id, "observed", r->observed, "expected", r->expected,
+					"first_error", r->first_error));
 		}
 		if (json_array_size(nd) > 0) {
 			what = "new differences";
@@ -983,8 +984,13 @@ print_verdict(const json_t *verdict, int newdiff)
 		json_array_foreach(json_object_get(v, "new_differences"), k, d) {
 			const char *ob = json_string_value(json_object_get(d, "observed"));
 			const char *ex = json_string_value(json_object_get(d, "expected"));
+			const char *fe = json_string_value(json_object_get(d, "first_error"));
 			printf("      %s: %s%s%s%s\n", json_string_value(json_object_get(d, "check")),
 			       ob ? ob : "", ex ? " (expected " : "", ex ? ex : "", ex ? ")" : "");
+			/* what failed, in its own words (the package and both commits of
+			 * a VCS checkout the lock has at another commit) */
+			if (fe != NULL && fe[0] != '\0' && (ob == NULL || strcmp(fe, ob) != 0))
+				printf("        %.*s\n", (int)strcspn(fe, "\n"), fe);
 		}
 	}
 	printf("overall: %s\n", newdiff ? "NEW DIFFERENCES: record them (kernodeck deviate, or "
