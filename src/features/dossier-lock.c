@@ -170,14 +170,61 @@ lock_index_url(const struct kd_ctx *ctx, const char *url)
 	return url;
 }
 
+/* The path of a local file, repository or folder (a file: URL, or a path
+ * for a folder) as the lock writes it, into buf: under the project,
+ * relative to it, as the find-links paths are; outside it, absolute (the
+ * building machine's, *outside set).  NULL for another URL, or a file:
+ * URL with a host or an escape that is not a byte. */
+static const char *
+lock_local(const struct kd_ctx *ctx, const char *where, int *outside, char *buf, size_t len)
+{
+	int url = where != NULL && strncmp(where, "file://", 7) == 0;
+	const char *p = url ? where + 7 : where, *rel;
+	size_t n = 0;
+
+	*outside = 0;
+	if (p == NULL || p[0] != '/')
+		return NULL;
+	for (; *p && n + 1 < len; p++) {
+		unsigned v = 0;
+		/* pip's file: URLs escape what is not a URL character (%20) */
+		if (url && *p == '%') {
+			if (strspn(p + 1, "0123456789abcdefABCDEF") < 2 ||
+			    sscanf(p + 1, "%2x", &v) != 1 || v == 0)
+				return NULL;
+			buf[n++] = (char)v;
+			p += 2;
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	if (*p)
+		return NULL;
+	buf[n] = '\0';
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	if ((rel = in_project(ctx->project_dir, buf)) != NULL) {
+		memmove(buf, rel, strlen(rel) + 1);
+		return buf;
+	}
+	*outside = 1;
+	return buf;
+}
+
 /* {name = ..., url or path = ..., hashes = {sha256 = ...}} of an
  * artefact: a local file of a find-links folder by its path (local_path),
- * never the building machine's file: URL. */
+ * another local file by its path (lock_local), never the building
+ * machine's file: URL. */
 static void
-artefact(FILE *f, const json_t *o, int with_name, const json_t *folders)
+artefact(FILE *f, const struct kd_ctx *ctx, const json_t *o, int with_name,
+	 const json_t *folders)
 {
 	char lp[PATH_MAX];
+	int outside;
 	const char *path = local_path(folders, o, lp, sizeof lp);
+
+	if (path == NULL)
+		path = lock_local(ctx, yamlio_str(o, "url"), &outside, lp, sizeof lp);
 
 	fputc('{', f);
 	if (with_name && yamlio_str(o, "file") != NULL) {
@@ -209,7 +256,14 @@ static void
 pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t *folders)
 {
 	const char *origin = yamlio_str(o, "origin"), *file = yamlio_str(o, "file");
+	char lp[PATH_MAX];
+	int outside = 0;
+	/* a local repository, folder or file (not of a find-links folder) */
+	const char *local = lock_local(ctx, yamlio_str(o, is(origin, "directory") ? "source" : "url"),
+				       &outside, lp, sizeof lp);
 
+	if (!is(origin, "vcs") && !is(origin, "directory") && !is(origin, "url"))
+		local = NULL, outside = 0;
 	fputs("\n[[packages]]\n", f);
 	kv(f, "name", yamlio_str(o, "canonical_name"));
 	if (!is(origin, "directory"))
@@ -219,8 +273,12 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t 
 	if (is(origin, "vcs")) {
 		fputs("vcs = {type = ", f);
 		toml_put_string(f, yamlio_str(o, "vcs") ? yamlio_str(o, "vcs") : "git");
-		fputs(", url = ", f);
-		toml_put_string(f, yamlio_str(o, "url") ? yamlio_str(o, "url") : "");
+		fputs(local ? ", path = " : ", url = ", f);
+		toml_put_string(f, local ? local : yamlio_str(o, "url") ? yamlio_str(o, "url") : "");
+		if (yamlio_str(o, "subdirectory") != NULL) {
+			fputs(", subdirectory = ", f);
+			toml_put_string(f, yamlio_str(o, "subdirectory"));
+		}
 		if (yamlio_str(o, "requested_revision") != NULL) {
 			fputs(", requested-revision = ", f);
 			toml_put_string(f, yamlio_str(o, "requested_revision"));
@@ -230,22 +288,22 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t 
 		fputs("}\n", f);
 	} else if (is(origin, "directory")) {
 		fputs("directory = {path = ", f);
-		toml_put_string(f, yamlio_str(o, "source") ? yamlio_str(o, "source") : "");
+		toml_put_string(f, local ? local : yamlio_str(o, "source") ? yamlio_str(o, "source") : "");
 		fprintf(f, ", editable = %s}\n", json_is_true(json_object_get(o, "editable")) ?
 			"true" : "false");
 	} else if (yamlio_str(o, "sha256") == NULL) {
 		fputs("# no digest was recorded for this artefact: it is not locked\n", f);
 	} else if (is(origin, "url")) {
 		fputs("archive = ", f);
-		artefact(f, o, 0, folders);
+		artefact(f, ctx, o, 0, folders);
 		fputc('\n', f);
 	} else if (ends(file, ".whl")) {
 		fputs("wheels = [", f);
-		artefact(f, o, 1, folders);
+		artefact(f, ctx, o, 1, folders);
 		fputs("]\n", f);
 	} else {
 		fputs("sdist = ", f);
-		artefact(f, o, 1, folders);
+		artefact(f, ctx, o, 1, folders);
 		fputc('\n', f);
 	}
 	fputs("\n[packages.tool.kernodeck]\n", f);
@@ -254,6 +312,13 @@ pylock_package(FILE *f, const struct kd_ctx *ctx, const json_t *o, const json_t 
 	fprintf(f, "requested = %s\n", json_is_true(json_object_get(o, "requested")) ?
 		"true" : "false");
 	kv(f, "project-path", project_path(ctx, yamlio_str(o, "url")));
+	if (outside)
+		kv(f, "local", is(origin, "vcs") ? "a repository of the building machine, outside "
+		   "the project: to be provided at this path (" DOSSIER_REQ_DIRECT " installs "
+		   "it from there at its commit)" : is(origin, "directory") ? "a folder of the "
+		   "building machine, outside the project: to be provided at this path" :
+		   "a file of the building machine, outside the project: to be provided at this "
+		   "path (" DOSSIER_REQ_LOCK " installs it from there)");
 }
 
 /* [[tool.kernodeck.find-links]]: each local folder the artefacts came
@@ -361,10 +426,13 @@ dossier_pylock(const struct kd_ctx *ctx, const json_t *origins)
 	      "# https://packaging.python.org/specifications/pylock-toml/): each artefact\n"
 	      "# with its digest.  " DOSSIER_REQ_LOCK " beside it is the same lock for pip:\n"
 	      "#   python -m pip install --require-hashes --no-deps -r " DOSSIER_REQ_LOCK "\n"
-	      "# A local artefact (a find-links folder) is named by its path, relative to\n"
-	      "# the project's root (install from a copy of this file placed there): a\n"
-	      "# folder outside the project is find-links/NAME, to be provided\n"
-	      "# ([[tool.kernodeck.find-links]]); [tool.kernodeck] names what pip did not\n"
+	      "# A local artefact (of a find-links folder, a file, a git repository, a\n"
+	      "# folder) is named by its path, never a file: URL: under the project,\n"
+	      "# relative to the project's root (install from a copy of this file placed\n"
+	      "# there); a find-links folder outside it is find-links/NAME, to be provided\n"
+	      "# ([[tool.kernodeck.find-links]]); another artefact outside it keeps the\n"
+	      "# building machine's absolute path, to be provided there (its\n"
+	      "# [packages.tool.kernodeck] local); [tool.kernodeck] names what pip did not\n"
 	      "# install.\n", f);
 	kv(f, "lock-version", "1.0");
 	if (pyv != NULL) {
