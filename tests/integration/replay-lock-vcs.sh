@@ -2,7 +2,8 @@
 # replay-lock-vcs.sh - the lock's local artefacts and a VCS package at
 # another commit (issue 28): the demo with delta from a git repository
 # outside the project at a commit, epsilon a folder of the project, zeta a
-# wheel file of the project and gamma a wheel file outside it, checked and
+# wheel file of the project and gamma a wheel file outside it (its folder's
+# name has a space: %20 in the file: URL), checked and
 # written as a dossier.  pylock.toml (read back with tomllib, PEP 751's
 # rules) names each by its path, never by a file: URL: under the project
 # relative to it, outside it the building machine's path with
@@ -21,7 +22,7 @@ export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
 
 DEMO="$KD_TMP/demo"
-FILES="$KD_TMP/files"
+FILES="$KD_TMP/wheel files"
 VCS="$KD_TMP/vcsrepo"
 "$KD_BIN" demo "$DEMO" --create-only >/dev/null 2>&1
 "$PY" "$MKW" "$FILES" gamma 1.0 >/dev/null
@@ -39,7 +40,7 @@ printf 'from setuptools import setup\nsetup(name="epsilon", version="0.1", py_mo
 echo 'Y = 2' >"$DEMO/pkgs/epsilon/epsilon.py"
 git -C "$DEMO" add pkgs local
 printf -- '--no-index\n--find-links wheels\nkd-demo-tokenizer==1.0.0\n./local/zeta-1.0-py3-none-any.whl\nfile://%s/gamma-1.0-py3-none-any.whl\ngit+file://%s@%s#egg=delta\n./pkgs/epsilon\n' \
-	"$FILES" "$VCS" "$DC" >"$DEMO/requirements-rebuild.txt"
+	"$KD_TMP/wheel%20files" "$VCS" "$DC" >"$DEMO/requirements-rebuild.txt"
 printf 'delta==0.1\nepsilon==0.1\ngamma==1.0\nzeta==1.0\n' >>"$DEMO/reference/freeze.txt"
 git -C "$DEMO" commit -qam "delta from git, epsilon a folder, zeta and gamma wheel files"
 sed -i "s/^  commit: .*/  commit: $(git -C "$DEMO" rev-parse HEAD)/" "$DEMO/kernodeck/reference.yaml"
