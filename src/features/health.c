@@ -46,11 +46,14 @@
  * the system's queries by a deadline at HEALTH_SYS_SHARE of the time left
  * before the drain's reserve (sysinfo_set_deadline: each query ends by it,
  * so that four in a row do too, give or take 0.1 s), the probe by the rest of that time less its
- * grace, and with --drain, the two scontrol calls by the reserve (the
- * smaller of HEALTH_DRAIN_RESERVE_S and HEALTH_DRAIN_SHARE of the budget).
- * HEALTH_EXIT_S is kept for printing and ending. */
+ * grace, and with --drain, the two scontrol calls by the reserve
+ * (HEALTH_DRAIN_SHARE of the budget, at least HEALTH_DRAIN_MIN_S and at
+ * most HEALTH_DRAIN_RESERVE_S, never more than half of the budget: two
+ * short calls, on a node that may be loaded).  HEALTH_EXIT_S is kept for
+ * printing and ending. */
 #define HEALTH_SYS_SHARE 0.4
 #define HEALTH_DRAIN_RESERVE_S 2.0
+#define HEALTH_DRAIN_MIN_S 1.0
 #define HEALTH_DRAIN_SHARE 0.25
 #define HEALTH_EXIT_S 0.1
 /* SIGTERM -> SIGKILL for the probe and scontrol: at most this, and at most
@@ -710,9 +713,15 @@ health_run(const struct health_opts *o)
 	memset(&h, 0, sizeof h);
 	h.o = o;
 	h.deadline = t0 + o->timeout_s - HEALTH_EXIT_S;
-	if (o->drain)
-		h.reserve = o->timeout_s * HEALTH_DRAIN_SHARE < HEALTH_DRAIN_RESERVE_S ?
-			    o->timeout_s * HEALTH_DRAIN_SHARE : HEALTH_DRAIN_RESERVE_S;
+	if (o->drain) {
+		h.reserve = o->timeout_s * HEALTH_DRAIN_SHARE;
+		if (h.reserve < HEALTH_DRAIN_MIN_S)
+			h.reserve = HEALTH_DRAIN_MIN_S;
+		if (h.reserve > HEALTH_DRAIN_RESERVE_S)
+			h.reserve = HEALTH_DRAIN_RESERVE_S;
+		if (h.reserve > o->timeout_s / 2)
+			h.reserve = o->timeout_s / 2;
+	}
 	h.problems = json_array();
 	this_node(&h);
 	/* no lock, read-only: a health check never waits for nor changes a run */
