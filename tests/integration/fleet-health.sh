@@ -136,6 +136,9 @@ is "$KD_TMP/n3.json" "(t['node'], t['healthy'], t['fleet']['nodes'], t['drain'][
 	"('n3', False, 3, False, 'maint')" "json: node, verdict, the fleet read, someone else's drain left"
 is "$KD_TMP/n3.json" "[p['against'] for p in t['problems'] if p['check'] == 'system.os']" \
 	"['reference and fleet']" "json: system.os one problem, against both"
+is "$KD_TMP/n3.json" "[(p['against'], p['message']) for p in t['problems'] if p['check'] == 'system.kernel']" \
+	"[('fleet', \"kernel 6.8.0-48-generic differs from the fleet's 6.1.0-18-amd64 (2 of 3 nodes)\")]" \
+	"json: system.kernel against the fleet only"
 check "n3 keeps its reason ($(state n3))" sh -c "sinfo -h -N -n n3 -o '%E' | grep -qx maint"
 
 # --- n1 booted into another kernel.  Every slurmd here runs on this one
