@@ -20,6 +20,8 @@
  *     - id: system
  *       status: passed
  *       rows: [{id, status, observed, expected, first_error}]
+ *                          and the facts no check compares with the
+ *                          reference: system.kernel, system.libc (info)
  *     - id: env            the run-changing variables (runenv.h) set on the
  *       status: passed     node, and the device-visibility and loader ones
  *       rows: [{id: env.CUDA_VISIBLE_DEVICES, status: info, observed: VALUE}]
@@ -133,6 +135,14 @@ int fleet_diff(const char *path, enum kd_format fmt);
  * table of the nodes and one of the checks (malloc'd Markdown), or NULL
  * when there is none. */
 char *fleet_markdown(const char *state_dir);
+/* Stage 2's cheap facts that no check compares with the reference (it
+ * records none) but that the nodes of one job share: the kernel release
+ * (system.kernel) and glibc's version (system.libc), as info rows whose
+ * observed text is the value, added to rows from sysobs (system.yaml's
+ * tree; a fact it lacks gives no row).  A node task adds them to its system
+ * stage, so that the matrix names a node booted into another kernel, and
+ * `kernodeck health` compares its own with the fleet's majority. */
+void fleet_system_facts(const json_t *sysobs, struct kd_rows *rows);
 /* The latest STATE_DIR/fleet/JOB folder (by modification time), malloc'd,
  * or NULL when there is none. */
 char *fleet_latest(const char *state_dir);

@@ -5,7 +5,8 @@
  *
  * It gathers the cheap facts of stage 2 (the GPUs, their count and names,
  * the driver, CUDA or ROCm, the OS, the backend, the device nodes: the same
- * rows with the same ids as the fleet's node files), runs the compute probe
+ * rows with the same ids as the fleet's node files, and the facts
+ * fleet_system_facts adds, the kernel and glibc, against the fleet only), runs the compute probe
  * in its smallest form (no extensions) in the project's venv, which gives
  * the Python and torch versions and a product checked against the CPU,
  * and reads the run-changing environment variables (runenv.h: compared
@@ -30,8 +31,11 @@
  *
  * It writes nothing in the project but, when the kernodeck folder can be
  * written, the probe's log of its last run, logs/health-NODE.log (one per
- * node, replaced at each run: Slurm runs it every few minutes).  Nothing it starts outlives the
- * budget (the probe's timeout is what is left of it).
+ * node, replaced at each run: Slurm runs it every few minutes).  The whole
+ * command ends within its budget, --drain's scontrol calls included: every
+ * program it starts is given what is left of it, its grace included (see
+ * health.c), and one that cannot finish is a problem saying what was not
+ * checked.
  */
 #ifndef KD_HEALTH_H
 #define KD_HEALTH_H

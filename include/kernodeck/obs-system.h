@@ -7,6 +7,7 @@
  * proves every key not marked KD_OBS_OPT is there
  * after the demo's check.
  *
+ *   observed_at           UTC time of the observation (fsutil_utc_now)
  *   os.pretty             "Debian GNU/Linux 12 (bookworm)" (os-release), or absent
  *   kernel.release        uname release
  *   arch                  "x86_64"
@@ -53,6 +54,7 @@
 #include "kernodeck/obs.h"
 
 #define KD_OBS_SYSTEM(X) \
+	X(str, observed_at, "observed_at", KD_OBS_OPT) \
 	X(str, os_pretty, "os.pretty", KD_OBS_OPT) \
 	X(str, kernel_release, "kernel.release", KD_OBS_OPT) \
 	X(str, arch, "arch", 0) \

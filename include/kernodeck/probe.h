@@ -74,6 +74,7 @@ struct probe_opts {
 	char *const *argv;                /* not NULL: the vector to run (plan_probe), the
 					   * fields above only describe it */
 	double timeout_s;
+	double grace_s;                   /* SIGTERM -> SIGKILL after a timeout; 0: 2 s */
 	const char *log_path;
 	const char *cwd;
 	const char *const *env_base;      /* run_opts.env_base: the context's, or NULL */

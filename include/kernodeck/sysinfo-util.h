@@ -13,9 +13,15 @@
 #include <jansson.h>
 
 /* Timeout of one short query (gcc --version, nvidia-smi ...), seconds;
- * $KD_SYS_TIMEOUT (seconds, > 0) overrides it: sysinfo_timeout(). */
+ * $KD_SYS_TIMEOUT (seconds, > 0) overrides it: sysinfo_timeout().  While
+ * a deadline is set (sysinfo_set_deadline: a CLOCK_MONOTONIC time, 0 for
+ * none), each query also gets at most four fifths of the time left before
+ * it and its grace (SIGTERM -> SIGKILL) the rest: a query, or one after
+ * another (nvidia-smi asked again, rocminfo after rocm_agent_enumerator),
+ * ends by the deadline (`kernodeck health`'s budget). */
 #define KD_SYS_QUERY_TIMEOUT 5.0
 double sysinfo_timeout(void);
+void sysinfo_set_deadline(double mono_s);
 /* Output kept from one query. */
 #define KD_CAP_SYS_QUERY (256u * 1024)
 /* A small file read from /proc, /sys or /etc. */

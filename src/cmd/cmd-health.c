@@ -65,12 +65,14 @@ const struct kd_cmd_entry kd_cmd_health = {
 	.args = "[DIR]",
 	.opts = health_opts,
 	.help = "Check this node for Slurm (HealthCheckProgram, a prolog): its GPUs, driver,\n"
-		"CUDA or ROCm, OS and backend, the compute probe in the project's venv (Python,\n"
+		"CUDA or ROCm, OS and backend (and its kernel and glibc, against the fleet\n"
+		"only), the compute probe in the project's venv (Python,\n"
 		"torch, a product checked against the CPU) and the run-changing environment\n"
 		"variables, against DIR's reference and the latest fleet result's majority.\n"
 		"One line per problem (\"ERROR:  kernodeck: ...\"), nothing when healthy.  Reads\n"
 		"DIR only (at most the probe's last log, kernodeck/logs/health-NODE.log); needs\n"
-		"no terminal nor HOME; everything within --timeout (default 10 s).\n"
+		"no terminal nor HOME; ends within --timeout (default 10 s), scontrol included:\n"
+		"what cannot finish in it is a problem that says what was not checked.\n"
 		"--drain drains this node (SLURMD_NODENAME, else the host name) with\n"
 		"`scontrol update State=DRAIN Reason=\"kernodeck: ...\"`; a node someone else\n"
 		"drained or marked down is left as it is, and no node is ever resumed (an\n"

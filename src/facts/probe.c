@@ -690,7 +690,8 @@ probe_exec(const struct probe_opts *o, struct probe_out *p, struct run_result *r
 	struct exec_ctx x = { .o = o, .p = p };
 	struct kd_step s = {
 		.argv = argv, .cwd = o->cwd, .env_base = o->env_base, .env_set = env,
-		.timeout_s = o->timeout_s, .log_path = o->log_path, .on_line = exec_line,
+		.timeout_s = o->timeout_s, .grace_s = o->grace_s, .log_path = o->log_path,
+		.on_line = exec_line,
 		.cancelled = exec_cancelled, .u = &x,
 	};
 	int rc;

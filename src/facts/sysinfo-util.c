@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernodeck/fsutil.h"
@@ -28,13 +29,38 @@ sysinfo_root(void)
 	return (r != NULL && *r != '\0') ? r : "/";
 }
 
+/* See sysinfo_set_deadline: set before the queries start, read after. */
+static double deadline_s;
+
+static double
+mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+sysinfo_set_deadline(double mono)
+{
+	deadline_s = mono;
+}
+
 double
 sysinfo_timeout(void)
 {
 	const char *e = getenv("KD_SYS_TIMEOUT");
-	double t = e ? strtod(e, NULL) : 0;
+	double t = e ? strtod(e, NULL) : 0, left;
 
-	return t > 0 && t <= 600 ? t : KD_SYS_QUERY_TIMEOUT;
+	if (!(t > 0 && t <= 600))
+		t = KD_SYS_QUERY_TIMEOUT;
+	if (deadline_s > 0) {
+		left = (deadline_s - mono_s()) * 0.8;
+		if (t > left)
+			t = left > 0.05 ? left : 0.05;
+	}
+	return t;
 }
 
 char *
@@ -188,7 +214,10 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 	json_t *rec = json_object();
 	char *path = prog ? strdup(prog) : run_which(argv[0]);
 	const char *av[16];
-	struct kd_step s = { .argv = av, .timeout_s = timeout_s, .grace_s = 0.5,
+	/* a grace of a quarter of a short timeout: within a deadline
+	 * (sysinfo_timeout), the timeout and the grace fit the time left */
+	struct kd_step s = { .argv = av, .timeout_s = timeout_s,
+			     .grace_s = timeout_s < 2.0 ? timeout_s / 4 : 0.5,
 			     .tail_cap = KD_CAP_SYS_QUERY, .env_base = query_env };
 	const struct run_result *r = &s.r;
 	struct kd_err err;
@@ -220,7 +249,9 @@ sysinfo_run(const char *prog, const char *const *argv, double timeout_s,
 		goto out;
 	}
 	if (r->timed_out) {
-		char *why = sysinfo_fmt("timed out after %.0f s", timeout_s);
+		/* whole seconds, or tenths for a timeout a deadline cut short */
+		char *why = sysinfo_fmt("timed out after %.*f s", timeout_s == (double)(long)timeout_s ?
+					0 : 1, timeout_s);
 		sysinfo_status(rec, "timeout", why);
 		free(why);
 		goto out;

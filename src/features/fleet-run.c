@@ -21,6 +21,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fleet-run.h"
 #include "kernodeck/fsutil.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/redact.h"
 #include "kernodeck/run.h"
@@ -80,15 +81,20 @@ now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The rows of stage i as the node file keeps them. */
+/* The rows of stage i as the node file keeps them; with sysobs (the
+ * system stage's observation of this run), the facts fleet_system_facts
+ * adds after them. */
 static json_t *
-stage_tree(const struct kd_ctx *ctx, int i)
+stage_tree(const struct kd_ctx *ctx, int i, const json_t *sysobs)
 {
 	const struct kd_stage_state *ss = &ctx->state.st[i];
 	json_t *rows = json_array();
+	struct kd_rows facts = { 0 };
 
-	for (size_t k = 0; k < ss->rows.n; k++) {
-		const struct kd_row *r = &ss->rows.v[k];
+	if (sysobs != NULL)
+		fleet_system_facts(sysobs, &facts);
+	for (size_t k = 0; k < ss->rows.n + facts.n; k++) {
+		const struct kd_row *r = k < ss->rows.n ? &ss->rows.v[k] : &facts.v[k - ss->rows.n];
 		json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "id", r->id,
 				      "status", kd_rstat_name(r->status),
 				      "observed", nz(r->observed), "expected", nz(r->expected));
@@ -98,6 +104,7 @@ stage_tree(const struct kd_ctx *ctx, int i)
 			json_object_set_new(o, "deviation", json_true());
 		json_array_append_new(rows, o);
 	}
+	kd_rows_free(&facts);
 	return json_pack("{s:s, s:s, s:o}", "id", kd_stages[i]->id,
 			 "status", kd_status_name(ss->status), "rows", rows);
 }
@@ -376,8 +383,10 @@ fleet_node_task(const char *dir, const char *state_dir, const char *job, const c
 	folder = rel;
 	for (int k = 0; k < nstages; k++) {
 		struct kd_err se = { 0 };
-		int i = stages[k];
-		if (stage_run(&ctx, i, &sink, NULL, &se) != 0 && ctx.state.st[i].rows.n == 0) {
+		int i = stages[k], ran;
+		const json_t *so;
+		ran = stage_run(&ctx, i, &sink, NULL, &se) == 0;
+		if (!ran && ctx.state.st[i].rows.n == 0) {
 			char buf[1400];
 			kd_rows_fail(&ctx.state.st[i].rows, "stage.error", "the stage could run",
 				     kd_err_format(&se, buf, sizeof buf), "no error", NULL, NULL);
@@ -385,7 +394,12 @@ fleet_node_task(const char *dir, const char *state_dir, const char *job, const c
 		}
 		if (ctx.state.st[i].status != KD_ST_PASSED && ctx.state.st[i].status != KD_ST_DEVIATION)
 			passed = 0;
-		json_array_append_new(sts, stage_tree(&ctx, i));
+		/* the facts of this run's observation only, never of the
+		 * project's system.yaml from another machine */
+		so = ran && i == stage_pos(&kd_stage_system) ? kd_ctx_obs(&ctx, i) : NULL;
+		if (so != NULL && strcmp(nz(obs_system_observed_at(so)), started) < 0)
+			so = NULL;
+		json_array_append_new(sts, stage_tree(&ctx, i, so));
 		if (kd_stop_requested(NULL)) {
 			/* srun cancelled the step: no node file, end by the signal */
 			rc = kd_err_set(err, KD_EENV, NULL, 0, "cancelled");

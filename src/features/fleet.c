@@ -17,6 +17,7 @@
 #include "kernodeck/fleet.h"
 #include "kernodeck/fsutil.h"
 #include "kernodeck/junit.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/treeout.h"
 #include "kernodeck/yamlio.h"
 
@@ -942,6 +943,18 @@ fleet_junit(const char *path, const struct fleet_matrix *m, struct kd_err *err)
 	free(x.first);
 	free(x.check);
 	return rc;
+}
+
+/* See fleet.h. */
+void
+fleet_system_facts(const json_t *sysobs, struct kd_rows *rows)
+{
+	const char *k = obs_system_kernel_release(sysobs), *c = obs_system_libc_version(sysobs);
+
+	if (k != NULL && *k)
+		kd_rows_add(rows, "system.kernel", KD_R_INFO, "kernel", k, NULL, "system.yaml");
+	if (c != NULL && *c)
+		kd_rows_add(rows, "system.libc", KD_R_INFO, "glibc", c, NULL, "system.yaml");
 }
 
 char *

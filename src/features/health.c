@@ -31,20 +31,34 @@
 #include "kernodeck/fsutil.h"
 #include "kernodeck/health.h"
 #include "kernodeck/obs-compute.h"
+#include "kernodeck/obs-system.h"
 #include "kernodeck/paths.h"
 #include "kernodeck/probe.h"
 #include "kernodeck/run.h"
 #include "kernodeck/runenv.h"
 #include "kernodeck/stage.h"
 #include "kernodeck/sysinfo.h"
+#include "kernodeck/sysinfo-util.h"
 #include "kernodeck/venv.h"
 #include "kernodeck/yamlio.h"
 
-/* Seconds kept back from the probe for scontrol when --drain is given. */
+/* The budget (--timeout) in turns, each bounded by what is left of it:
+ * the system's queries by a deadline at HEALTH_SYS_SHARE of the time left
+ * before the drain's reserve (sysinfo_set_deadline: each query ends by it,
+ * so that four in a row do too, give or take 0.1 s), the probe by the rest of that time less its
+ * grace, and with --drain, the two scontrol calls by the reserve
+ * (HEALTH_DRAIN_SHARE of the budget, at least HEALTH_DRAIN_MIN_S and at
+ * most HEALTH_DRAIN_RESERVE_S, never more than half of the budget: two
+ * short calls, on a node that may be loaded).  HEALTH_EXIT_S is kept for
+ * printing and ending. */
+#define HEALTH_SYS_SHARE 0.4
 #define HEALTH_DRAIN_RESERVE_S 2.0
-/* The share of the budget each system query may take (KD_SYS_TIMEOUT):
- * nvidia-smi is asked at most twice in a row. */
-#define HEALTH_QUERY_SHARE 0.3
+#define HEALTH_DRAIN_MIN_S 1.0
+#define HEALTH_DRAIN_SHARE 0.25
+#define HEALTH_EXIT_S 0.1
+/* SIGTERM -> SIGKILL for the probe and scontrol: at most this, and at most
+ * a fifth of the time each is given */
+#define HEALTH_GRACE_S 0.5
 /* System rows health does not gather (the interpreter chosen for a
  * rebuild and the planned variant belong to stage 2's full run). */
 static const char *const not_gathered[] = { "system.python", "system.interpreter", "system.variant" };
@@ -135,7 +149,8 @@ same_masked(const char *a, const char *b)
 
 struct health {
 	const struct health_opts *o;
-	double deadline;
+	double deadline;    /* t0 + --timeout, less HEALTH_EXIT_S */
+	double reserve;     /* the drain's seconds at the end, 0 without --drain */
 	struct kd_ctx ctx;
 	struct fleet_matrix m;
 	int have_fleet;
@@ -183,6 +198,13 @@ static double
 left_s(const struct health *h)
 {
 	return h->deadline - now_s();
+}
+
+/* The grace (SIGTERM -> SIGKILL) of a program given t seconds in all. */
+static double
+grace_of(double t)
+{
+	return t / 5 < HEALTH_GRACE_S ? (t > 0 ? t / 5 : 0.01) : HEALTH_GRACE_S;
 }
 
 /* The fleet's check id, or NULL when the latest fleet result has no such
@@ -248,26 +270,32 @@ check_system(struct health *h)
 	struct kd_result res;
 	struct kd_err e = { 0 };
 	char buf[1400];
+	const char *smi;
+	int rc;
 
 	kd_result_init(&res);
-	/* each query (nvidia-smi, rocm-smi, compilers) within a share of the
-	 * budget, unless KD_SYS_TIMEOUT says otherwise */
-	if (getenv("KD_SYS_TIMEOUT") == NULL) {
-		char t[32];
-		snprintf(t, sizeof t, "%.1f", h->o->timeout_s * HEALTH_QUERY_SHARE < 1 ? 1 :
-			 h->o->timeout_s * HEALTH_QUERY_SHARE);
-		setenv("KD_SYS_TIMEOUT", t, 0);
-	}
-	if (sysinfo_observe(&res.obs, NULL, &e) != 0 || res.obs == NULL) {
+	/* every query (nvidia-smi, rocm-smi, the compilers) ends by a share of
+	 * what is left before the drain's reserve (KD_SYS_TIMEOUT may only
+	 * shorten it) */
+	sysinfo_set_deadline(now_s() + HEALTH_SYS_SHARE * (left_s(h) - h->reserve));
+	rc = sysinfo_observe(&res.obs, NULL, &e);
+	sysinfo_set_deadline(0);
+	if (rc != 0 || res.obs == NULL) {
 		problem(h, "system.observed", "reference", "this node's system could not be read: %s",
 			kd_err_format(&e, buf, sizeof buf));
 		kd_result_free(&res);
 		return;
 	}
 	kd_stage_system.check(&h->ctx, &res, &e);
+	fleet_system_facts(res.obs, &res.rows);
 	for (size_t k = 0; k < res.rows.n; k++)
 		if (!in_list(res.rows.v[k].id, not_gathered, sizeof not_gathered / sizeof *not_gathered))
 			judge_row(h, i, &res.rows.v[k], 1);
+	smi = obs_system_nvidia_smi_status(res.obs);
+	if (smi != NULL && strcmp(smi, "timeout") == 0)
+		problem(h, "system.nvidia-smi", "reference", "nvidia-smi did not answer within the "
+			"%g s budget (%s): the GPUs' names and count as it sees them not checked",
+			h->o->timeout_s, nz(obs_system_nvidia_smi_reason(res.obs)));
 	kd_result_free(&res);
 }
 
@@ -314,7 +342,7 @@ check_probe(struct health *h)
 	const char *expect = yamlio_get_str(h->ctx.ref, "system.backend");
 	char *python = venv_python(h->ctx.project_dir), *probe = kd_share_path("probe.py");
 	char *log = NULL, buf[1400];
-	double budget = left_s(h) - (h->o->drain ? HEALTH_DRAIN_RESERVE_S : 0.2);
+	double budget = left_s(h) - h->reserve, grace = grace_of(budget);
 	struct probe_opts po;
 	struct probe_out out;
 	struct probe_end pe;
@@ -334,9 +362,9 @@ check_probe(struct health *h)
 		problem(h, "compute.probe", "reference", "the probe %s cannot be read", nz(probe));
 		goto out;
 	}
-	if (budget < 1) {
-		problem(h, "compute.probe", "reference", "no time left for the probe within %g s",
-			h->o->timeout_s);
+	if (budget - grace < 1) {
+		problem(h, "compute.probe", "reference", "no time left for the probe within %g s: "
+			"Python, torch and the product against the CPU not checked", h->o->timeout_s);
 		goto out;
 	}
 	/* one log per node, its last run only: a check Slurm runs every few
@@ -351,12 +379,20 @@ check_probe(struct health *h)
 	po.python = python;
 	po.probe_path = probe;
 	po.expect = expect;
-	po.timeout_s = budget;
+	po.timeout_s = budget - grace;
+	po.grace_s = grace;
 	po.log_path = log;
 	po.cwd = h->ctx.project_dir;
 	if (probe_exec(&po, &out, &r, &e) != 0) {
 		problem(h, "compute.probe", "reference", "the probe could not run: %s",
 			kd_err_format(&e, buf, sizeof buf));
+		goto out;
+	}
+	if (r.timed_out) {
+		/* what it had printed says nothing of the rest: one problem */
+		problem(h, "compute.probe", "reference", "the compute probe did not finish within "
+			"the %g s budget (stopped after %.1f s): Python, torch and the product "
+			"against the CPU not checked", h->o->timeout_s, r.elapsed_s);
 		goto out;
 	}
 	pe.expected = expect;
@@ -504,6 +540,49 @@ drain_reason(const struct health *h, char *out, size_t len)
 	snprintf(out + k, len - k, "%s", more);
 }
 
+/* Run argv within t seconds in all, its grace included: 0 with its exit
+ * code in *code and its output (the run's tail, malloc'd) in *txt, or -1
+ * with why it did not exit (not started, timed out, no time left). */
+static int
+run_within(const char *const *argv, double t, char **txt, int *code, char *why, size_t wlen)
+{
+	struct run_opts o;
+	struct run_result r;
+	struct kd_err e = { 0 };
+	double g = grace_of(t);
+
+	*txt = NULL;
+	*code = -1;
+	if (t - g < 0.05) {
+		snprintf(why, wlen, "not run: no time left within the budget");
+		return -1;
+	}
+	memset(&o, 0, sizeof o);
+	memset(&r, 0, sizeof r);
+	o.argv = argv;
+	o.timeout_s = t - g;
+	o.grace_s = g;
+	if (run_program(&o, &r, &e) != 0) {
+		kd_err_format(&e, why, wlen);
+		run_result_free(&r);
+		return -1;
+	}
+	if (r.timed_out) {
+		snprintf(why, wlen, "timed out after %.1f s", o.timeout_s);
+		run_result_free(&r);
+		return -1;
+	}
+	if (!r.exited) {
+		run_describe(&r, why, wlen);
+		run_result_free(&r);
+		return -1;
+	}
+	*code = r.exit_code;
+	*txt = strdup(r.tail ? r.tail : "");
+	run_result_free(&r);
+	return 0;
+}
+
 /* `scontrol -o show node NAME`: *drained 1 when its state holds DRAIN, and
  * its reason (malloc'd, or NULL).  0, or -1 when scontrol did not answer. */
 static int
@@ -512,13 +591,11 @@ node_state(const char *node, double timeout, int *drained, char **reason, char *
 	const char *argv[] = { "scontrol", "-o", "show", "node", node, NULL };
 	char *txt = NULL, *p, how[1400];
 	int code = -1;
-	struct kd_err e = { 0 };
 
 	*drained = 0;
 	*reason = NULL;
-	if (run_capture(argv, timeout, 0, &txt, &code, &e) != 0 || code != 0) {
-		snprintf(why, wlen, "`scontrol show node %s` %s", node,
-			 code > 0 ? "failed" : kd_err_format(&e, how, sizeof how));
+	if (run_within(argv, timeout, &txt, &code, how, sizeof how) != 0 || code != 0) {
+		snprintf(why, wlen, "`scontrol show node %s` %s", node, code > 0 ? "failed" : how);
 		if (code > 0 && txt != NULL)
 			snprintf(why + strlen(why), wlen - strlen(why), ": %.*s",
 				 (int)strcspn(txt, "\n"), txt);
@@ -542,20 +619,18 @@ do_drain(struct health *h)
 {
 	char reason[HEALTH_REASON_MAX + 1], why[1600], arg_node[KD_FLEET_NAME_MAX + 16];
 	char arg_reason[HEALTH_REASON_MAX + 16];
-	double t = left_s(h);
 	int drained, code = -1;
 	char *old = NULL, *txt = NULL;
-	struct kd_err e = { 0 };
 
-	if (t < 1)
-		t = 1;   /* the drain itself is never skipped for want of time */
 	h->drain = json_pack("{s:s, s:b}", "node", h->node, "drained", 0);
 	if (!node_name_ok(h->node)) {
 		json_object_set_new(h->drain, "error", json_string("not a Slurm node name"));
 		fprintf(stderr, "kernodeck health: \"%s\" is not a node name: not drained\n", h->node);
 		return;
 	}
-	if (node_state(h->node, t, &drained, &old, why, sizeof why) != 0) {
+	/* the state within less than half of what is left (the reserve, when
+	 * the probe took its time), the update within the rest */
+	if (node_state(h->node, 0.45 * left_s(h), &drained, &old, why, sizeof why) != 0) {
 		json_object_set_new(h->drain, "error", json_string(why));
 		fprintf(stderr, "kernodeck health: %s not drained: %s\n", h->node, why);
 		return;
@@ -585,11 +660,10 @@ do_drain(struct health *h)
 	snprintf(arg_reason, sizeof arg_reason, "Reason=%s", reason);
 	{
 		const char *argv[] = { "scontrol", "update", arg_node, "State=DRAIN", arg_reason, NULL };
-		t = left_s(h) < 1 ? 1 : left_s(h);
-		if (run_capture(argv, t, 0, &txt, &code, &e) != 0 || code != 0) {
-			char how[1400];
+		char how[1400];
+		if (run_within(argv, left_s(h), &txt, &code, how, sizeof how) != 0 || code != 0) {
 			snprintf(why, sizeof why, "`scontrol update %s State=DRAIN` %s%s%.*s", arg_node,
-				 code > 0 ? "failed" : kd_err_format(&e, how, sizeof how),
+				 code > 0 ? "failed" : how,
 				 txt && *txt ? ": " : "", txt ? (int)strcspn(txt, "\n") : 0, nz(txt));
 			json_object_set_new(h->drain, "error", json_string(why));
 			fprintf(stderr, "kernodeck health: %s not drained: %s\n", h->node, why);
@@ -638,7 +712,16 @@ health_run(const struct health_opts *o)
 
 	memset(&h, 0, sizeof h);
 	h.o = o;
-	h.deadline = t0 + o->timeout_s;
+	h.deadline = t0 + o->timeout_s - HEALTH_EXIT_S;
+	if (o->drain) {
+		h.reserve = o->timeout_s * HEALTH_DRAIN_SHARE;
+		if (h.reserve < HEALTH_DRAIN_MIN_S)
+			h.reserve = HEALTH_DRAIN_MIN_S;
+		if (h.reserve > HEALTH_DRAIN_RESERVE_S)
+			h.reserve = HEALTH_DRAIN_RESERVE_S;
+		if (h.reserve > o->timeout_s / 2)
+			h.reserve = o->timeout_s / 2;
+	}
 	h.problems = json_array();
 	this_node(&h);
 	/* no lock, read-only: a health check never waits for nor changes a run */

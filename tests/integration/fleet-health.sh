@@ -5,8 +5,10 @@
 # another machine), then health on each node as slurmd runs it (no HOME, no
 # terminal, SLURMD_NODENAME set): the differing node drained with a
 # kernodeck reason, the others left idle, a node someone else drained left
-# with its reason, a healthy run resuming nothing; the run-changing
-# variables against the fleet's rows; bad usage.
+# with its reason, a healthy run resuming nothing; a node booted into
+# another kernel than the fleet's; a budget the probe cannot finish in,
+# kept with --drain; the run-changing variables against the fleet's rows;
+# bad usage.
 . "$KD_SRCDIR/tests/lib.sh"
 . "$KD_SRCDIR/tests/slurm-lib.sh"
 need_python "fleet health" "Debian's python3-torch is not installed" torch
@@ -54,6 +56,8 @@ ok "a private Slurm with three nodes starts"
 r=$?
 check "the fleet run: exit 1, n2 differs (got $r)" test "$r" -eq 1
 check "the fleet run: n2 named" grep -q "n2: Ubuntu" "$KD_TMP/fleet.txt"
+check "the fleet run: the kernel compared, n2's named" \
+	grep -q "n2: 6.8.0-48-generic (info) where 2 nodes have 6.1.0-18-amd64 (info)" "$KD_TMP/fleet.txt"
 [ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/fleet.err" | tail -20
 
 # health as slurmd runs it: no HOME, no terminal, SLURMD_NODENAME set;
@@ -82,6 +86,21 @@ check "--timeout 1: the probe named as not done within the budget" \
 	grep -Eq "^ERROR:  kernodeck: (no time left for the probe within 1 s|.*timed out)" "$KD_TMP/short.out"
 [ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/short.out"
 
+# --- a system query that never answers (a wedged driver: the nvidia-smi
+# stand-in of system-chain.sh, which sleeps; there is no NVIDIA driver here)
+# on an NVIDIA machine's root: stopped within the budget, and what it did
+# not check said
+t0=$(date +%s%N)
+health n1 KD_SYSROOT="$FX/sysroot/nvidia-prop" PATH="$FX/bin-nvidia-hang:$PATH" \
+	"$KD_BIN" health "$P" --timeout 3 >"$KD_TMP/hang.out" 2>&1
+r=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "nvidia-smi never answers, --timeout 3: exit 1 (got $r)" test "$r" -eq 1
+check "nvidia-smi never answers, --timeout 3: ended within 3 s + 2 s (${ms} ms)" test "$ms" -le 5000
+check "nvidia-smi never answers: said, with what was not checked" \
+	grep -Eq "^ERROR:  kernodeck: nvidia-smi did not answer within the 3 s budget \(timed out after [0-9.]+ s\): the GPUs' names and count as it sees them not checked$" "$KD_TMP/hang.out"
+[ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/hang.out"
+
 # --- n2 differs (its machine, as its prolog gives it): exit 1, drained
 health n2 KD_SYSROOT="$OTHER" "$KD_BIN" health "$P" --timeout 60 --drain >"$KD_TMP/n2.out" 2>"$KD_TMP/n2.err"
 r=$?
@@ -90,6 +109,8 @@ check "n2: one ERROR line per problem, NHC's form, against the reference" \
 	grep -q "^ERROR:  kernodeck: operating system Ubuntu 24.04.1 LTS differs from the reference's Debian GNU/Linux 12" "$KD_TMP/n2.out"
 check "n2: against the fleet's majority, with its count" \
 	grep -Eq "^ERROR:  kernodeck: operating system .* and from the fleet's Debian .*\(2 of 3 nodes\)$" "$KD_TMP/n2.out"
+check "n2: its kernel against the fleet's majority (the reference records none)" \
+	grep -q "^ERROR:  kernodeck: kernel 6.8.0-48-generic differs from the fleet's 6.1.0-18-amd64 (2 of 3 nodes)$" "$KD_TMP/n2.out"
 sed 's/^/# n2: /' "$KD_TMP/n2.out"
 check "n2: the drain is said" grep -q "^NOTE:  kernodeck: drained n2: kernodeck: " "$KD_TMP/n2.out"
 s2=$(state n2)
@@ -115,7 +136,75 @@ is "$KD_TMP/n3.json" "(t['node'], t['healthy'], t['fleet']['nodes'], t['drain'][
 	"('n3', False, 3, False, 'maint')" "json: node, verdict, the fleet read, someone else's drain left"
 is "$KD_TMP/n3.json" "[p['against'] for p in t['problems'] if p['check'] == 'system.os']" \
 	"['reference and fleet']" "json: system.os one problem, against both"
+is "$KD_TMP/n3.json" "[(p['against'], p['message']) for p in t['problems'] if p['check'] == 'system.kernel']" \
+	"[('fleet', \"kernel 6.8.0-48-generic differs from the fleet's 6.1.0-18-amd64 (2 of 3 nodes)\")]" \
+	"json: system.kernel against the fleet only"
 check "n3 keeps its reason ($(state n3))" sh -c "sinfo -h -N -n n3 -o '%E' | grep -qx maint"
+
+# --- n1 booted into another kernel.  Every slurmd here runs on this one
+# host, so no node can run another kernel; what kernodeck reads as the
+# kernel is /proc/sys/kernel/osrelease under KD_SYSROOT, the root these
+# tests give each node (fleet_project: the cpu-only fixture, whose kernel
+# is 6.1.0-18-amd64, on n1 and n3 in the fleet run above).  n1's root here
+# is that fixture with its kernel release changed and nothing else: the
+# fleet result is the real one, and the reference records no kernel, so
+# the fleet's majority alone names it.
+cp -R "$FX/sysroot/cpu-only" "$KD_TMP/kernel-root"
+echo 6.1.0-99-amd64 >"$KD_TMP/kernel-root/proc/sys/kernel/osrelease"
+health n1 KD_SYSROOT="$KD_TMP/kernel-root" "$KD_BIN" health "$P" --timeout 60 --drain >"$KD_TMP/kern.out" 2>"$KD_TMP/kern.err"
+r=$?
+check "n1 with another kernel: exit 1 (got $r)" test "$r" -eq 1
+check "n1 with another kernel: one problem, the kernel against the fleet's majority" \
+	test "$(grep '^ERROR' "$KD_TMP/kern.out")" = "ERROR:  kernodeck: kernel 6.1.0-99-amd64 differs from the fleet's 6.1.0-18-amd64 (2 of 3 nodes)"
+[ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/kern.out" "$KD_TMP/kern.err" | head
+check "sinfo: n1 drained, the kernel its reason ($(state n1))" \
+	sh -c "sinfo -h -N -n n1 -o '%T %E' | grep -Eq '^drain(ed|ing) kernodeck: kernel 6.1.0-99-amd64 differs'"
+# an admin resumes it (kernodeck never does)
+scontrol update NodeName=n1 State=RESUME
+
+# --- a budget the probe cannot finish in, --drain included: n1's checks
+# run inside a CPU cgroup with a fifth of a core (slurm-lib.sh's, as for a
+# throttled node), where importing torch alone takes longer than 3 s; the
+# whole command, the drain's scontrol calls included, still ends within
+# --timeout (measured with a margin of 2 s for starting and ending), and
+# says what it did not check
+if sl_cgroup health; then
+	t0=$(date +%s%N)
+	health n1 SL_CGP="$SL_CG_PROCS" sh -c 'echo $$ >"$SL_CGP" && exec "$@"' sh \
+		"$KD_BIN" health "$P" --timeout 3 --drain >"$KD_TMP/slow.out" 2>&1
+	r=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check "--timeout 3 --drain, a fifth of a core: exit 1 (got $r)" test "$r" -eq 1
+	check "--timeout 3 --drain, a fifth of a core: ended within 3 s + 2 s (${ms} ms)" test "$ms" -le 5000
+	check "--timeout 3: what was not checked is said" \
+		grep -Eq "^ERROR:  kernodeck: (the compute probe did not finish within the 3 s budget \(stopped after [0-9.]+ s\)|no time left for the probe within 3 s): Python, torch and the product against the CPU not checked$" "$KD_TMP/slow.out"
+	check "--timeout 3: the drain done within it ($(state n1))" \
+		sh -c "sinfo -h -N -n n1 -o '%T %E' | grep -Eq '^drain(ed|ing) kernodeck: (the compute probe|no time left)'"
+	[ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/slow.out" | head
+	scontrol update NodeName=n1 State=RESUME
+else
+	skip "a budget the probe cannot finish in" "no CPU cgroup can be made here"
+fi
+
+# --- a controller that does not answer (slurmctld stopped, SIGSTOP): the
+# drain's scontrol calls end within the budget too, and the drain that was
+# not done is said
+if kill -STOP "$(cat "$SL/slurmctld.pid")" 2>/dev/null; then
+	t0=$(date +%s%N)
+	health n1 KD_SYSROOT="$KD_TMP/kernel-root" "$KD_BIN" health "$P" --timeout 4 --drain \
+		>"$KD_TMP/noctl.out" 2>"$KD_TMP/noctl.err"
+	r=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	kill -CONT "$(cat "$SL/slurmctld.pid")"
+	check "a controller that does not answer: exit 1 (got $r)" test "$r" -eq 1
+	check "a controller that does not answer: ended within 4 s + 2 s (${ms} ms)" test "$ms" -le 6000
+	check "a controller that does not answer: not drained, scontrol named" \
+		grep -q "^kernodeck health: n1 not drained: \`scontrol show node n1\` timed out" "$KD_TMP/noctl.err"
+	[ "$r" -eq 1 ] || sed 's/^/# /' "$KD_TMP/noctl.out" "$KD_TMP/noctl.err" | head
+	sed 's/^/# /' "$KD_TMP/noctl.err" | head -3
+else
+	skip "a controller that does not answer" "slurmctld's pid file cannot be read"
+fi
 
 # --- health wrote nothing in the project but its logs
 find "$P" -type f -not -path '*/kernodeck/logs/*' -exec sha256sum {} + | sort >"$KD_TMP/after"
