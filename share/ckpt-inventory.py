@@ -334,9 +334,14 @@ def read_member(zf, name):
 
 
 def zip_load(f):
+    """A torch.save zip checkpoint, f its open file (or its path, opened
+    with open_checkpoint)."""
     import io
     import zipfile
     global BUDGET
+    if isinstance(f, str):
+        with open_checkpoint(f) as opened:
+            return zip_load(opened)
     BUDGET = Budget(f)
     f.seek(0)
     with zipfile.ZipFile(f) as zf:
