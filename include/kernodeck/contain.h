@@ -6,11 +6,15 @@
  * the plan is shown, every path field of the reference that the replay
  * writes or reads is refused when it is absolute or leaves the work folder
  * with ".." or holds a control or hidden character (data items may name an
- * absolute path: they are only read, and the plan says so).  After the clone, every path kernodeck writes in the
+ * absolute path: they are only read, and the plan says so), the resume
+ * check's checkpoint, metrics and reference_metrics among them.  After the
+ * clone, every path kernodeck writes in the
  * work folder (its folder, the venv, the outputs, the caches, the home and
  * temporary folders it sets) is refused when one of its components is a
  * symbolic link, or, for kernodeck's folder and the outputs, when anything
- * below it is one; and every file of the clone that a stage reads and the
+ * below it is one, as is a component of the resume check's
+ * reference_metrics (only read, but a link would lead the read out); and
+ * every file of the clone that a stage reads and the
  * dossier holds a copy of (the rebuild file and its -r/-c includes, the
  * inventory) must be the
  * same bytes as the copy, or the difference is shown and refused.

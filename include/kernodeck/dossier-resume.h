@@ -16,5 +16,9 @@ char *dossier_resume_readme(const struct kd_ctx *ctx);
 /* procedure.sh's step 7 (malloc'd), or NULL when resume: is not declared
  * (or malformed). */
 char *dossier_resume_procedure(const struct kd_ctx *ctx);
+/* procedure.sh's check, right after the clone, that no link is on the way
+ * to what step 7 writes (kernodeck-resume) or reads (reference_metrics);
+ * it defines kd_no_link, which step 7 uses again.  NULL as above. */
+char *dossier_resume_links(const struct kd_ctx *ctx);
 
 #endif

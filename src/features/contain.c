@@ -27,6 +27,10 @@
 static const char *const written[] = { "kernodeck", ".venv-rebuild", ".cache", ".cache/pip",
 				       ".tmp", ".home" };
 
+/* The resume check's path fields (resume_spec_parse). */
+static const char *const resume_fields[] = { "resume.checkpoint", "resume.metrics",
+					     "resume.reference_metrics" };
+
 /* Why a path of the reference would leave the work folder or cannot be
  * shown as it is, or NULL. */
 static const char *
@@ -76,6 +80,15 @@ contain_each_field(const json_t *ref, contain_field_fn *fn, void *u)
 		if (p != NULL && fn(u, name, p, 1) != 0)
 			return;
 	}
+	/* the resume check's: the checkpoint and the metrics each run writes
+	 * under {out} (a folder below the work folder), the reference
+	 * machine's trajectory in the clone (resume.c reads them) */
+	for (i = 0; i < sizeof resume_fields / sizeof resume_fields[0]; i++) {
+		const char *p = json_string_value(json_object_get(json_object_get(ref, "resume"),
+								  resume_fields[i] + 7));
+		if (p != NULL && fn(u, resume_fields[i], p, 0) != 0)
+			return;
+	}
 }
 
 struct field_check {
@@ -115,6 +128,8 @@ contain_check_fields(const json_t *ref, const char *file, struct kd_err *err)
 /* The stage after which the tree is checked (contain_check_after), or
  * NULL: the link came with the repository. */
 static const char *after_stage;
+/* The path checked is one kernodeck only reads (check_root's caller). */
+static int reading;
 
 static int
 link_refused(const char *rel, const char *full, struct kd_err *err)
@@ -123,15 +138,18 @@ link_refused(const char *rel, const char *full, struct kd_err *err)
 	ssize_t n = readlink(full, target, sizeof target - 1);
 
 	target[n > 0 ? n : 0] = '\0';
+	const char *how = reading ? "reads" : "writes", *what = reading ? "read" : "write";
+
 	if (after_stage != NULL)
 		return kd_err_set(err, KD_EINPUT, rel, 0,
 				  "%s became a symbolic link (to %s) while stage %s ran, where "
-				  "kernodeck writes: the replay would write outside its work folder "
-				  "(refusing to go on)", rel, n > 0 ? target : "?", after_stage);
+				  "kernodeck %s: the replay would %s outside its work folder "
+				  "(refusing to go on)", rel, n > 0 ? target : "?", after_stage, how,
+				  what);
 	return kd_err_set(err, KD_EINPUT, rel, 0,
 			  "%s in the repository is a symbolic link (to %s), where kernodeck "
-			  "writes: the replay would write outside its work folder (refusing it)",
-			  rel, n > 0 ? target : "?");
+			  "%s: the replay would %s outside its work folder (refusing it)",
+			  rel, n > 0 ? target : "?", how, what);
 }
 
 /* No symbolic link anywhere below dir (rel its name in the work folder). */
@@ -196,6 +214,8 @@ contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_e
 {
 	const char *outs = yamlio_get_str(ref, "result.outputs");
 	const char *inv = yamlio_get_str(ref, "python.inventory");
+	const char *refm = json_string_value(json_object_get(json_object_get(ref, "resume"),
+							     "reference_metrics"));
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof written / sizeof written[0] && rc == 0; i++)
@@ -208,6 +228,12 @@ contain_check_tree(const char *workdir, const json_t *ref, int deep, struct kd_e
 		rc = check_root(workdir, "requirements-rebuild.txt", 0, err);
 	if (rc == 0 && inv != NULL && escapes(inv) == NULL)
 		rc = check_root(workdir, inv, 0, err);
+	if (rc == 0 && refm != NULL && escapes(refm) == NULL) {
+		/* read only, but a link in the clone would lead the read out */
+		reading = 1;
+		rc = check_root(workdir, refm, 0, err);
+		reading = 0;
+	}
 	return rc;
 }
 

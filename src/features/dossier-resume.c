@@ -256,8 +256,11 @@ static const char compare_py[] =
 	"    return re.compile(out + r'\\s+'.join(re.escape(w) for w in p[pos:].split(' ')))\n"
 	"pat = pattern(c['pattern']) if c.get('pattern') else None\n"
 	"def read(p, printed):\n"
+	"    # a link the project's code planted is not read through\n"
+	"    if os.path.islink(p):\n"
+	"        sys.exit('%s is a symbolic link: not read through (kernodeck replay refuses it too)' % p)\n"
 	"    out = {}\n"
-	"    for line in open(p, errors='replace'):\n"
+	"    for line in os.fdopen(os.open(p, os.O_RDONLY | os.O_NOFOLLOW), errors='replace'):\n"
 	"        if printed:\n"
 	"            m = pat.search(line)\n"
 	"            if m:\n"
@@ -298,6 +301,44 @@ run_line(FILE *f, const json_t *argv, const char *printed, int background)
 	fputs(background ? " &\n" : "\n", f);
 }
 
+/* procedure.sh's kd_no_link PATH: no component of PATH (in the work
+ * folder) is a symbolic link, or exit 1 naming it. */
+static const char no_link_fn[] =
+	"kd_no_link() {   # PATH (in the work folder): no component is a link\n"
+	"\t(set -f; IFS=/; q=\"\"\n"
+	"\tfor c in $1; do q=${q:+$q/}$c\n"
+	"\t\tif [ -L \"$q\" ]; then echo \"$1: $q in the work folder is a link: not read "
+	"or written through\" >&2; exit 1; fi\n"
+	"\tdone) || exit 1\n"
+	"}\n";
+
+char *
+dossier_resume_links(const struct kd_ctx *ctx)
+{
+	struct resume_spec s;
+	char why[512], *text = NULL, *q;
+	size_t len = 0;
+	FILE *f;
+
+	if (resume_spec_parse(ctx->ref, &s, why, sizeof why) != 0 ||
+	    (f = open_memstream(&text, &len)) == NULL)
+		return NULL;
+	/* nothing on the way to what step 7 writes or reads in the clone is a
+	 * link (the project's own may point anywhere): replay refuses it too */
+	fputs("# the resume check (step 7) writes in kernodeck-resume and reads the reference\n"
+	      "# machine's metrics: no link on the way (kernodeck replay refuses one too)\n", f);
+	fputs(no_link_fn, f);
+	fputs("kd_no_link kernodeck-resume\n", f);
+	if (s.reference_metrics != NULL) {
+		q = quote_word(s.reference_metrics, 0);
+		fprintf(f, "kd_no_link %s\n", q);
+		free(q);
+	}
+	fputs("\n", f);
+	fclose(f);
+	return text;
+}
+
 char *
 dossier_resume_procedure(const struct kd_ctx *ctx)
 {
@@ -312,6 +353,11 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 	    (f = open_memstream(&text, &len)) == NULL)
 		return NULL;
 	fputs("\nstep \"7. the resume check: uninterrupted, interrupted, resumed, compared\"\n", f);
+	/* the project's runs since the clone may have made one; the step
+	 * defines kd_no_link again, so that it can be run alone */
+	fputs(no_link_fn, f);
+	fputs("if [ -L \"$WORK/kernodeck-resume\" ]; then echo \"kernodeck-resume: kernodeck-resume in "
+	      "the work folder is a link: not read or written through\" >&2; exit 1; fi\n", f);
 	fputs("A=\"$WORK/kernodeck-resume/uninterrupted\" B=\"$WORK/kernodeck-resume/interrupted\"\n"
 	      "rm -rf \"$A\" \"$B\"\nmkdir -p \"$A\" \"$B\"\n", f);
 	if (s.metrics_pattern != NULL) {
@@ -349,7 +395,8 @@ dossier_resume_procedure(const struct kd_ctx *ctx)
 	if (s.reference_metrics != NULL) {
 		/* the reference machine's trajectory: in the checkout, else the dossier's copy */
 		q = quote_word(s.reference_metrics, 0);
-		fprintf(f, "REF_METRICS=%s\n[ -f \"$REF_METRICS\" ] || REF_METRICS=\"$DOSSIER/project/$REF_METRICS\"\n"
+		fprintf(f, "REF_METRICS=%s\nkd_no_link \"$REF_METRICS\"\n"
+			"[ -f \"$REF_METRICS\" ] || REF_METRICS=\"$DOSSIER/project/$REF_METRICS\"\n"
 			"export REF_METRICS\n", q);
 		free(q);
 	}

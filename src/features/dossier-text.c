@@ -1091,6 +1091,13 @@ dossier_procedure(const struct kd_ctx *ctx, const json_t *tree)
 		"git -C \"$WORK\" checkout --quiet --detach \"$COMMIT\"\n"
 		"cd \"$WORK\"\n"
 		"test \"$(git rev-parse HEAD)\" = \"$COMMIT\"\n\n");
+	{
+		char *rl = dossier_resume_links(ctx);
+		if (rl != NULL) {
+			sb_puts(&b, rl);
+			free(rl);
+		}
+	}
 
 	sb_puts(&b, "step \"2. data and weights: SHA-256, then put where the project reads them\"\n"
 		"folder_digest() {   # kernodeck's digest of a folder: its sorted manifest\n"

@@ -263,6 +263,7 @@ struct follow {
 	struct kd_ctx *ctx;
 	const char *kill_when;   /* kill mode: the checkpoint that, complete, ends the run */
 	char **peek;             /* kill mode: the reader's vector for its step (RESUME_PEEK) */
+	char *peek_log;          /* kill mode: the log every read of it appends to, once named */
 	long long at;            /* kill mode: interrupt_at */
 	int named;               /* kill mode: the checkpoint's name says its step ({step}) */
 	long long last_size;
@@ -276,7 +277,7 @@ struct follow {
 };
 
 static void run_script(struct kd_ctx *ctx, const char *what, char **argv,
-		       const struct kd_sink *sink, int quiet, json_t *out);
+		       const struct kd_sink *sink, int quiet, const char *log, json_t *out);
 
 /* A checkpoint is complete when it ends with a zip end record (torch.save's
  * format) or, for another format, when its size held still for one poll. */
@@ -315,7 +316,11 @@ peek_step(struct follow *f)
 	json_t *out = json_object(), *lines, *step;
 	long long v = -1;
 
-	run_script(f->ctx, "peek", f->peek, NULL, 1, out);
+	/* one log for every read of the run (logs/STAMP-resume-peek.log), each
+	 * headed by the runner's "# kernodeck: run ARGV" line like any other */
+	if (f->peek_log == NULL)
+		f->peek_log = kd_ctx_log_path(f->ctx, "resume-peek");
+	run_script(f->ctx, "peek", f->peek, NULL, 1, f->peek_log, out);
 	lines = json_object_get(json_object_get(out, "peek"), "lines");
 	step = json_object_get(json_array_get(lines, json_array_size(lines) - 1), "step");
 	if (json_is_integer(step))
@@ -499,6 +504,7 @@ run_one(struct kd_ctx *ctx, const char *name, char **argv, const char *kill_when
 		json_object_set_new(rec, "failure", failure_of(&f));
 out:
 	json_object_set_new(rec, "ok", json_boolean(ok));
+	free(f.peek_log);
 	pytrace_free(&f.tr);
 	step_free(&st);
 	return ok;
@@ -687,10 +693,11 @@ reader_files_ok(char *const *argv, char *why, size_t len)
 /* Run the checkpoint reader's vector argv (resume_argv: the project
  * interpreter runs share/ckpt-inventory.py) as a step; its JSON lines go
  * into out[what] with the run's record.  argv NULL: the reader is not
- * installed. */
+ * installed.  quiet: nothing to the sink, and the run appended to log (or
+ * none) instead of a log of its own. */
 static void
 run_script(struct kd_ctx *ctx, const char *what, char **argv,
-	   const struct kd_sink *sink, int quiet, json_t *out)
+	   const struct kd_sink *sink, int quiet, const char *log, json_t *out)
 {
 	struct follow f;
 	struct kd_step st;
@@ -705,6 +712,7 @@ run_script(struct kd_ctx *ctx, const char *what, char **argv,
 	f.lines = json_array();
 	snprintf(logname, sizeof logname, "resume-%s", what);
 	st.what = quiet ? NULL : logname;
+	st.log_path = quiet ? log : NULL;
 	st.argv = (const char *const *)argv;
 	st.timeout_s = kd_env_seconds("KD_TIMEOUT_RESUME", ctx->timeout_sample);
 	st.mem_limit = argv != NULL ? reader_limit(argv + 2) : 0;
@@ -904,7 +912,7 @@ compare_final(struct kd_ctx *ctx, const struct resume_spec *s, const char *da,
 	}
 	kd_sink_step(sink, "comparing the final checkpoints", -1);
 	argv = resume_argv(ctx->project_dir, s, RESUME_FINAL, da, db, reader);
-	run_script(ctx, "final", argv, sink, 0, scripts);
+	run_script(ctx, "final", argv, sink, 0, NULL, scripts);
 	argv_free(argv);
 	lines = json_object_get(json_object_get(scripts, "final"), "lines");
 	json_object_set(fin, "log", json_object_get(json_object_get(scripts, "final"), "log"));
@@ -1084,7 +1092,7 @@ run_exercise(struct kd_ctx *ctx, const struct resume_spec *s, const char *da, co
 	{
 		kd_sink_step(sink, "resume check: the checkpoint inventory", -1);
 		argv = resume_argv(ctx->project_dir, s, RESUME_INVENTORY, da, db, reader);
-		run_script(ctx, "inventory", argv, sink, 0, scripts);
+		run_script(ctx, "inventory", argv, sink, 0, NULL, scripts);
 		argv_free(argv);
 		inventory_obs(scripts, kd_ctx_relpath(ctx, ckpt), o);
 		json_object_set_new(o, "resumed_from", json_integer(resumed_from(s, o)));
