@@ -9,7 +9,8 @@
 # OMP_NUM_THREADS=1 (set, as a machine's default may be either) and another
 # alpha 1.0 (ext2): each of env, settings
 # and packages removes one of the two causes (shrinks), none alone makes
-# it vanish, env+packages together do, env+settings do not.  p1 checked
+# it vanish, env+packages together do, env+settings do not; with a
+# sentence changed too, env, packages and data are needed.  p1 checked
 # again with one thread: the settings layer alone explains it.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
@@ -130,6 +131,21 @@ sed 's/^/#   /' "$KD_TMP/t3.txt"
 check "env,packages: exit 0, named in the text" sh -c \
 	'[ "$1" -eq 0 ] && grep -q "^  together  vanishes   env+packages: bit for bit the dossier" "$2" &&
 	 grep -qx "explained by the layers together: env packages" "$2"' sh "$r" "$KD_TMP/t3.txt"
+
+# three causes in three layers, two of which alone leave the largest
+# difference as it is (a changed sentence dominates it): those that stay
+# are tried together too, and no pair is enough: all three named
+ORIG="$KD_TMP/orig"
+mkdir -p "$ORIG"
+cp -a "$P2/sample" "$ORIG/sample"
+sed -i '1s/$/ and more/' "$P2/sample/sentences.txt"
+"$KD_BIN" check "$P2" --stage sample --force --quiet >/dev/null 2>&1
+"$KD_BIN" bisect "$D" "$P2" --layers env,packages,data --data "$ORIG" --format json \
+	>"$KD_TMP/v1.json" 2>"$KD_TMP/v1.err"
+r=$?
+check "env,packages,data: exit 0" test "$r" -eq 0
+check "env,packages,data: env and packages stay, data shrinks; all three together vanish, no pair does" \
+	"$PY" "$J" "$KD_TMP/v1.json" 'L["env"]["outcome"] == "stays" and L["packages"]["outcome"] == "stays" and L["data"]["outcome"] == "shrinks" and T.get("env+packages+data") == "vanishes" and all(T.get(k) not in (None, "vanishes") for k in ("env+packages", "env+data", "packages+data")) and d["explained_by"] == [{"layers": ["env", "packages", "data"]}]'
 
 # the settings layer alone: p1 checked again with one thread (its probe
 # now records num_threads 1)
