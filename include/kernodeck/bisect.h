@@ -13,14 +13,15 @@
  *   data      the dossier's data, checked by digest under --data DIR
  *
  * Each run works in a folder of its own, STATE/bisect/NN-LABEL/work (a
- * copy of the project's files by hard link, reflink or copy, without .git,
- * the venv, kernodeck's folder and the outputs), through the step runner
+ * copy of the project's files by reflink or copy, never a hard link,
+ * without .git, the venv, kernodeck's folder and the outputs), through the step runner
  * (a timeout, a log, nothing left running).  Its outputs are compared
  * with the dossier's bit for bit (tensors element by element, the
  * trajectory step by step, why.h) and under the declared rule: the
  * difference vanishes, shrinks or stays.  Inside a layer whose difference
  * vanishes, halving names the smallest set of variables that makes it
- * vanish.  The report goes to STATE/bisect/bisect.yaml (atomic), which
+ * vanish; when no layer alone does, the smallest set of the layers that
+ * ran that does together (all of them tried first).  The report goes to STATE/bisect/bisect.yaml (atomic), which
  * the dossier includes.
  */
 #ifndef KD_BISECT_H

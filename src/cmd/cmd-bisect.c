@@ -130,9 +130,11 @@ const struct kd_cmd_entry kd_cmd_bisect = {
 		"among the packages that differ), data (with --data DIR: its data, checked by digest).\n"
 		"Each run works in its own copy under kernodeck/bisect/ through the step runner; its\n"
 		"outputs are compared with the dossier's bit for bit and under the declared rule: per\n"
-		"layer, the difference vanishes, shrinks or stays.  The plan is printed on stderr\n"
-		"first; the report goes to kernodeck/bisect/bisect.yaml.  Exit\n"
-		"0 when a layer (or variable) explains it, 1 when none does or nothing differs, 2\n"
+		"layer, the difference vanishes, shrinks or stays.  When no layer alone makes it\n"
+		"vanish, the layers that ran are run together (all, then the smallest sets) and the\n"
+		"smallest set that does is named.  The plan is printed on stderr first; the report\n"
+		"goes to kernodeck/bisect/bisect.yaml.  Exit 0 when a layer (or variable, or a set\n"
+		"of layers together) explains it, 1 when none does or nothing differs, 2\n"
 		"a bad dossier, no sample result, an unknown layer, 3 a run that failed.",
 	.exec = cmd_bisect,
 };

@@ -65,7 +65,7 @@ static const char *const settings_keys[] = {
 /* The wrapper the settings layer runs with the project's interpreter:
  * argv[1] the settings (JSON), then the script and its arguments. */
 static const char settings_wrapper[] =
-	"import json, runpy, sys\n"
+	"import json, os, runpy, sys\n"
 	"import torch\n"
 	"s = json.loads(sys.argv[1])\n"
 	"b = torch.backends\n"
@@ -77,6 +77,7 @@ static const char settings_wrapper[] =
 	"if 'cudnn_deterministic' in s: b.cudnn.deterministic = bool(s['cudnn_deterministic'])\n"
 	"if 'deterministic_algorithms' in s: torch.use_deterministic_algorithms(bool(s['deterministic_algorithms']))\n"
 	"sys.argv = sys.argv[2:]\n"
+	"sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))\n"
 	"runpy.run_path(sys.argv[0], run_name='__main__')\n";
 
 struct bisect {
@@ -94,6 +95,7 @@ struct bisect {
 	json_t *lock_here;      /* {name: line} this project's */
 	json_t *pkg_diff;       /* [names] whose line differs */
 	const char *pkg_none;   /* why the packages layer cannot run, or NULL */
+	char *pkg_vpy;          /* the packages layer's side venv's interpreter, once made */
 	char pkg_buf[600];
 	char **argv;            /* the entry point's vector (the project's interpreter) */
 	const char *script;     /* its script, for the settings layer, or NULL */
@@ -288,8 +290,9 @@ settings_layer(struct bisect *b)
 	}
 	for (size_t i = 0; i < sizeof settings_keys / sizeof settings_keys[0]; i++) {
 		json_t *v = json_object_get(there, settings_keys[i]);
-		if (v == NULL || json_is_null(v))
-			continue;
+		if (v == NULL || json_is_null(v) || (json_is_string(v) &&
+		    strncmp(json_string_value(v), "unavailable", 11) == 0))
+			continue;   /* an older or newer PyTorch lacks it */
 		if (here != NULL && json_equal(v, json_object_get(here, settings_keys[i])))
 			continue;
 		json_object_set(b->settings, settings_keys[i], v);
@@ -624,15 +627,16 @@ static int
 left_out(const struct bisect *b, const char *rel, const json_t *skip)
 {
 	const char *outs = yamlio_get_str(b->ctx->ref, "result.outputs");
-	const char *sd = kd_ctx_relpath(b->ctx, b->ctx->state_dir);
-	size_t i;
+	size_t n = strlen(b->ctx->project_dir), i;
 	json_t *s;
 
 	if (strcmp(rel, ".git") == 0 || strcmp(rel, ".venv-rebuild") == 0 ||
 	    (outs != NULL && strcmp(rel, outs) == 0))
 		return 1;
-	if (strncmp(b->ctx->state_dir, b->ctx->project_dir, strlen(b->ctx->project_dir)) == 0 &&
-	    sd != NULL && strcmp(rel, sd) == 0)
+	/* kernodeck's folder below the project (the runs' own folders are in
+	 * it: a copy of it would copy the copies) */
+	if (strncmp(b->ctx->state_dir, b->ctx->project_dir, n) == 0 &&
+	    b->ctx->state_dir[n] == '/' && strcmp(rel, b->ctx->state_dir + n + 1) == 0)
 		return 1;
 	json_array_foreach(skip, i, s)
 		if (strcmp(rel, json_string_value(json_object_get(s, "path"))) == 0)
@@ -849,7 +853,10 @@ compare_outputs(const struct bisect *b, const char *outdir)
 			t = why_trajectory(name, pa, pb, &e);
 			compared++;
 			if (t != NULL) {
+				double l = json_number_value(json_object_get(t, "largest"));
 				same = 0;
+				if (l > largest)
+					largest = l;
 				json_object_set_new(r, "trajectory", t);
 			}
 		}
@@ -1052,7 +1059,11 @@ try_set(struct bisect *b, int kind, const char *label, const json_t *names, stru
 	if (vpy == NULL)
 		return NULL;
 	c = run_once(b, label, NULL, NULL, NULL, vpy, err);
-	free(vpy);
+	/* the whole layer's venv serves the layers together again */
+	if (b->pkg_vpy == NULL && json_equal(names, b->pkg_diff))
+		b->pkg_vpy = vpy;
+	else
+		free(vpy);
 	return c;
 }
 
@@ -1150,11 +1161,11 @@ layer_row(const char *layer, const char *result, const char *why, json_t *cmp)
 /* A layer's run c judged: its row (with the differing items) appended to
  * layers; when the difference vanishes, halving (kind 'e': variables, 'p':
  * packages) finds the smallest set, which explains it (noun names the
- * set); when it shrinks, the layer is one to try together.  0, or the
+ * set); when it does not, the layer is one to try together.  0, or the
  * error of a halving run. */
 static int
 judge_halved(struct bisect *b, int kind, const char *layer, const char *noun, json_t *diff,
-	     json_t *c, json_t *layers, json_t *explained, json_t *shrinking,
+	     json_t *c, json_t *layers, json_t *explained, json_t *ran,
 	     struct kd_err *err)
 {
 	json_t *row = layer_row(layer, outcome(b, c), NULL, c);
@@ -1169,11 +1180,122 @@ judge_halved(struct bisect *b, int kind, const char *layer, const char *noun, js
 		}
 		json_object_set_new(row, "smallest", min);
 		json_array_append_new(explained, json_pack("{s:s s:O}", "layer", layer, noun, min));
-	} else if (strcmp(outcome(b, c), "shrinks") == 0) {
-		json_array_append_new(shrinking, json_string(layer));
+	} else {
+		json_array_append_new(ran, json_string(layer));
 	}
 	json_array_append_new(layers, row);
 	return 0;
+}
+
+/* One run with the layers of ran whose bit is in mask set together, as
+ * "together-L1+L2": its row appended to layers; *vpy, the side venv
+ * with the dossier's packages (the packages layer's, or made on the
+ * first set that needs it).
+ * The comparison, or NULL with err. */
+static json_t *
+together_run(struct bisect *b, const json_t *ran, unsigned mask, char **vpy, json_t *layers,
+	     struct kd_err *err)
+{
+	char label[64] = "together";
+	const json_t *env = NULL, *settings = NULL, *data = NULL;
+	json_t *names = json_array(), *row, *c;
+	int pkg = 0;
+	size_t i;
+
+	for (i = 0; i < json_array_size(ran); i++) {
+		const char *l = json_string_value(json_array_get(ran, i));
+		if (!(mask & (1u << i)))
+			continue;
+		json_array_append_new(names, json_string(l));
+		snprintf(label + strlen(label), sizeof label - strlen(label), "%c%s",
+			 json_array_size(names) == 1 ? '-' : '+', l);
+		if (strcmp(l, "env") == 0)
+			env = b->env_diff;
+		else if (strcmp(l, "settings") == 0)
+			settings = b->settings;
+		else if (strcmp(l, "data") == 0)
+			data = b->data_items;
+		else if (strcmp(l, "packages") == 0)
+			pkg = 1;
+	}
+	if (pkg && *vpy == NULL && b->pkg_vpy != NULL)
+		*vpy = strdup(b->pkg_vpy);
+	if (pkg && *vpy == NULL) {
+		char *rdir = fsutil_join(b->dir, "venv-together");
+		*vpy = rdir ? side_venv(b, rdir, b->pkg_diff, err) : NULL;
+		free(rdir);
+		if (*vpy == NULL) {
+			json_decref(names);
+			return NULL;
+		}
+	}
+	c = run_once(b, label, env, settings, data, pkg ? *vpy : NULL, err);
+	if (c != NULL) {
+		row = layer_row("together", outcome(b, c), NULL, c);
+		json_object_set(row, "layers", names);
+		json_array_append_new(layers, row);
+	}
+	json_decref(names);
+	return c;
+}
+
+static unsigned
+bits(unsigned m)
+{
+	unsigned n = 0;
+
+	for (; m != 0; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* No layer alone makes the difference vanish: the smallest set of the
+ * layers that ran (ran, in their order) that does, together.  All of them
+ * first: when they do not, none of their parts is tried (one run); then
+ * the sets of two, of three..., the first that vanishes explains it.  0,
+ * or the error of a run. */
+static int
+together(struct bisect *b, const json_t *ran, json_t *layers, json_t *explained,
+	 struct kd_err *err)
+{
+	size_t n = json_array_size(ran);
+	unsigned all = (1u << n) - 1, found = 0;
+	char *vpy = NULL;
+	json_t *c;
+	int rc = 0;
+
+	if (n < 2)
+		return 0;
+	if ((c = together_run(b, ran, all, &vpy, layers, err)) == NULL) {
+		rc = err->code ? err->code : KD_EENV;
+		goto out;
+	}
+	if (strcmp(outcome(b, c), "vanishes") == 0)
+		found = all;
+	json_decref(c);
+	for (unsigned size = 2; found == all && size < n; size++) {
+		for (unsigned m = 1; m < all && found == all; m++) {
+			if (bits(m) != size)
+				continue;
+			if ((c = together_run(b, ran, m, &vpy, layers, err)) == NULL) {
+				rc = err->code ? err->code : KD_EENV;
+				goto out;
+			}
+			if (strcmp(outcome(b, c), "vanishes") == 0)
+				found = m;
+			json_decref(c);
+		}
+	}
+	if (found != 0) {
+		json_t *names = json_array();
+		for (size_t i = 0; i < n; i++)
+			if (found & (1u << i))
+				json_array_append(names, json_array_get(ran, i));
+		json_array_append_new(explained, json_pack("{s:o}", "layers", names));
+	}
+out:
+	free(vpy);
+	return rc;
 }
 
 int
@@ -1182,7 +1304,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 	struct bisect b = { .ctx = ctx, .o = o };
 	const json_t *ep = yamlio_get(ctx->ref, "code.entry_point");
 	const char *why = NULL;
-	json_t *layers = json_array(), *explained = json_array(), *c, *shrinking = json_array();
+	json_t *layers = json_array(), *explained = json_array(), *c, *ran = json_array();
 	int uses_venv = 0, rc = 0;
 
 	*report = NULL;
@@ -1269,6 +1391,10 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 				 b.data_items);
 	}
 
+	say(&b, "  then, when no layer alone makes the difference vanish: the layers that ran, "
+	    "together (all of them first, then the smallest sets: two, three...), the same "
+	    "vectors with their variables, settings, packages and data");
+
 	/* the runs go into a folder of their own, made again */
 	if (fsutil_exists(b.dir) && fsutil_rmtree(b.dir, err) != 0) {
 		rc = KD_EENV;
@@ -1293,7 +1419,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			goto out;
 		} else {
 			rc = judge_halved(&b, 'e', "env", "variables", b.env_diff, c, layers, explained,
-					  shrinking, err);
+					  ran, err);
 			json_decref(c);
 			if (rc != 0)
 				goto out;
@@ -1312,8 +1438,8 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			if (strcmp(outcome(&b, c), "vanishes") == 0)
 				json_array_append_new(explained, json_pack("{s:s s:O}", "layer",
 					"settings", "settings", b.settings));
-			else if (strcmp(outcome(&b, c), "shrinks") == 0)
-				json_array_append_new(shrinking, json_string("settings"));
+			else
+				json_array_append_new(ran, json_string("settings"));
 			json_array_append_new(layers, row);
 			json_decref(c);
 		}
@@ -1328,7 +1454,7 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			goto out;
 		} else {
 			rc = judge_halved(&b, 'p', "packages", "packages", b.pkg_diff, c, layers,
-					  explained, shrinking, err);
+					  explained, ran, err);
 			json_decref(c);
 			if (rc != 0)
 				goto out;
@@ -1351,48 +1477,16 @@ bisect_run(struct kd_ctx *ctx, const struct bisect_opts *o, json_t **report, str
 			if (strcmp(outcome(&b, c), "vanishes") == 0)
 				json_array_append_new(explained, json_pack("{s:s s:O}", "layer", "data",
 									   "items", paths));
-			else if (strcmp(outcome(&b, c), "shrinks") == 0)
-				json_array_append_new(shrinking, json_string("data"));
+			else
+				json_array_append_new(ran, json_string("data"));
 			json_decref(paths);
 			json_array_append_new(layers, row);
 			json_decref(c);
 		}
 	}
-	/* no layer alone: the ones that shrink it, together */
-	if (json_array_size(explained) == 0 && json_array_size(shrinking) > 1) {
-		int has_env = 0, has_set = 0, has_data = 0;
-		size_t i;
-		json_t *l;
-		json_array_foreach(shrinking, i, l) {
-			has_env |= strcmp(json_string_value(l), "env") == 0;
-			has_set |= strcmp(json_string_value(l), "settings") == 0;
-			has_data |= strcmp(json_string_value(l), "data") == 0;
-		}
-		char *vpy = NULL;
-		int has_pkg = 0;
-		json_array_foreach(shrinking, i, l)
-			has_pkg |= strcmp(json_string_value(l), "packages") == 0;
-		if (has_pkg) {
-			char *rdir = fsutil_join(b.dir, "venv-together");
-			vpy = rdir ? side_venv(&b, rdir, b.pkg_diff, err) : NULL;
-			free(rdir);
-			if (vpy == NULL) {
-				rc = err->code ? err->code : KD_EENV;
-				goto out;
-			}
-		}
-		c = run_once(&b, "together", has_env ? b.env_diff : NULL, has_set ? b.settings : NULL,
-			     has_data ? b.data_items : NULL, vpy, err);
-		free(vpy);
-		if (c == NULL) {
-			rc = err->code ? err->code : KD_EENV;
-			goto out;
-		}
-		json_array_append_new(layers, layer_row("together", outcome(&b, c), NULL, c));
-		if (strcmp(outcome(&b, c), "vanishes") == 0)
-			json_array_append_new(explained, json_pack("{s:O}", "layers", shrinking));
-		json_decref(c);
-	}
+	/* no layer alone: the smallest set of them, together */
+	if (json_array_size(explained) == 0 && (rc = together(&b, ran, layers, explained, err)) != 0)
+		goto out;
 	rc = json_array_size(explained) > 0 ? 0 : KD_EFAIL;
 report:
 	*report = json_pack("{s:s s:s s:b s:O s:O s:O}", "dossier", b.dossier, "project",
@@ -1411,7 +1505,7 @@ report:
 out:
 	json_decref(layers);
 	json_decref(explained);
-	json_decref(shrinking);
+	json_decref(ran);
 	json_decref(b.runs);
 	json_decref(b.here);
 	json_decref(b.dy);
@@ -1424,6 +1518,7 @@ out:
 	json_decref(b.lock_here);
 	json_decref(b.pkg_diff);
 	argv_free(b.argv);
+	free(b.pkg_vpy);
 	free(b.dossier);
 	free(b.dir);
 	return rc;
@@ -1488,6 +1583,10 @@ bisect_print(FILE *fp, const json_t *r)
 			json_string_value(json_object_get(l, "outcome")));
 		if (why != NULL)
 			fputs(why, fp);
+		json_array_foreach(json_object_get(l, "layers"), j, v)
+			fprintf(fp, "%s%s", j ? "+" : "", json_string_value(v));
+		if (json_array_size(json_object_get(l, "layers")) > 0)
+			fputs(": ", fp);
 		print_comparison(fp, json_object_get(l, "comparison"));
 		fputc('\n', fp);
 	}

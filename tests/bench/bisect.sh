@@ -6,8 +6,9 @@
 # and with the env layer; one variable differs, so no halving) and is
 # compared with the same two runs of `python train.py --steps 40 --out
 # DIR` by hand, with and without the variable.  What bisect adds: the copy
-# of the project by hard link, the plan, the comparisons (tensors, the
-# trajectory, the rule) and bisect.yaml.  Target: at most 1.1x.
+# of the project (reflink or copy, without kernodeck's folder), the plan,
+# the comparisons (tensors, the trajectory, the rule) and bisect.yaml.
+# Target: at most 1.1x.
 #
 # Usage: sh tests/bench/bisect.sh   (KD_BIN, KD_BENCH_RUNS, KD_BENCH_QUICK:
 # see lib.sh).  Needs hyperfine and Debian's python3-torch.
@@ -51,6 +52,6 @@ r=$(ratio "$k" "$a"); rc=$(ratio "$kc" "$ac")
 row "bisect, two runs (here, env)" "training demo, 40 steps" "$(t "$k")" "$(t "$a")" "$r" "$rc" \
 	"<= 1.1" "$(met "$r" '<=' 1.1 wall), $(met "$rc" '<=' 1.1 CPU)"
 bench_footer
-echo "- A bisect step is the entry point's run plus a copy of the project by hard link and the"
+echo "- A bisect step is the entry point's run plus a copy of the project (reflink or copy) and the"
 echo "  comparison of its outputs with the dossier's (each .npy element by element, the metrics"
 echo "  step by step, the main output under the rule)."
