@@ -175,3 +175,70 @@ walk(yaml.safe_load(open(sys.argv[1])))" "$2/kernodeck/system.yaml"
 		sh -c "! comm -23 '$KD_TMP/plan-sure' '$KD_TMP/ran' | grep -q ."
 	comm -3 "$KD_TMP/plan" "$KD_TMP/ran" | sed 's/^/# differs: /'
 }
+# delta_epsilon VCS DEMO: two packages pip's hash-checking mode refuses,
+# built from setup.py alone (the system's setuptools, no index): delta in a
+# git repository VCS at one commit (its hash in $DC), epsilon a folder
+# DEMO/pkgs/epsilon of the project (added to its index).
+delta_epsilon() {
+	mkdir -p "$1" "$2/pkgs/epsilon"
+	printf 'from setuptools import setup\nsetup(name="delta", version="0.1", py_modules=["delta"])\n' >"$1/setup.py"
+	echo 'X = 1' >"$1/delta.py"
+	git -C "$1" init -q && git -C "$1" add . && git -C "$1" commit -qm delta
+	DC=$(git -C "$1" rev-parse HEAD)
+	printf 'from setuptools import setup\nsetup(name="epsilon", version="0.1", py_modules=["epsilon"])\n' \
+		>"$2/pkgs/epsilon/setup.py"
+	echo 'Y = 2' >"$2/pkgs/epsilon/epsilon.py"
+	git -C "$2" add pkgs
+}
+# commit_and_check DEMO MESSAGE WHAT: commit DEMO's changes, point its
+# reference at that commit and check it headless: a check "WHAT checks",
+# with the lines that did not pass when it fails.
+commit_and_check() {
+	git -C "$1" commit -qam "$2"
+	sed -i "s/^  commit: .*/  commit: $(git -C "$1" rev-parse HEAD)/" "$1/kernodeck/reference.yaml"
+	"$KD_BIN" check "$1" --quiet >"$KD_TMP/check.out" 2>&1
+	_r=$?
+	check "$3 checks (exit $_r)" test "$_r" -eq 0
+	[ "$_r" -eq 0 ] || grep -v ' pass ' "$KD_TMP/check.out" | head -n 20 | sed 's/^/#   /'
+}
+# alpha_wheels SCALE: alpha 1.0 built twice, as $KD_TMP/ext1 (alpha.scale's
+# SCALE 1.0) and $KD_TMP/ext2 (SCALE), one version with two contents
+# (tests/helpers/mkwheel.py, by $PY).
+alpha_wheels() {
+	for _x in 1 2; do
+		"$PY" "$KD_SRCDIR/tests/helpers/mkwheel.py" "$KD_TMP/ext$_x" alpha 1.0 >/dev/null
+		_s=1.0
+		[ "$_x" = 2 ] && _s=$1
+		"$PY" -c "
+import zipfile, sys; z = zipfile.ZipFile(sys.argv[1], 'a')
+z.writestr('alpha/scale.py', 'SCALE = %s\\n' % sys.argv[2]); z.close()" \
+			"$KD_TMP/ext$_x/alpha-1.0-py3-none-any.whl" "$_s"
+	done
+}
+# alpha_pair REPLACEMENT MESSAGE: the demo twice, as $P1 ($KD_TMP/p1,
+# alpha from $KD_TMP/ext1) and its clone $P2 ($KD_TMP/p2, alpha from
+# $KD_TMP/ext2: alpha_wheels first), with embed.py's normalising line
+# replaced by REPLACEMENT (the output scaled by alpha.scale.SCALE) and
+# committed as MESSAGE; each reference names its project's commit.
+alpha_pair() {
+	P1="$KD_TMP/p1"
+	P2="$KD_TMP/p2"
+	"$KD_BIN" demo "$P1" --create-only >/dev/null 2>&1
+	printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\n' \
+		"$KD_TMP/ext1" >"$P1/requirements-rebuild.txt"
+	printf 'alpha==1.0\n' >>"$P1/reference/freeze.txt"
+	"$PY" -c '
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace("    y = (y / y.norm(dim=1, keepdim=True)).cpu()", sys.argv[2])
+open(p, "w").write(s)' "$P1/embed.py" "$1"
+	git -C "$P1" commit -qam "$2"
+	sed -i "s/^  commit: .*/  commit: $(git -C "$P1" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml"
+	git clone -q "$P1" "$P2"
+	sed -i "s|$KD_TMP/ext1|$KD_TMP/ext2|" "$P2/requirements-rebuild.txt"
+	git -C "$P2" commit -qam "alpha from ext2"
+	mkdir -p "$P2/kernodeck"
+	sed "s/^  commit: .*/  commit: $(git -C "$P2" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml" \
+		>"$P2/kernodeck/reference.yaml"
+}

@@ -8,7 +8,6 @@
 # layer names it.  Bad inputs exit 2 with a clear message.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
 need_python bisect-layers "python3-torch is needed" torch
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export PIP_CONFIG_FILE=/dev/null PIP_RETRIES=0 PIP_TIMEOUT=5
@@ -16,37 +15,9 @@ export HOME="$KD_TMP/home"
 mkdir -p "$HOME"
 
 # alpha 1.0 twice: SCALE 1.0 in ext1, 1.0000001 in ext2
-for x in 1 2; do
-	"$PY" "$MKW" "$KD_TMP/ext$x" alpha 1.0 >/dev/null
-	s=1.0
-	[ "$x" = 2 ] && s=1.0000001
-	"$PY" -c "
-import zipfile, sys; z = zipfile.ZipFile(sys.argv[1], 'a')
-z.writestr('alpha/scale.py', 'SCALE = %s\n' % sys.argv[2]); z.close()" \
-		"$KD_TMP/ext$x/alpha-1.0-py3-none-any.whl" "$s"
-done
-P1="$KD_TMP/p1"
-"$KD_BIN" demo "$P1" --create-only >/dev/null 2>&1
-printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\n' \
-	"$KD_TMP/ext1" >"$P1/requirements-rebuild.txt"
-printf 'alpha==1.0\n' >>"$P1/reference/freeze.txt"
-"$PY" - "$P1/embed.py" <<'PYEOF'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-s = s.replace("    y = (y / y.norm(dim=1, keepdim=True)).cpu()",
-              "    import alpha.scale\n    y = (y / y.norm(dim=1, keepdim=True) * alpha.scale.SCALE).cpu()")
-open(p, "w").write(s)
-PYEOF
-git -C "$P1" commit -qam "the output scaled by alpha's constant"
-sed -i "s/^  commit: .*/  commit: $(git -C "$P1" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml"
-P2="$KD_TMP/p2"
-git clone -q "$P1" "$P2"
-sed -i "s|$KD_TMP/ext1|$KD_TMP/ext2|" "$P2/requirements-rebuild.txt"
-git -C "$P2" commit -qam "alpha from ext2"
-mkdir -p "$P2/kernodeck"
-sed "s/^  commit: .*/  commit: $(git -C "$P2" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml" \
-	>"$P2/kernodeck/reference.yaml"
+alpha_wheels 1.0000001
+alpha_pair "    import alpha.scale
+    y = (y / y.norm(dim=1, keepdim=True) * alpha.scale.SCALE).cpu()" "the output scaled by alpha's constant"
 "$KD_BIN" check "$P1" --quiet >"$KD_TMP/c1.out" 2>&1
 r1=$?
 "$KD_BIN" check "$P2" --quiet >"$KD_TMP/c2.out" 2>&1

@@ -14,7 +14,6 @@
 # again with one thread: the settings layer alone explains it.
 . "$KD_SRCDIR/tests/lib.sh"
 PY=/usr/bin/python3
-MKW="$KD_SRCDIR/tests/helpers/mkwheel.py"
 need_python bisect-verdicts "python3-torch is needed" torch
 for v in $(env | sed -n 's/^\(PIP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 unset OMP_NUM_THREADS MKL_NUM_THREADS ATEN_CPU_CAPABILITY
@@ -36,40 +35,12 @@ if not ok:
 sys.exit(0 if ok else 1)
 PYEOF
 
-for x in 1 2; do
-	"$PY" "$MKW" "$KD_TMP/ext$x" alpha 1.0 >/dev/null
-	s=1.0
-	[ "$x" = 2 ] && s=0.9999999
-	"$PY" -c "
-import zipfile, sys; z = zipfile.ZipFile(sys.argv[1], 'a')
-z.writestr('alpha/scale.py', 'SCALE = %s\n' % sys.argv[2]); z.close()" \
-		"$KD_TMP/ext$x/alpha-1.0-py3-none-any.whl" "$s"
-done
-P1="$KD_TMP/p1"
-"$KD_BIN" demo "$P1" --create-only >/dev/null 2>&1
-printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\n' \
-	"$KD_TMP/ext1" >"$P1/requirements-rebuild.txt"
-printf 'alpha==1.0\n' >>"$P1/reference/freeze.txt"
-"$PY" - "$P1/embed.py" <<'PYEOF'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-s = s.replace("    y = (y / y.norm(dim=1, keepdim=True)).cpu()",
-              "    import alpha.scale\n"
-              "    t = torch.linspace(0, 1, 1000003).pow(1.5).sum().item()\n"
-              "    y = (y / y.norm(dim=1, keepdim=True) * alpha.scale.SCALE\n"
-              "         * (1.0 + (t - 400001.25) * 1e-5)).cpu()")
-open(p, "w").write(s)
-PYEOF
-git -C "$P1" commit -qam "the output scaled by alpha's constant and by a sum that depends on the threads"
-sed -i "s/^  commit: .*/  commit: $(git -C "$P1" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml"
-P2="$KD_TMP/p2"
-git clone -q "$P1" "$P2"
-sed -i "s|$KD_TMP/ext1|$KD_TMP/ext2|" "$P2/requirements-rebuild.txt"
-git -C "$P2" commit -qam "alpha from ext2"
-mkdir -p "$P2/kernodeck"
-sed "s/^  commit: .*/  commit: $(git -C "$P2" rev-parse HEAD)/" "$P1/kernodeck/reference.yaml" \
-	>"$P2/kernodeck/reference.yaml"
+alpha_wheels 0.9999999
+alpha_pair "    import alpha.scale
+    t = torch.linspace(0, 1, 1000003).pow(1.5).sum().item()
+    y = (y / y.norm(dim=1, keepdim=True) * alpha.scale.SCALE
+         * (1.0 + (t - 400001.25) * 1e-5)).cpu()" \
+	"the output scaled by alpha's constant and by a sum that depends on the threads"
 OMP_NUM_THREADS=2 "$KD_BIN" check "$P1" --quiet >"$KD_TMP/c1.out" 2>&1
 r1=$?
 # from here on, "this machine" runs one thread

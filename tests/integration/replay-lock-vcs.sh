@@ -29,25 +29,12 @@ VCS="$KD_TMP/vcsrepo"
 "$PY" "$MKW" "$DEMO/local" zeta 1.0 >/dev/null
 G_SHA=$(sha256sum "$FILES/gamma-1.0-py3-none-any.whl" | cut -d' ' -f1)
 Z_SHA=$(sha256sum "$DEMO/local/zeta-1.0-py3-none-any.whl" | cut -d' ' -f1)
-# setup.py only: built with the system's setuptools, no index
-mkdir -p "$VCS" "$DEMO/pkgs/epsilon"
-printf 'from setuptools import setup\nsetup(name="delta", version="0.1", py_modules=["delta"])\n' >"$VCS/setup.py"
-echo 'X = 1' >"$VCS/delta.py"
-git -C "$VCS" init -q && git -C "$VCS" add . && git -C "$VCS" commit -qm delta
-DC=$(git -C "$VCS" rev-parse HEAD)
-printf 'from setuptools import setup\nsetup(name="epsilon", version="0.1", py_modules=["epsilon"])\n' \
-	>"$DEMO/pkgs/epsilon/setup.py"
-echo 'Y = 2' >"$DEMO/pkgs/epsilon/epsilon.py"
-git -C "$DEMO" add pkgs local
+delta_epsilon "$VCS" "$DEMO"
+git -C "$DEMO" add local
 printf -- '--no-index\n--find-links wheels\nkd-demo-tokenizer==1.0.0\n./local/zeta-1.0-py3-none-any.whl\nfile://%s/gamma-1.0-py3-none-any.whl\ngit+file://%s@%s#egg=delta\n./pkgs/epsilon\n' \
 	"$KD_TMP/wheel%20files" "$VCS" "$DC" >"$DEMO/requirements-rebuild.txt"
 printf 'delta==0.1\nepsilon==0.1\ngamma==1.0\nzeta==1.0\n' >>"$DEMO/reference/freeze.txt"
-git -C "$DEMO" commit -qam "delta from git, epsilon a folder, zeta and gamma wheel files"
-sed -i "s/^  commit: .*/  commit: $(git -C "$DEMO" rev-parse HEAD)/" "$DEMO/kernodeck/reference.yaml"
-"$KD_BIN" check "$DEMO" --quiet >"$KD_TMP/check.out" 2>&1
-r=$?
-check "the demo with local artefacts checks (exit $r)" test "$r" -eq 0
-[ "$r" -eq 0 ] || grep -v ' pass ' "$KD_TMP/check.out" | head -n 20 | sed 's/^/#   /'
+commit_and_check "$DEMO" "delta from git, epsilon a folder, zeta and gamma wheel files" "the demo with local artefacts"
 D="$DEMO/kernodeck/dossier"
 
 "$PY" - "$D/pylock.toml" "$VCS" "$DC" "$FILES" "$G_SHA" "$Z_SHA" >"$KD_TMP/pylock.out" 2>&1 <<'PYEOF'

@@ -27,27 +27,13 @@ EXT="$KD_TMP/ext"
 "$PY" "$MKW" "$EXT" beta 2.0 >/dev/null
 A_SHA=$(sha256sum "$EXT/alpha-1.0-py3-none-any.whl" | cut -d' ' -f1)
 # delta from a local git repository at a commit, epsilon a folder of the
-# project: pip's hash-checking mode refuses both (setup.py only: built with
-# the system's setuptools, no index)
+# project: pip's hash-checking mode refuses both
 VCS="$KD_TMP/vcsrepo"
-mkdir -p "$VCS" "$DEMO/pkgs/epsilon"
-printf 'from setuptools import setup\nsetup(name="delta", version="0.1", py_modules=["delta"])\n' >"$VCS/setup.py"
-echo 'X = 1' >"$VCS/delta.py"
-git -C "$VCS" init -q && git -C "$VCS" add . && git -C "$VCS" commit -qm delta
-DC=$(git -C "$VCS" rev-parse HEAD)
-printf 'from setuptools import setup\nsetup(name="epsilon", version="0.1", py_modules=["epsilon"])\n' \
-	>"$DEMO/pkgs/epsilon/setup.py"
-echo 'Y = 2' >"$DEMO/pkgs/epsilon/epsilon.py"
-git -C "$DEMO" add pkgs
+delta_epsilon "$VCS" "$DEMO"
 printf -- '--no-index\n--find-links wheels\n--find-links %s\nkd-demo-tokenizer==1.0.0\nalpha==1.0\ngit+file://%s@%s#egg=delta\n./pkgs/epsilon\n' \
 	"$EXT" "$VCS" "$DC" >"$DEMO/requirements-rebuild.txt"
 printf 'alpha==1.0\nbeta==2.0\ndelta==0.1\nepsilon==0.1\n' >>"$DEMO/reference/freeze.txt"
-git -C "$DEMO" commit -qam "alpha from a folder of wheels, delta from git, epsilon a folder"
-sed -i "s/^  commit: .*/  commit: $(git -C "$DEMO" rev-parse HEAD)/" "$DEMO/kernodeck/reference.yaml"
-"$KD_BIN" check "$DEMO" --quiet >"$KD_TMP/check.out" 2>&1
-r=$?
-check "the demo with alpha checks (exit $r)" test "$r" -eq 0
-[ "$r" -eq 0 ] || grep -v ' pass ' "$KD_TMP/check.out" | head -n 20 | sed 's/^/#   /'
+commit_and_check "$DEMO" "alpha from a folder of wheels, delta from git, epsilon a folder" "the demo with alpha"
 D="$DEMO/kernodeck/dossier"
 check "the dossier's lock pins alpha by its digest" \
 	grep -qx "alpha==1.0 --hash=sha256:$A_SHA" "$D/requirements-lock.txt"
